@@ -1,0 +1,91 @@
+# inkwell — plain Makefile. Honours CC, CFLAGS, LDFLAGS, PREFIX, DESTDIR.
+#   make            build ./build/inkwell
+#   make run        install missing Debian packages, build, serve on 127.0.0.1:8080
+#   make check      install test dependencies, build, run every suite
+#   make bench      wrk benchmark (not part of check)
+#   make SANITIZE=address,undefined check   the suites under ASan + UBSan
+#   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng openssl
+SANITIZE ?=
+CFLAGS   ?= -O2 -g
+WARN     := -std=c17 -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter
+CPPFLAGS += -D_GNU_SOURCE -Isrc
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS     := -lpthread -lm
+
+ifneq ($(SANITIZE),)
+BUILD    ?= build/san
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD    ?= build
+SANFLAGS :=
+endif
+
+SRCS      := $(shell find src -name '*.c' | sort)
+LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+
+.PHONY: all run check bench fuzz install clean unit deps
+all: $(BUILD)/inkwell $(UNIT_BINS) $(BUILD)/bench-baseline
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libinkwell.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/inkwell: $(BUILD)/src/main.o $(BUILD)/libinkwell.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(HELPER_SRCS) $(BUILD)/libinkwell.a tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(HELPER_SRCS) $(BUILD)/libinkwell.a $(ALL_LDFLAGS) $(PKG_LIBS) $(LIBS)
+
+$(BUILD)/bench-baseline: bench/baseline.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(PKG_LIBS) $(LIBS)
+
+deps:
+	@scripts/deps.sh build
+
+run: deps
+	@$(MAKE) --no-print-directory $(BUILD)/inkwell
+	@BUILD=$(BUILD) scripts/run.sh
+
+check:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) tests/run.sh
+
+unit: $(UNIT_BINS)
+	@for t in $(UNIT_BINS); do $$t || exit 1; done
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) bench/run.sh
+
+fuzz:
+	@scripts/deps.sh test
+	@tests/fuzz/run.sh
+
+install: $(BUILD)/inkwell
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/inkwell $(DESTDIR)$(PREFIX)/bin/inkwell
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

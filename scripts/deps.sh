@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench]
+#   build: compiler and libraries; test: + PostgreSQL server, python3, clang;
+#   bench: + wrk. Only missing packages are installed; nothing happens when all are there.
+set -euo pipefail
+what=${1:-build}
+pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev
+      libcurl4-openssl-dev libpng-dev libssl-dev)
+case "$what" in
+  test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind) ;;
+  bench) pkgs+=(wrk python3) ;;
+esac
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,50 @@
+/* config.h — every setting of `inkwell serve`, from one table.
+ *
+ * One row per setting (name, type, default, help) drives the command-line flags
+ * (--name), the environment (INKWELL_NAME), the config file (`name = value` lines,
+ * given with --config) and --help. Precedence: flag, then environment, then file,
+ * then default. OPENAI_API_KEY and OPENAI_BASE_URL are honoured below INKWELL_*. */
+#ifndef INK_CONFIG_H
+#define INK_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    char *config;        /* path of the config file, or "" */
+    char *listen;        /* HOST:PORT */
+    char *data_dir;
+    char *database;      /* "" = sqlite file in data_dir; a path, sqlite:PATH or postgres://... */
+    char *provider;      /* builtin | openai */
+    char *public_url;    /* "" = http://<listen> */
+    long rate_limit;     /* requests a minute per key */
+    char *openai_base_url;
+    char *openai_api_key; /* secret: never logged */
+    char *text_model;
+    char *image_model;
+    double provider_timeout; /* seconds, one provider call */
+    long max_tokens;     /* max output tokens for text */
+    double wait_limit;   /* seconds a creating request waits */
+    long workers;        /* generation workers */
+    long threads;        /* HTTP threads */
+    long max_body;       /* bytes */
+    long max_connections;
+    long connection_timeout; /* seconds of idleness before a connection is closed */
+    double job_lease;    /* seconds a claimed job is held before another worker may take it */
+    char *log_level;
+    long builtin_delay_ms;       /* tests and demos: each builtin generation sleeps this long */
+    char *builtin_fail_pattern;  /* tests and demos: prompts/descriptions containing it fail */
+} cfg_t;
+
+/* Fills cfg from argv (after the subcommand), the environment and the config file.
+ * Returns 0, or -1 with a message in err. Sets *help when --help was given. */
+int cfg_load(cfg_t *cfg, int argc, char **argv, bool *help, char *err, size_t errlen);
+void cfg_free(cfg_t *cfg);
+void cfg_print_help(const char *prog);
+
+/* The database URL in effect: cfg->database or "<data_dir>/inkwell.db". Malloc'd. */
+char *cfg_database_url(const cfg_t *cfg);
+/* The public base URL without a trailing slash. Malloc'd. */
+char *cfg_public_url(const cfg_t *cfg);
+
+#endif

@@ -1,0 +1,309 @@
+/* util.c — see util.h. */
+#include "core/util.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void oom(void)
+{
+    fputs("inkwell: out of memory\n", stderr);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom();
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+void buf_init(buf_t *b)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void buf_free(buf_t *b)
+{
+    free(b->data);
+    buf_init(b);
+}
+
+void buf_reset(buf_t *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+void buf_reserve(buf_t *b, size_t extra)
+{
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    b->data = xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void buf_append(buf_t *b, const void *p, size_t n)
+{
+    buf_reserve(b, n);
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void buf_puts(buf_t *b, const char *s)
+{
+    buf_append(b, s, strlen(s));
+}
+
+void buf_putc(buf_t *b, char c)
+{
+    buf_reserve(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
+
+void buf_vprintf(buf_t *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    buf_reserve(b, 64);
+    int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    if (n < 0) {
+        va_end(ap2);
+        return;
+    }
+    if ((size_t)n >= b->cap - b->len) {
+        buf_reserve(b, (size_t)n);
+        vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap2);
+    }
+    b->len += (size_t)n;
+    va_end(ap2);
+}
+
+void buf_printf(buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+char *buf_steal(buf_t *b)
+{
+    char *p = b->data ? b->data : xstrdup("");
+    buf_init(b);
+    return p;
+}
+
+const char *buf_cstr(const buf_t *b)
+{
+    return b->data ? b->data : "";
+}
+
+/* Arena: a list of blocks; large requests get a block of their own. */
+struct arena_block {
+    arena_block_t *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char mem[];
+};
+
+#define ARENA_BLOCK 8192
+
+void arena_init(arena_t *a)
+{
+    a->head = NULL;
+}
+
+void arena_free(arena_t *a)
+{
+    arena_block_t *b = a->head;
+    while (b) {
+        arena_block_t *next = b->next;
+        free(b);
+        b = next;
+    }
+    a->head = NULL;
+}
+
+void *arena_alloc(arena_t *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    arena_block_t *b = a->head;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK / 2 ? n : ARENA_BLOCK;
+        b = xmalloc(sizeof(*b) + cap);
+        b->used = 0;
+        b->cap = cap;
+        if (n > ARENA_BLOCK / 2 && a->head) {
+            /* keep the current block in front: it still has room */
+            b->next = a->head->next;
+            a->head->next = b;
+        } else {
+            b->next = a->head;
+            a->head = b;
+        }
+    }
+    void *p = b->mem + b->used;
+    b->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *arena_strndup(arena_t *a, const char *s, size_t n)
+{
+    if (!s)
+        return NULL;
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(arena_t *a, const char *s)
+{
+    return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+char *arena_printf(arena_t *a, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = arena_alloc(a, n < 0 ? 1 : (size_t)n + 1);
+    if (n > 0)
+        vsnprintf(p, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return p;
+}
+
+int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+void fmt_timestamp(int64_t us, char out[32])
+{
+    time_t secs = (time_t)(us / 1000000);
+    long frac = (long)(us % 1000000);
+    if (frac < 0) {
+        frac += 1000000;
+        secs -= 1;
+    }
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+}
+
+void random_bytes(void *p, size_t n)
+{
+    if (RAND_bytes(p, (int)n) != 1) {
+        fputs("inkwell: no secure randomness available\n", stderr);
+        abort();
+    }
+}
+
+void random_hex(char *out, size_t nbytes)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char tmp[64];
+    size_t o = 0;
+    while (nbytes) {
+        size_t k = nbytes < sizeof(tmp) ? nbytes : sizeof(tmp);
+        random_bytes(tmp, k);
+        for (size_t i = 0; i < k; i++) {
+            out[o++] = hex[tmp[i] >> 4];
+            out[o++] = hex[tmp[i] & 15];
+        }
+        nbytes -= k;
+    }
+    out[o] = '\0';
+}
+
+uint64_t random_u64(void)
+{
+    uint64_t v;
+    random_bytes(&v, sizeof(v));
+    return v;
+}
+
+void sha256_hex(const void *data, size_t n, char out[65])
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    if (EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32) {
+        fputs("inkwell: SHA-256 failed\n", stderr);
+        abort();
+    }
+    for (int i = 0; i < 32; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[64] = '\0';
+}
+
+bool ct_equal(const void *a, const void *b, size_t n)
+{
+    return CRYPTO_memcmp(a, b, n) == 0;
+}

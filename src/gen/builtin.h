@@ -1,0 +1,26 @@
+/* builtin.h — the offline generators: text shaped by a template, and PNG pictures
+ * drawn from a description. Pure functions: no I/O, no globals, thread-safe. */
+#ifndef INK_BUILTIN_H
+#define INK_BUILTIN_H
+
+#include "core/util.h"
+
+#include <stdint.h>
+
+/* Appends to out a text for template_id (1..52) built from prompt (valid UTF-8).
+ * creativity in [0,1] acts as a temperature: at 0 the text depends only on
+ * (template_id, prompt) — seed is ignored; higher values let seed vary wording and
+ * structure more and more. Well under 1 ms for a 16k-character prompt. */
+void builtin_text(int template_id, const char *prompt, double creativity, uint64_t seed,
+                  buf_t *out);
+
+typedef enum { STYLE_NONE = 0, STYLE_VIVID = 1, STYLE_NATURAL = 2 } img_style_t;
+
+/* Renders a width x height picture from the description and appends its PNG file
+ * to png_out. Same (description, width, height, style) → same bytes. Colours named
+ * in the description and scene words set palette and composition; vivid is saturated
+ * and contrasted, natural muted and soft. Returns 0, or -1 if encoding failed. */
+int builtin_image(const char *description, int width, int height, img_style_t style,
+                  buf_t *png_out);
+
+#endif

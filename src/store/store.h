@@ -1,0 +1,191 @@
+/* store.h — the storage interface. SQLite (sqlite.c) and PostgreSQL (postgres.c)
+ * implement store_ops_t; nothing above this header knows which one runs.
+ *
+ * Every behaviour here is identical on both backends:
+ *  - timestamps are integer microseconds since the epoch (UTC);
+ *  - ids are positive, never reused after a delete;
+ *  - every query for a record is by (user_id, id): another user's record is
+ *    STORE_NOTFOUND, exactly like a missing one;
+ *  - search is a substring match that folds ASCII letters A-Z only (other characters
+ *    match exactly); '%', '_' and '\' in the search text are literal;
+ *  - sort by name compares bytes (SQLite BINARY, PostgreSQL COLLATE "C"); ties, and
+ *    sort by id, break by id in the same direction;
+ *  - strings handed in are valid UTF-8 without NUL (the HTTP layer checks).
+ *
+ * Connections: one store_conn_t per thread (store_conn() caches it in thread-local
+ * storage). A backend that loses its server reconnects on the next call and answers
+ * STORE_UNAVAILABLE meanwhile.
+ *
+ * Memory: every string or array returned is allocated from the caller's arena. */
+#ifndef INK_STORE_H
+#define INK_STORE_H
+
+#include "core/util.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+    STORE_OK = 0,
+    STORE_NOTFOUND = 1,  /* no such row (or not this user's) */
+    STORE_STALE = 2,     /* a job lease token no longer matches: the effect was not applied */
+    STORE_CONFLICT = 3,  /* a unique value already exists */
+    STORE_UNAVAILABLE = -1, /* the database cannot be reached now: 503 */
+    STORE_ERROR = -2,       /* anything else: logged, 500 */
+} store_rc_t;
+
+typedef enum { KIND_DOC = 0, KIND_IMG = 1 } rec_kind_t;
+
+/* A document or an image. Fields of the other kind are zero/NULL. */
+typedef struct {
+    rec_kind_t kind;
+    int64_t id, user_id;
+    const char *name;
+    bool favorite;
+    const char *state; /* "queued" | "generating" | "completed" | "failed" */
+    const char *error; /* NULL unless failed */
+    int64_t created_us, updated_us;
+    /* documents */
+    const char *prompt;
+    double creativity;
+    int template_id;
+    const char *result; /* NULL until generated */
+    int64_t words;
+    /* images */
+    const char *description;
+    const char *resolution;     /* "1024x1024" ... */
+    const char *style;          /* "vivid" | "natural" | NULL */
+    const char *media_key;      /* NULL until generated; the media store's key */
+    const char *revised_prompt; /* NULL unless the provider revised the description */
+} record_t;
+
+/* A partial update: NULL / -1 means "leave as is". */
+typedef struct {
+    const char *name;
+    const char *result; /* documents only; words is set with it */
+    int64_t words;
+    int favorite; /* -1, 0, 1 */
+} record_patch_t;
+
+typedef struct {
+    int64_t user_id;
+    const char *search;    /* NULL or "" = no search */
+    bool search_result;    /* documents: search `result` instead of `name` */
+    int template_id;       /* documents: 0 = any */
+    const char *resolution; /* images: NULL = any */
+    const char *style;      /* images: NULL = any ("vivid" | "natural") */
+    int favorite;          /* -1 any, 0, 1 */
+    bool sort_by_name;     /* else by id */
+    bool asc;              /* else desc */
+    int per_page;          /* 10, 25, 50, 100 */
+    int64_t page;          /* >= 1 */
+} list_query_t;
+
+typedef struct {
+    record_t *items;
+    size_t n;
+    int64_t total; /* all matching rows of this user, across pages */
+} record_list_t;
+
+typedef struct {
+    int64_t id, user_id;
+    const char *user_name;
+    const char *prefix; /* the key's first characters, e.g. "ink_3fa9c2" */
+    int64_t created_us;
+    int64_t revoked_us; /* 0 = active */
+} key_info_t;
+
+/* A claimed generation job, with the inputs of its record. */
+typedef struct {
+    int64_t id;
+    char token[33];   /* the lease token this claim holds */
+    int attempts;     /* claims so far, this one included */
+    record_t rec;     /* kind, id, user_id and the input fields */
+} job_t;
+
+typedef struct store store_t;
+typedef struct store_conn store_conn_t;
+struct store_ops;
+
+/* What every backend's connection starts with (backends embed it as their first
+ * member and cast). */
+struct store_conn {
+    const struct store_ops *ops;
+    store_t *store;
+};
+
+typedef struct store_ops {
+    const char *name; /* "sqlite" | "postgres" */
+    /* Opens a connection for the calling thread. */
+    store_conn_t *(*connect)(store_t *s, char *err, size_t errlen);
+    void (*disconnect)(store_conn_t *c);
+    /* Creates or upgrades the schema; safe when several processes start at once. */
+    int (*migrate)(store_conn_t *c);
+    /* STORE_OK when the database answers a trivial query. */
+    int (*ping)(store_conn_t *c);
+
+    /* Users and keys. */
+    int (*user_ensure)(store_conn_t *c, const char *name, int64_t *user_id);
+    int (*key_insert)(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
+                      int64_t *key_id);
+    /* By SHA-256 hex of the key; NOTFOUND when unknown or revoked. */
+    int (*key_auth)(store_conn_t *c, const char *hash_hex, int64_t *user_id, int64_t *key_id);
+    int (*key_list)(store_conn_t *c, arena_t *a, key_info_t **out, size_t *n); /* by id asc */
+    int (*key_revoke)(store_conn_t *c, int64_t key_id); /* NOTFOUND when no such key */
+
+    /* Records. create: in one transaction inserts the record (state "queued",
+     * created = updated = now) and its job; sets rec->id, timestamps and *job_id. */
+    int (*record_create)(store_conn_t *c, record_t *rec, int64_t *job_id);
+    int (*record_get)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, arena_t *a,
+                      record_t *out);
+    /* Applies the patch (updated = now) and returns the record as it now is. */
+    int (*record_update)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                         const record_patch_t *p, arena_t *a, record_t *out);
+    /* Deletes the record and any job of it, in one transaction. *media_key gets the
+     * image's media key (or NULL) so the caller can remove the file. */
+    int (*record_delete)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                         arena_t *a, const char **media_key);
+    int (*record_list)(store_conn_t *c, rec_kind_t kind, const list_query_t *q, arena_t *a,
+                       record_list_t *out);
+
+    /* Jobs. claim: takes the oldest job that is unclaimed or whose lease has run out
+     * (PostgreSQL: FOR UPDATE SKIP LOCKED), gives it a new random token, lease_until =
+     * now + lease_s, attempts + 1, and moves its record to "generating"; NOTFOUND when
+     * there is none. renew/complete/fail only act while the token still matches
+     * (else STALE); complete and fail remove the job. */
+    int (*job_claim)(store_conn_t *c, double lease_s, arena_t *a, job_t *out);
+    int (*job_renew)(store_conn_t *c, int64_t job_id, const char *token, double lease_s);
+    /* Documents: result + words. Images: media_key (+ revised_prompt, may be NULL).
+     * The record becomes "completed". */
+    int (*job_complete)(store_conn_t *c, const job_t *job, const char *result, int64_t words,
+                        const char *media_key, const char *revised_prompt);
+    /* The record becomes "failed" with error set. */
+    int (*job_fail)(store_conn_t *c, const job_t *job, const char *error);
+    /* Number of jobs not yet finished (for /readyz figures and tests). */
+    int (*job_count)(store_conn_t *c, int64_t *n);
+
+    /* Rate limiting: adds one hit to (bucket, window) and returns the window's count.
+     * Windows older than window - 1 may be pruned. */
+    int (*rate_hit)(store_conn_t *c, const char *bucket, int64_t window, int64_t *count);
+} store_ops_t;
+
+/* The shared handle; backends put their settings behind it. */
+struct store {
+    const store_ops_t *ops;
+    char *url;       /* postgres://... or the sqlite file path */
+    void *priv;
+};
+
+extern const store_ops_t store_sqlite_ops;
+extern const store_ops_t store_postgres_ops;
+
+/* store.c: picks the backend by URL ("postgres://", "postgresql://" → PostgreSQL; a
+ * path or "sqlite:PATH" → SQLite). */
+store_t *store_open(const char *url, char *err, size_t errlen);
+void store_close(store_t *s);
+/* The calling thread's connection, opened on first use; NULL (err set) when it
+ * cannot be opened. Closed when the thread exits or by store_close for this thread. */
+store_conn_t *store_conn(store_t *s, char *err, size_t errlen);
+const char *store_rc_name(int rc);
+
+#endif
