@@ -251,8 +251,14 @@ void fmt_timestamp(int64_t us, char out[32])
     }
     struct tm tm;
     gmtime_r(&secs, &tm);
-    snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+    char tmp[96];
+    snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+    size_t n = strlen(tmp);
+    if (n > 31)
+        n = 31;
+    memcpy(out, tmp, n);
+    out[n] = '\0';
 }
 
 void random_bytes(void *p, size_t n)

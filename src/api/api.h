@@ -1,0 +1,96 @@
+/* api.h — the HTTP API of inkwell (/api/v1, /healthz, /readyz, /media).
+ *
+ * api_handle() is the server's request handler: it routes, authenticates, rate
+ * limits and calls one handler per route (documents and images in records.c,
+ * the rest in misc.c). Shared pieces — errors in the contract's shape, body
+ * decoding, field validation, record JSON — are in common.c. */
+#ifndef INK_API_H
+#define INK_API_H
+
+#include "core/config.h"
+#include "core/json.h"
+#include "gen/jobs.h"
+#include "http/decode.h"
+#include "http/server.h"
+#include "media/media.h"
+#include "store/store.h"
+
+typedef struct ratelimit ratelimit_t;
+
+typedef struct {
+    const cfg_t *cfg;
+    store_t *store;
+    media_t *media;
+    jobs_t *jobs;
+    ratelimit_t *rl;
+    char *public_url; /* no trailing slash */
+} app_t;
+
+void api_handle(void *app, http_req_t *r);
+
+/* ---- common.c ---- */
+
+/* {"message": msg, "status": status} */
+void api_error(http_req_t *r, int status, const char *msg);
+void api_not_found(http_req_t *r);
+/* 503 or 500 for a store failure (never the details). */
+void api_store_error(http_req_t *r, int rc);
+/* The request's store connection, or NULL after answering 503. */
+store_conn_t *api_conn(app_t *app, http_req_t *r);
+
+/* Validation errors, in field order: {"message":{"f":["..."]},"status":422}. */
+typedef struct verr {
+    struct verr *next;
+    const char *field;
+    const char *msg;
+} verr_t;
+typedef struct {
+    verr_t *head, *tail;
+    arena_t *a;
+} verrs_t;
+void verrs_init(verrs_t *v, arena_t *a);
+void verrs_add(verrs_t *v, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+bool verrs_any(const verrs_t *v);
+void api_validation_error(http_req_t *r, const verrs_t *v);
+
+/* Decodes the request body (form or JSON) into fields. Returns 0, or answers
+ * (415 or 422) and returns -1. */
+int api_body_fields(http_req_t *r, kvlist_t *out);
+/* The query string's parameters. */
+void api_query(http_req_t *r, kvlist_t *out);
+
+/* A text field: NULL when absent. Records an error (and returns NULL) when it is
+ * malformed, empty when required/non-empty, or longer than max code points.
+ * *present tells whether the field was sent at all. */
+const char *field_text(verrs_t *v, const kvlist_t *f, const char *key, const char *label,
+                       bool required, long long max, bool *present);
+/* A parameter that must decode; NULL when absent or bad (error recorded). */
+const char *param_value(verrs_t *v, const kvlist_t *f, const char *key, const char *label);
+
+/* Writes one record as a JSON object. */
+void api_record_json(app_t *app, jw_t *w, const record_t *rec);
+/* {"data": record, "status": status} */
+void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *rec);
+
+/* ---- ratelimit.c ---- */
+ratelimit_t *ratelimit_new(long per_minute, bool shared_in_store);
+void ratelimit_free(ratelimit_t *rl);
+/* Counts one request for bucket. Sets the X-RateLimit headers (and Retry-After
+ * when refused). Returns true when allowed. On a store error it allows. */
+bool ratelimit_check(ratelimit_t *rl, store_conn_t *c, http_req_t *r, const char *bucket);
+
+/* ---- records.c ---- */
+void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind);
+void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind);
+void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+
+/* ---- misc.c ---- */
+void api_templates(app_t *app, http_req_t *r);
+void api_healthz(app_t *app, http_req_t *r);
+void api_readyz(app_t *app, http_req_t *r);
+void api_media(app_t *app, http_req_t *r, const char *file);
+
+#endif

@@ -1,0 +1,463 @@
+/* records.c — the five routes of documents and images (§4), one code path for
+ * both kinds, and the creating request's wait for its generation (§5). */
+#include "api/api.h"
+
+#include "core/log.h"
+#include "gen/templates.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const kind_path[] = {"documents", "images"};
+static const char *const kind_object[] = {"document", "image"};
+static const char *const resolutions[] = {"1024x1024", "1792x1024", "1024x1792"};
+static const char *const styles[] = {"vivid", "natural"};
+
+#define PAGE_CAP 1000000000000LL /* pages past this are answered as (empty) pages past the end */
+
+static bool one_of(const char *s, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, set[i]) == 0)
+            return true;
+    return false;
+}
+
+static void location(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
+{
+    char *loc = arena_printf(&r->arena, "%s/api/v1/%s/%lld", app->public_url, kind_path[kind],
+                             (long long)id);
+    http_add_header(r, "Location", loc);
+}
+
+/* ---- list ---- */
+
+/* The request's query with page set to `page`: every other piece kept as sent. */
+static void page_url(buf_t *out, app_t *app, http_req_t *r, rec_kind_t kind, int64_t page)
+{
+    buf_printf(out, "%s/api/v1/%s?", app->public_url, kind_path[kind]);
+    const char *q = r->query;
+    bool placed = false;
+    while (*q) {
+        const char *amp = strchr(q, '&');
+        size_t len = amp ? (size_t)(amp - q) : strlen(q);
+        bool is_page = (len == 4 && strncmp(q, "page", 4) == 0) ||
+                       (len >= 5 && strncmp(q, "page=", 5) == 0);
+        if (len && !(is_page && placed)) {
+            if (is_page)
+                buf_printf(out, "page=%lld&", (long long)page);
+            else {
+                buf_append(out, q, len);
+                buf_putc(out, '&');
+            }
+            placed = placed || is_page;
+        }
+        q += len + (amp ? 1 : 0);
+    }
+    if (!placed)
+        buf_printf(out, "page=%lld", (long long)page);
+    else
+        out->data[--out->len] = '\0'; /* the trailing '&' */
+}
+
+static void link_or_null(jw_t *w, app_t *app, http_req_t *r, rec_kind_t kind, int64_t page,
+                         bool present)
+{
+    if (!present) {
+        jw_null(w);
+        return;
+    }
+    buf_t u;
+    buf_init(&u);
+    page_url(&u, app, r, kind, page);
+    jw_str(w, u.data);
+    buf_free(&u);
+}
+
+/* Fills the list query from the parameters. Values outside their set fall back to
+ * the default; a parameter that does not decode is a 422. */
+static int list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *page_asked)
+{
+    kvlist_t q;
+    api_query(r, &q);
+    verrs_t v;
+    verrs_init(&v, &r->arena);
+    memset(lq, 0, sizeof(*lq));
+    lq->user_id = r->user_id;
+    lq->favorite = -1;
+    lq->per_page = 10;
+    lq->page = 1;
+
+    const char *search = param_value(&v, &q, "search", "search");
+    if (search && utf8_count(search, strlen(search)) < 0)
+        verrs_add(&v, "search", "The search field must be valid UTF-8 text.");
+    else if (search && *search)
+        lq->search = search;
+    const char *s;
+    if ((s = param_value(&v, &q, "search_by", "search by")) && kind == KIND_DOC)
+        lq->search_result = strcmp(s, "result") == 0;
+    int64_t n;
+    if (kind == KIND_DOC && (s = param_value(&v, &q, "template_id", "template id")) &&
+        parse_uint(s, &n) && n >= 1 && n <= TEMPLATE_COUNT)
+        lq->template_id = (int)n;
+    if (kind == KIND_IMG) {
+        if ((s = param_value(&v, &q, "resolution", "resolution")) &&
+            one_of(s, resolutions, ARRAY_LEN(resolutions)))
+            lq->resolution = s;
+        if ((s = param_value(&v, &q, "style", "style")) && one_of(s, styles, ARRAY_LEN(styles)))
+            lq->style = s;
+    }
+    if ((s = param_value(&v, &q, "favorite", "favorite")))
+        lq->favorite = parse_bool(s); /* -1 (ignored) when not a boolean */
+    if ((s = param_value(&v, &q, "sort_by", "sort by")))
+        lq->sort_by_name = strcmp(s, "name") == 0;
+    if ((s = param_value(&v, &q, "sort", "sort")))
+        lq->asc = strcmp(s, "asc") == 0;
+    if ((s = param_value(&v, &q, "per_page", "per page")) && parse_uint(s, &n) &&
+        (n == 10 || n == 25 || n == 50 || n == 100))
+        lq->per_page = (int)n;
+    *page_asked = 1;
+    if ((s = param_value(&v, &q, "page", "page")) && parse_uint(s, &n) && n >= 1)
+        *page_asked = n;
+    lq->page = *page_asked > PAGE_CAP ? PAGE_CAP : *page_asked;
+    if (verrs_any(&v)) {
+        api_validation_error(r, &v);
+        return -1;
+    }
+    return 0;
+}
+
+void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
+{
+    list_query_t lq;
+    int64_t page;
+    if (list_params(r, kind, &lq, &page) != 0)
+        return;
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    record_list_t l;
+    int rc = c->ops->record_list(c, kind, &lq, &r->arena, &l);
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    int64_t last = l.total ? (l.total + lq.per_page - 1) / lq.per_page : 1;
+    buf_reset(&r->resp);
+    buf_reserve(&r->resp, 512 + l.n * 600);
+    jw_t w;
+    jw_init(&w, &r->resp);
+    jw_obj_begin(&w);
+    jw_key(&w, "data");
+    jw_arr_begin(&w);
+    for (size_t i = 0; i < l.n; i++)
+        api_record_json(app, &w, &l.items[i]);
+    jw_arr_end(&w);
+    jw_key(&w, "links");
+    jw_obj_begin(&w);
+    jw_key(&w, "first");
+    link_or_null(&w, app, r, kind, 1, true);
+    jw_key(&w, "last");
+    link_or_null(&w, app, r, kind, last, true);
+    jw_key(&w, "prev");
+    link_or_null(&w, app, r, kind, page - 1, page > 1);
+    jw_key(&w, "next");
+    link_or_null(&w, app, r, kind, page + 1, page < last);
+    jw_obj_end(&w);
+    jw_key(&w, "meta");
+    jw_obj_begin(&w);
+    jw_key(&w, "current_page");
+    jw_int(&w, page);
+    jw_key(&w, "from");
+    if (l.n)
+        jw_int(&w, (page - 1) * lq.per_page + 1);
+    else
+        jw_null(&w);
+    jw_key(&w, "last_page");
+    jw_int(&w, last);
+    jw_key(&w, "path");
+    char *path = arena_printf(&r->arena, "%s/api/v1/%s", app->public_url, kind_path[kind]);
+    jw_str(&w, path);
+    jw_key(&w, "per_page");
+    jw_int(&w, lq.per_page);
+    jw_key(&w, "to");
+    if (l.n)
+        jw_int(&w, (page - 1) * lq.per_page + (int64_t)l.n);
+    else
+        jw_null(&w);
+    jw_key(&w, "total");
+    jw_int(&w, l.total);
+    jw_obj_end(&w);
+    jw_key(&w, "status");
+    jw_int(&w, 200);
+    jw_obj_end(&w);
+    http_respond(r, 200);
+}
+
+/* ---- show ---- */
+
+void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
+{
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    record_t rec;
+    int rc = c->ops->record_get(c, kind, r->user_id, id, &r->arena, &rec);
+    if (rc == STORE_NOTFOUND)
+        api_not_found(r);
+    else if (rc != STORE_OK)
+        api_store_error(r, rc);
+    else
+        api_respond_record(app, r, 200, &rec);
+}
+
+/* ---- store ---- */
+
+typedef struct {
+    app_t *app;
+    rec_kind_t kind;
+    int64_t id;
+    double deadline;
+} wait_t;
+
+static void wake_request(void *arg)
+{
+    http_resume(arg);
+}
+
+static bool finished_state(const char *state)
+{
+    return strcmp(state, "completed") == 0 || strcmp(state, "failed") == 0;
+}
+
+static void on_suspended(http_req_t *r)
+{
+    wait_t *wt = r->wait;
+    jobs_wait(wt->app->jobs, wt->kind, r->user_id, wt->id, wt->deadline, wake_request, r);
+    /* The job may have finished before the waiter was registered. */
+    char err[128];
+    store_conn_t *c = store_conn(wt->app->store, err, sizeof(err));
+    arena_t a;
+    arena_init(&a);
+    record_t rec;
+    if (c && c->ops->record_get(c, wt->kind, r->user_id, wt->id, &a, &rec) == STORE_OK &&
+        finished_state(rec.state))
+        jobs_finished(wt->app->jobs, wt->kind, wt->id);
+    arena_free(&a);
+}
+
+/* The generation ended, or the wait did: answer with what there is. */
+static void on_resumed(void *appv, http_req_t *r)
+{
+    app_t *app = appv;
+    wait_t *wt = r->wait;
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    record_t rec;
+    int rc = c->ops->record_get(c, wt->kind, r->user_id, wt->id, &r->arena, &rec);
+    if (rc == STORE_NOTFOUND) {
+        /* deleted meanwhile (e.g. by another request of this user) */
+        api_error(r, 502, "The record was deleted before its generation finished.");
+        return;
+    }
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    if (strcmp(rec.state, "completed") == 0) {
+        location(app, r, wt->kind, wt->id);
+        api_respond_record(app, r, 201, &rec);
+    } else if (strcmp(rec.state, "failed") == 0) {
+        /* the client waited: it gets the failure, and no record is left behind */
+        const char *why = rec.error ? arena_strdup(&r->arena, rec.error) : "Generation failed.";
+        const char *media_key = NULL;
+        rc = c->ops->record_delete(c, wt->kind, r->user_id, wt->id, &r->arena, &media_key);
+        if (rc == STORE_OK && media_key)
+            media_remove(app->media, media_key);
+        api_error(r, 502, why);
+    } else {
+        location(app, r, wt->kind, wt->id);
+        api_respond_record(app, r, 202, &rec);
+    }
+}
+
+static bool prefers_async(http_req_t *r)
+{
+    const char *p = http_header(r, "Prefer");
+    if (!p)
+        return false;
+    /* a comma-separated list of preferences; respond-async is a bare token */
+    const char *s = p;
+    while ((s = strcasestr(s, "respond-async")) != NULL) {
+        bool start = s == p || s[-1] == ',' || s[-1] == ' ' || s[-1] == '\t';
+        char after = s[13];
+        if (start && (after == '\0' || after == ',' || after == ' ' || after == ';' || after == '\t'))
+            return true;
+        s += 13;
+    }
+    return false;
+}
+
+static int doc_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
+{
+    rec->name = field_text(v, f, "name", "name", true, 255, NULL);
+    rec->prompt = field_text(v, f, "prompt", "prompt", true, 16384, NULL);
+    rec->creativity = 0.5;
+    const char *s = field_text(v, f, "creativity", "creativity", false, 64, NULL);
+    if (s) {
+        double cr;
+        if (!parse_decimal(s, &cr) || !creativity_valid(cr))
+            verrs_add(v, "creativity", "The selected creativity is invalid.");
+        else
+            rec->creativity = cr == 0 ? 0 : cr; /* no -0 */
+    }
+    rec->template_id = 1;
+    s = field_text(v, f, "template_id", "template id", false, 64, NULL);
+    if (s) {
+        int64_t t;
+        if (!parse_uint(s, &t) || t < 1 || t > TEMPLATE_COUNT)
+            verrs_add(v, "template_id", "The selected template id is invalid.");
+        else
+            rec->template_id = (int)t;
+    }
+    return 0;
+}
+
+static int img_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
+{
+    rec->name = field_text(v, f, "name", "name", true, 255, NULL);
+    rec->description = field_text(v, f, "description", "description", true, 4000, NULL);
+    const char *s = field_text(v, f, "resolution", "resolution", true, 64, NULL);
+    if (s && !one_of(s, resolutions, ARRAY_LEN(resolutions)))
+        verrs_add(v, "resolution", "The selected resolution is invalid.");
+    rec->resolution = s;
+    s = field_text(v, f, "style", "style", false, 64, NULL);
+    if (s && *s && !one_of(s, styles, ARRAY_LEN(styles)))
+        verrs_add(v, "style", "The selected style is invalid.");
+    rec->style = s && *s ? s : NULL;
+    return 0;
+}
+
+void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
+{
+    kvlist_t f;
+    if (api_body_fields(r, &f) != 0)
+        return;
+    verrs_t v;
+    verrs_init(&v, &r->arena);
+    record_t rec;
+    memset(&rec, 0, sizeof(rec));
+    rec.kind = kind;
+    rec.user_id = r->user_id;
+    if (kind == KIND_DOC)
+        doc_fields(&v, &f, &rec);
+    else
+        img_fields(&v, &f, &rec);
+    if (verrs_any(&v)) {
+        api_validation_error(r, &v);
+        return;
+    }
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    int64_t job_id;
+    int rc = c->ops->record_create(c, &rec, &job_id);
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    jobs_notify(app->jobs);
+    if (prefers_async(r) || app->cfg->wait_limit <= 0) {
+        record_t now;
+        rc = c->ops->record_get(c, kind, r->user_id, rec.id, &r->arena, &now);
+        location(app, r, kind, rec.id);
+        api_respond_record(app, r, 202, rc == STORE_OK ? &now : &rec);
+        return;
+    }
+    wait_t *wt = arena_alloc(&r->arena, sizeof(*wt));
+    wt->app = app;
+    wt->kind = kind;
+    wt->id = rec.id;
+    wt->deadline = mono_s() + app->cfg->wait_limit;
+    http_suspend(r, on_suspended, on_resumed, wt);
+}
+
+/* ---- update ---- */
+
+void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
+{
+    kvlist_t f;
+    if (api_body_fields(r, &f) != 0)
+        return;
+    verrs_t v;
+    verrs_init(&v, &r->arena);
+    record_patch_t p = {NULL, NULL, 0, -1};
+    bool present;
+    p.name = field_text(&v, &f, "name", "name", false, 255, &present);
+    if (present && p.name && *p.name == '\0')
+        verrs_add(&v, "name", "The name field must not be empty.");
+    else if (present && p.name) {
+        const char *t = p.name;
+        while (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r')
+            t++;
+        if (!*t)
+            verrs_add(&v, "name", "The name field must not be empty.");
+    }
+    if (kind == KIND_DOC) {
+        p.result = field_text(&v, &f, "result", "result", false, 0, NULL);
+        if (p.result)
+            p.words = count_words(p.result);
+    }
+    const char *fav = field_text(&v, &f, "favorite", "favorite", false, 16, &present);
+    if (fav) {
+        p.favorite = parse_bool(fav);
+        if (p.favorite < 0)
+            verrs_add(&v, "favorite", "The favorite field must be true or false.");
+    }
+    if (verrs_any(&v)) {
+        api_validation_error(r, &v);
+        return;
+    }
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    record_t rec;
+    int rc;
+    if (!p.name && !p.result && p.favorite < 0)
+        rc = c->ops->record_get(c, kind, r->user_id, id, &r->arena, &rec);
+    else
+        rc = c->ops->record_update(c, kind, r->user_id, id, &p, &r->arena, &rec);
+    if (rc == STORE_NOTFOUND)
+        api_not_found(r);
+    else if (rc != STORE_OK)
+        api_store_error(r, rc);
+    else
+        api_respond_record(app, r, 200, &rec);
+}
+
+/* ---- delete ---- */
+
+void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
+{
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    const char *media_key = NULL;
+    int rc = c->ops->record_delete(c, kind, r->user_id, id, &r->arena, &media_key);
+    if (rc == STORE_NOTFOUND) {
+        api_not_found(r);
+        return;
+    }
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    if (media_key && media_remove(app->media, media_key) != 0)
+        log_warn("req=%s: could not remove a media file", r->id);
+    buf_reset(&r->resp);
+    buf_printf(&r->resp, "{\"id\":%lld,\"object\":\"%s\",\"deleted\":true,\"status\":200}",
+               (long long)id, kind_object[kind]);
+    http_respond(r, 200);
+}

@@ -1,0 +1,315 @@
+/* config.c — the settings table and its three sources (flags, environment, file).
+ *
+ * Each row names a setting once; flags are --name, variables INKWELL_NAME (dashes
+ * become underscores, upper case), file lines `name = value` (dash or underscore).
+ * Values are parsed strictly: a bad number is an error, not a zero. */
+#include "core/config.h"
+
+#include "core/log.h"
+#include "core/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { T_STR, T_LONG, T_DOUBLE } ctype_t;
+
+typedef struct {
+    const char *name;
+    ctype_t type;
+    size_t off;
+    const char *def;
+    double min, max; /* numbers only */
+    const char *help;
+} setting_t;
+
+#define S(n, f, d, h) {n, T_STR, offsetof(cfg_t, f), d, 0, 0, h}
+#define L(n, f, d, lo, hi, h) {n, T_LONG, offsetof(cfg_t, f), d, lo, hi, h}
+#define D(n, f, d, lo, hi, h) {n, T_DOUBLE, offsetof(cfg_t, f), d, lo, hi, h}
+
+static const setting_t settings[] = {
+    S("config", config, "", "a file of `name = value` lines (any setting below)"),
+    S("listen", listen, "127.0.0.1:8080", "address and port to serve on, HOST:PORT"),
+    S("data-dir", data_dir, "./inkwell-data", "SQLite database and media files"),
+    S("database", database, "", "database URL: postgres://... or a SQLite file (default: <data-dir>/inkwell.db)"),
+    S("provider", provider, "builtin", "generator: builtin (offline) or openai (any OpenAI-compatible server)"),
+    S("public-url", public_url, "", "base of absolute links, e.g. https://ink.example.com (default: http://<listen>)"),
+    L("rate-limit", rate_limit, "120", 0, 1e9, "requests a minute per key; 0 turns the limit off"),
+    S("openai-base-url", openai_base_url, "https://api.openai.com/v1", "OpenAI-compatible API base URL (also OPENAI_BASE_URL)"),
+    S("openai-api-key", openai_api_key, "", "API key for the openai provider (also OPENAI_API_KEY); never logged"),
+    S("text-model", text_model, "gpt-4o-mini", "model for documents (openai provider)"),
+    S("image-model", image_model, "dall-e-3", "model for images (openai provider)"),
+    D("provider-timeout", provider_timeout, "120", 0.1, 3600, "seconds one provider call may take"),
+    L("max-tokens", max_tokens, "1024", 1, 1000000, "maximum output tokens of a document (openai provider)"),
+    D("wait-limit", wait_limit, "60", 0, 86400, "seconds a creating request waits for its generation before answering 202"),
+    L("workers", workers, "4", 1, 256, "generation workers"),
+    L("threads", threads, "2", 1, 256, "HTTP server threads"),
+    L("max-body", max_body, "1048576", 1024, 1073741824, "largest request body, bytes"),
+    L("max-connections", max_connections, "1024", 1, 100000, "most connections at once"),
+    L("connection-timeout", connection_timeout, "30", 1, 3600, "seconds a connection may stay idle or stalled"),
+    D("job-lease", job_lease, "30", 0.2, 86400, "seconds a worker holds a job before another may take it over (renewed while it works)"),
+    S("log-level", log_level, "info", "error, warn, info (one access line per request) or debug"),
+    L("builtin-delay-ms", builtin_delay_ms, "0", 0, 3600000, "tests and demos: each builtin generation takes this long"),
+    S("builtin-fail-pattern", builtin_fail_pattern, "", "tests and demos: builtin generations whose input contains this text fail"),
+};
+
+static char **str_field(cfg_t *c, const setting_t *s)
+{
+    return (char **)((char *)c + s->off);
+}
+
+static const setting_t *find_setting(const char *name, size_t n)
+{
+    for (size_t i = 0; i < ARRAY_LEN(settings); i++) {
+        const char *sn = settings[i].name;
+        if (strlen(sn) != n)
+            continue;
+        size_t j = 0;
+        for (; j < n; j++) {
+            char a = name[j] == '_' ? '-' : name[j];
+            if (a != sn[j])
+                break;
+        }
+        if (j == n)
+            return &settings[i];
+    }
+    return NULL;
+}
+
+/* Sets one value; origin names the source for error messages. */
+static int set_value(cfg_t *c, const setting_t *s, const char *val, const char *origin, char *err,
+                     size_t errlen)
+{
+    char *end = NULL;
+    switch (s->type) {
+    case T_STR: {
+        char **f = str_field(c, s);
+        free(*f);
+        *f = xstrdup(val);
+        return 0;
+    }
+    case T_LONG: {
+        errno = 0;
+        long v = strtol(val, &end, 10);
+        if (errno || end == val || *end || v < s->min || v > s->max) {
+            snprintf(err, errlen, "%s: %s must be a whole number from %.0f to %.0f", origin,
+                     s->name, s->min, s->max);
+            return -1;
+        }
+        *(long *)((char *)c + s->off) = v;
+        return 0;
+    }
+    case T_DOUBLE: {
+        errno = 0;
+        double v = strtod(val, &end);
+        if (errno || end == val || *end || !isfinite(v) || v < s->min || v > s->max) {
+            snprintf(err, errlen, "%s: %s must be a number from %g to %g", origin, s->name,
+                     s->min, s->max);
+            return -1;
+        }
+        *(double *)((char *)c + s->off) = v;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+static void env_name(const char *name, char *out, size_t outlen)
+{
+    size_t o = (size_t)snprintf(out, outlen, "INKWELL_");
+    for (const char *p = name; *p && o + 1 < outlen; p++)
+        out[o++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+    out[o] = '\0';
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+/* Reads `name = value` lines; '#' starts a comment line. Values may be quoted. */
+static int load_file(cfg_t *c, const char *path, const unsigned char *locked, char *err,
+                     size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot open config file %s", path);
+        return -1;
+    }
+    char line[4096];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof(line), f)) {
+        lineno++;
+        char *s = trim(line);
+        if (!*s || *s == '#')
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s:%d: expected name = value", path, lineno);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        char *name = trim(s), *val = trim(eq + 1);
+        size_t vl = strlen(val);
+        if (vl >= 2 && (val[0] == '"' || val[0] == '\'') && val[vl - 1] == val[0]) {
+            val[vl - 1] = '\0';
+            val++;
+        }
+        const setting_t *st = find_setting(name, strlen(name));
+        if (!st || strcmp(st->name, "config") == 0) {
+            snprintf(err, errlen, "%s:%d: unknown setting '%s'", path, lineno, name);
+            rc = -1;
+            break;
+        }
+        if (locked[st - settings])
+            continue;
+        char origin[64];
+        snprintf(origin, sizeof(origin), "config line %d", lineno);
+        if (set_value(c, st, val, origin, err, errlen) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+int cfg_load(cfg_t *c, int argc, char **argv, bool *help, char *err, size_t errlen)
+{
+    unsigned char locked[ARRAY_LEN(settings)] = {0};
+    memset(c, 0, sizeof(*c));
+    *help = false;
+    for (size_t i = 0; i < ARRAY_LEN(settings); i++)
+        if (set_value(c, &settings[i], settings[i].def, "default", err, errlen) != 0)
+            return -1;
+
+    /* 1. flags */
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            *help = true;
+            return 0;
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            snprintf(err, errlen, "unexpected argument '%s' (see --help)", a);
+            return -1;
+        }
+        const char *name = a + 2, *eq = strchr(name, '='), *val;
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        const setting_t *s = find_setting(name, nlen);
+        if (!s) {
+            snprintf(err, errlen, "unknown option '--%.*s' (see --help)", (int)nlen, name);
+            return -1;
+        }
+        if (eq) {
+            val = eq + 1;
+        } else if (i + 1 < argc) {
+            val = argv[++i];
+        } else {
+            snprintf(err, errlen, "--%s needs a value", s->name);
+            return -1;
+        }
+        if (set_value(c, s, val, "flag", err, errlen) != 0)
+            return -1;
+        locked[s - settings] = 1;
+    }
+    /* 2. environment */
+    for (size_t i = 0; i < ARRAY_LEN(settings); i++) {
+        char en[96];
+        env_name(settings[i].name, en, sizeof(en));
+        const char *v = getenv(en);
+        if (locked[i] || !v)
+            continue;
+        if (set_value(c, &settings[i], v, en, err, errlen) != 0)
+            return -1;
+        locked[i] = 1;
+    }
+    /* OPENAI_* are honoured below INKWELL_* */
+    static const struct {
+        const char *var, *setting;
+    } openai_vars[] = {{"OPENAI_API_KEY", "openai-api-key"}, {"OPENAI_BASE_URL", "openai-base-url"}};
+    for (size_t i = 0; i < ARRAY_LEN(openai_vars); i++) {
+        const setting_t *s = find_setting(openai_vars[i].setting, strlen(openai_vars[i].setting));
+        const char *v = getenv(openai_vars[i].var);
+        if (!v || !*v || locked[s - settings])
+            continue;
+        set_value(c, s, v, openai_vars[i].var, err, errlen);
+        locked[s - settings] = 1;
+    }
+    /* 3. file */
+    if (c->config[0] && load_file(c, c->config, locked, err, errlen) != 0)
+        return -1;
+
+    if (log_level_parse(c->log_level) < 0) {
+        snprintf(err, errlen, "log-level must be error, warn, info or debug");
+        return -1;
+    }
+    if (strcmp(c->provider, "builtin") != 0 && strcmp(c->provider, "openai") != 0) {
+        snprintf(err, errlen, "provider must be builtin or openai");
+        return -1;
+    }
+    if (!strchr(c->listen, ':')) {
+        snprintf(err, errlen, "listen must be HOST:PORT");
+        return -1;
+    }
+    return 0;
+}
+
+void cfg_free(cfg_t *c)
+{
+    for (size_t i = 0; i < ARRAY_LEN(settings); i++)
+        if (settings[i].type == T_STR) {
+            char **f = str_field(c, &settings[i]);
+            free(*f);
+            *f = NULL;
+        }
+}
+
+void cfg_print_help(const char *prog)
+{
+    printf("usage: %s serve [options]\n\n"
+           "Each option --name VALUE (or --name=VALUE) can also be given as the environment\n"
+           "variable INKWELL_NAME or as a line `name = value` in the --config file.\n"
+           "Precedence: option, environment, file, default.\n\n",
+           prog);
+    for (size_t i = 0; i < ARRAY_LEN(settings); i++) {
+        const setting_t *s = &settings[i];
+        char en[96];
+        env_name(s->name, en, sizeof(en));
+        printf("  --%-22s %s\n  %24s default: %s; env %s\n", s->name, s->help, "",
+               s->def[0] ? s->def : "(none)", en);
+    }
+}
+
+char *cfg_database_url(const cfg_t *c)
+{
+    if (c->database[0])
+        return xstrdup(c->database);
+    buf_t b;
+    buf_init(&b);
+    buf_printf(&b, "%s/inkwell.db", c->data_dir);
+    return buf_steal(&b);
+}
+
+char *cfg_public_url(const cfg_t *c)
+{
+    buf_t b;
+    buf_init(&b);
+    if (c->public_url[0])
+        buf_puts(&b, c->public_url);
+    else
+        buf_printf(&b, "http://%s", c->listen);
+    while (b.len && b.data[b.len - 1] == '/')
+        b.data[--b.len] = '\0';
+    return buf_steal(&b);
+}

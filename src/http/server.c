@@ -1,0 +1,326 @@
+/* server.c — libmicrohttpd glue. See server.h.
+ *
+ * Poll mode with a thread pool (MHD's epoll mode can hang a thread when a multiple
+ * of 128 connections are ready at once). The raw request URI is taken from the URI
+ * log callback, so path and query are decoded by our own strict decoders, not by
+ * MHD's lenient ones. Bodies are collected by hand (MHD's post processor only
+ * handles forms and drops data silently) up to max_body; beyond it, 413. */
+#include "http/server.h"
+
+#include "core/json.h"
+#include "core/log.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct http_server {
+    struct MHD_Daemon *d;
+    http_opts_t o;
+    atomic_int inflight;
+    atomic_ullong seq;
+    char id_prefix[8];
+};
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    http_server_t *s = cls;
+    http_req_t *r = xcalloc(1, sizeof(*r));
+    arena_init(&r->arena);
+    buf_init(&r->body);
+    buf_init(&r->resp);
+    r->srv = s;
+    r->conn = conn;
+    r->resp_fd = -1;
+    r->started = mono_s();
+    const char *q = strchr(uri, '?');
+    if (q) {
+        r->path = arena_strndup(&r->arena, uri, (size_t)(q - uri));
+        r->query = arena_strdup(&r->arena, q + 1);
+    } else {
+        r->path = arena_strdup(&r->arena, uri);
+        r->query = "";
+    }
+    snprintf(r->id, sizeof(r->id), "%s-%llu", s->id_prefix,
+             (unsigned long long)atomic_fetch_add(&s->seq, 1) + 1);
+    return r;
+}
+
+const char *http_header(http_req_t *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+void http_add_header(http_req_t *r, const char *name, const char *value)
+{
+    if (r->nhdr >= HTTP_MAX_HEADERS)
+        return;
+    r->hdr_name[r->nhdr] = arena_strdup(&r->arena, name);
+    r->hdr_value[r->nhdr] = arena_strdup(&r->arena, value);
+    r->nhdr++;
+}
+
+void http_respond(http_req_t *r, int status)
+{
+    r->status = status;
+    r->responded = true;
+}
+
+void http_respond_fd(http_req_t *r, int status, int fd, uint64_t size, const char *ctype)
+{
+    r->status = status;
+    r->resp_fd = fd;
+    r->resp_fd_size = size;
+    r->content_type = ctype;
+    r->responded = true;
+}
+
+void http_suspend(http_req_t *r, http_suspended_fn on_suspended, http_resumed_fn on_resumed,
+                  void *wait)
+{
+    r->suspend_requested = true;
+    r->on_suspended = on_suspended;
+    r->on_resumed = on_resumed;
+    r->wait = wait;
+}
+
+void http_resume(http_req_t *r)
+{
+    r->resumed = true;
+    MHD_resume_connection(r->conn);
+}
+
+static void plain_error(http_req_t *r, int status, const char *msg)
+{
+    buf_reset(&r->resp);
+    buf_puts(&r->resp, "{\"message\":");
+    json_escape(&r->resp, msg, strlen(msg));
+    buf_printf(&r->resp, ",\"status\":%d}", status);
+    http_respond(r, status);
+}
+
+static enum MHD_Result send_response(http_req_t *r)
+{
+    struct MHD_Response *resp;
+    if (r->resp_fd >= 0) {
+        resp = MHD_create_response_from_fd64(r->resp_fd_size, r->resp_fd);
+        r->bytes_out = r->resp_fd_size;
+        r->resp_fd = -1; /* MHD owns it now */
+    } else {
+        size_t len = r->resp.len;
+        r->bytes_out = len;
+        resp = MHD_create_response_from_buffer(len, buf_steal(&r->resp), MHD_RESPMEM_MUST_FREE);
+    }
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            r->content_type ? r->content_type : "application/json");
+    for (int i = 0; i < r->nhdr; i++)
+        MHD_add_response_header(resp, r->hdr_name[i], r->hdr_value[i]);
+    enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static bool declared_too_large(http_req_t *r, size_t max)
+{
+    const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!cl)
+        return false;
+    char *end;
+    unsigned long long n = strtoull(cl, &end, 10);
+    return *end == '\0' && n > max;
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const char *url,
+                                 const char *method, const char *version,
+                                 const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    http_server_t *s = cls;
+    http_req_t *r = *con_cls;
+    if (!r)
+        return MHD_NO;
+    if (!r->seen) {
+        r->seen = true;
+        r->method = arena_strdup(&r->arena, method);
+        r->counted = true;
+        atomic_fetch_add(&s->inflight, 1);
+        if (declared_too_large(r, s->o.max_body)) {
+            plain_error(r, 413, "Payload too large.");
+            r->dispatched = true;
+            return send_response(r);
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!r->body_too_large) {
+            if (r->body.len + *upload_size > s->o.max_body) {
+                r->body_too_large = true;
+                buf_free(&r->body);
+            } else {
+                buf_append(&r->body, upload_data, *upload_size);
+            }
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (r->resumed) {
+        r->resumed = false;
+        r->on_resumed(s->o.app, r);
+    } else if (!r->dispatched) {
+        r->dispatched = true;
+        if (r->body_too_large)
+            plain_error(r, 413, "Payload too large.");
+        else
+            s->o.handler(s->o.app, r);
+    } else {
+        return MHD_YES; /* answered already */
+    }
+    if (r->suspend_requested) {
+        r->suspend_requested = false;
+        MHD_suspend_connection(conn);
+        r->on_suspended(r);
+        return MHD_YES;
+    }
+    if (!r->responded) {
+        log_error("req=%s: handler gave no response", r->id);
+        plain_error(r, 500, "Server error.");
+    }
+    return send_response(r);
+}
+
+static void sanitize_path(const char *in, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (const char *p = in; *p && o + 5 < outlen; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x21 || c > 0x7e || c == '"' || c == '\\')
+            o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", c);
+        else
+            out[o++] = (char)c;
+    }
+    out[o] = '\0';
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    http_server_t *s = cls;
+    http_req_t *r = *con_cls;
+    if (!r)
+        return;
+    if (log_level >= LOG_INFO && r->method) {
+        char path[256];
+        sanitize_path(r->path, path, sizeof(path));
+        log_write(LOG_INFO,
+                  "access id=%s user=%lld method=%s path=\"%s\" status=%d bytes=%llu ms=%.2f%s",
+                  r->id, (long long)r->user_id, r->method, path, r->status,
+                  (unsigned long long)r->bytes_out, (mono_s() - r->started) * 1000.0,
+                  toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " aborted=1");
+    }
+    if (r->counted)
+        atomic_fetch_sub(&s->inflight, 1);
+    if (r->resp_fd >= 0)
+        close(r->resp_fd);
+    buf_free(&r->body);
+    buf_free(&r->resp);
+    arena_free(&r->arena);
+    free(r);
+    *con_cls = NULL;
+}
+
+static int parse_listen(const char *listen, struct sockaddr_in *sa, char *err, size_t errlen)
+{
+    const char *colon = strrchr(listen, ':');
+    char host[64];
+    if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
+        snprintf(err, errlen, "listen must be HOST:PORT");
+        return -1;
+    }
+    memcpy(host, listen, (size_t)(colon - listen));
+    host[colon - listen] = '\0';
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || end == colon + 1 || port < 0 || port > 65535) {
+        snprintf(err, errlen, "bad port in listen address");
+        return -1;
+    }
+    memset(sa, 0, sizeof(*sa));
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)port);
+    if (strcmp(host, "localhost") == 0)
+        strcpy(host, "127.0.0.1");
+    if (inet_pton(AF_INET, host[0] ? host : "0.0.0.0", &sa->sin_addr) != 1) {
+        snprintf(err, errlen, "listen host must be an IPv4 address");
+        return -1;
+    }
+    return 0;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    if (log_level < LOG_DEBUG)
+        return;
+    char msg[512];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n')
+        msg[--n] = '\0';
+    log_write(LOG_DEBUG, "http: %s", msg);
+}
+
+http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
+{
+    struct sockaddr_in sa;
+    if (parse_listen(o->listen, &sa, err, errlen) != 0)
+        return NULL;
+    http_server_t *s = xcalloc(1, sizeof(*s));
+    s->o = *o;
+    random_hex(s->id_prefix, 3);
+    unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    s->d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)o->connection_timeout, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+    if (!s->d) {
+        snprintf(err, errlen, "cannot listen on %s", o->listen);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+uint16_t http_port(http_server_t *s)
+{
+    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    return i ? i->port : 0;
+}
+
+void http_quiesce(http_server_t *s)
+{
+    MHD_socket fd = MHD_quiesce_daemon(s->d);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+}
+
+int http_inflight(http_server_t *s)
+{
+    return atomic_load(&s->inflight);
+}
+
+void http_stop(http_server_t *s)
+{
+    if (!s)
+        return;
+    MHD_stop_daemon(s->d);
+    free(s);
+}

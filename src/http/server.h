@@ -1,0 +1,95 @@
+/* server.h — the HTTP server: libmicrohttpd in poll mode with a thread pool.
+ *
+ * A request is an http_req_t with its own arena. The handler fills in a response
+ * (http_respond_json / http_respond_fd) or suspends the request (http_suspend):
+ * the connection then leaves MHD's loop, costs no thread, and comes back when some
+ * other thread calls http_resume(); MHD then calls the on_resumed callback in one
+ * of its threads, which must respond (or suspend again). */
+#ifndef INK_HTTP_SERVER_H
+#define INK_HTTP_SERVER_H
+
+#include "core/util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct MHD_Connection;
+typedef struct http_server http_server_t;
+typedef struct http_req http_req_t;
+
+typedef void (*http_handler_fn)(void *app, http_req_t *r);
+typedef void (*http_resumed_fn)(void *app, http_req_t *r);
+typedef void (*http_suspended_fn)(http_req_t *r);
+
+#define HTTP_MAX_HEADERS 12
+
+struct http_req {
+    arena_t arena;
+    http_server_t *srv;
+    struct MHD_Connection *conn;
+    const char *method;
+    const char *path;  /* raw (not percent-decoded), without the query */
+    const char *query; /* raw, after '?', "" when none */
+    buf_t body;
+    bool body_too_large;
+    char id[24]; /* request id for logs */
+    double started;
+    int64_t user_id; /* 0 until authenticated */
+
+    /* response */
+    int status;
+    buf_t resp;
+    const char *content_type;
+    const char *hdr_name[HTTP_MAX_HEADERS];
+    const char *hdr_value[HTTP_MAX_HEADERS];
+    int nhdr;
+    int resp_fd;
+    uint64_t resp_fd_size;
+    bool responded;
+    uint64_t bytes_out;
+
+    /* suspension */
+    bool suspend_requested, resumed;
+    http_suspended_fn on_suspended;
+    http_resumed_fn on_resumed;
+    void *wait;
+
+    /* internal */
+    bool seen, dispatched, counted;
+};
+
+typedef struct {
+    const char *listen; /* HOST:PORT; PORT may be 0 */
+    int threads;
+    int max_connections;
+    int connection_timeout; /* seconds */
+    size_t max_body;
+    http_handler_fn handler;
+    void *app;
+} http_opts_t;
+
+http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen);
+uint16_t http_port(http_server_t *s);
+/* Stops accepting new connections. */
+void http_quiesce(http_server_t *s);
+/* Requests that have started and not yet been answered (suspended ones included). */
+int http_inflight(http_server_t *s);
+void http_stop(http_server_t *s);
+
+/* Request header value or NULL (case-insensitive name). */
+const char *http_header(http_req_t *r, const char *name);
+/* Adds a response header; both strings are copied. */
+void http_add_header(http_req_t *r, const char *name, const char *value);
+/* Responds with r->resp as the body (application/json unless content_type is set). */
+void http_respond(http_req_t *r, int status);
+/* Responds with a file; the server closes fd. */
+void http_respond_fd(http_req_t *r, int status, int fd, uint64_t size, const char *ctype);
+/* Suspends after the handler returns; on_suspended runs right after the connection
+ * is suspended (register with whatever will resume it there). */
+void http_suspend(http_req_t *r, http_suspended_fn on_suspended, http_resumed_fn on_resumed,
+                  void *wait);
+/* From any thread, once per suspension. */
+void http_resume(http_req_t *r);
+
+#endif

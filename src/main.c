@@ -1,0 +1,148 @@
+/* main.c — inkwell: `serve` starts the server as a straight line of steps
+ * (config → log → store → media → provider → jobs → http), waits for SIGTERM or
+ * SIGINT, and stops in the reverse order; `key` manages API keys. */
+#include "api/api.h"
+#include "cli/cli.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "gen/jobs.h"
+#include "gen/provider.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SHUTDOWN_GRACE_S 10.0
+
+static void usage(void)
+{
+    fputs("usage: inkwell serve [options]      run the server (inkwell serve --help)\n"
+          "       inkwell key create --user NAME | key list | key revoke ID\n",
+          stderr);
+}
+
+static int serve(int argc, char **argv)
+{
+    cfg_t cfg;
+    char err[512];
+    bool help;
+    int rc = 1;
+    store_t *store = NULL;
+    media_t *media = NULL;
+    provider_t *prov = NULL;
+    jobs_t *jobs = NULL;
+    http_server_t *http = NULL;
+    app_t app = {0};
+    char *dburl = NULL, *media_dir = NULL;
+
+    if (cfg_load(&cfg, argc, argv, &help, err, sizeof(err)) != 0) {
+        fprintf(stderr, "inkwell: %s\n", err);
+        cfg_free(&cfg);
+        return 2;
+    }
+    if (help) {
+        cfg_print_help("inkwell");
+        cfg_free(&cfg);
+        return 0;
+    }
+    log_level = log_level_parse(cfg.log_level);
+
+    /* Signals are taken by sigwait below; every thread started from here on has
+     * them blocked. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    mkdir(cfg.data_dir, 0755);
+    dburl = cfg_database_url(&cfg);
+    if (!(store = store_open(dburl, err, sizeof(err)))) {
+        log_error("storage: %s", err);
+        goto out;
+    }
+    store_conn_t *c = store_conn(store, err, sizeof(err));
+    if (!c) {
+        log_error("storage: cannot connect: %s", err);
+        goto out;
+    }
+    if (c->ops->migrate(c) != STORE_OK) {
+        log_error("storage: schema migration failed");
+        goto out;
+    }
+    buf_t md;
+    buf_init(&md);
+    buf_printf(&md, "%s/media", cfg.data_dir);
+    media_dir = buf_steal(&md);
+    if (!(media = media_open(media_dir, err, sizeof(err)))) {
+        log_error("%s", err);
+        goto out;
+    }
+    if (!(prov = provider_new(&cfg, err, sizeof(err)))) {
+        log_error("provider: %s", err);
+        goto out;
+    }
+    bool shared = strcmp(store->ops->name, "postgres") == 0;
+    jobs = jobs_start(&cfg, store, media, prov, shared);
+    app.cfg = &cfg;
+    app.store = store;
+    app.media = media;
+    app.jobs = jobs;
+    app.rl = ratelimit_new(cfg.rate_limit, shared);
+    app.public_url = cfg_public_url(&cfg);
+    http_opts_t ho = {cfg.listen, (int)cfg.threads, (int)cfg.max_connections,
+                      (int)cfg.connection_timeout, (size_t)cfg.max_body, api_handle, &app};
+    if (!(http = http_start(&ho, err, sizeof(err)))) {
+        log_error("http: %s", err);
+        goto out;
+    }
+    log_info("inkwell listening on %s (port %u), storage %s, provider %s, %ld workers",
+             cfg.listen, http_port(http), store->ops->name, prov->name, cfg.workers);
+
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    log_info("signal %d: stopping (no new connections; finishing requests)", sig);
+    http_quiesce(http);
+    jobs_release_waiters(jobs); /* waiting creators answer 202 with their record */
+    double until = mono_s() + SHUTDOWN_GRACE_S;
+    while (http_inflight(http) > 0 && mono_s() < until)
+        sleep_ms(20);
+    rc = 0;
+out:
+    http_stop(http);
+    jobs_stop(jobs); /* running jobs are released for the next start */
+    if (prov)
+        prov->destroy(prov);
+    ratelimit_free(app.rl);
+    free(app.public_url);
+    media_close(media);
+    store_close(store);
+    free(dburl);
+    free(media_dir);
+    cfg_free(&cfg);
+    if (rc == 0)
+        log_info("stopped");
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage();
+        return 2;
+    }
+    if (strcmp(argv[1], "serve") == 0)
+        return serve(argc - 2, argv + 2);
+    if (strcmp(argv[1], "key") == 0)
+        return cli_key(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage();
+        return 0;
+    }
+    usage();
+    return 2;
+}

@@ -1,0 +1,197 @@
+"""Black-box harness: starts the real inkwell binary on a free loopback port with
+a temporary data directory (and, for the PostgreSQL run, a fresh database), and
+speaks HTTP to it. Python standard library only."""
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.parse
+import uuid
+
+BIN = os.environ.get("INKWELL_BIN", os.path.abspath("build/inkwell"))
+BACKEND = os.environ.get("INKWELL_TEST_BACKEND", "sqlite")
+PG_URL = os.environ.get("INKWELL_TEST_PG_URL")
+LOGDIR = os.environ.get("INKWELL_TEST_LOGDIR", tempfile.gettempdir())
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def pg_database():
+    """Creates a fresh PostgreSQL database and returns its URL."""
+    name = "t_" + uuid.uuid4().hex[:12]
+    subprocess.run(["psql", PG_URL, "-qAtc", f"CREATE DATABASE {name}"], check=True,
+                   capture_output=True)
+    return PG_URL.rsplit("/", 1)[0] + "/" + name
+
+
+class Resp:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+        try:
+            self.json = json.loads(body) if body else None
+        except ValueError:
+            self.json = None
+
+    def header(self, name):
+        for k, v in self.headers:
+            if k.lower() == name.lower():
+                return v
+        return None
+
+    def __repr__(self):
+        return f"<Resp {self.status} {self.body[:300]!r}>"
+
+
+class Server:
+    def __init__(self, *args, data_dir=None, database=None, env=None):
+        self.args = list(args)
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="inkwell-test-")
+        if database is None and BACKEND == "postgres":
+            database = pg_database()
+        self.database = database
+        self.env = dict(os.environ, **(env or {}))
+        self.proc = None
+        self.port = None
+        self.log_path = None
+
+    def storage_args(self):
+        a = ["--data-dir", self.data_dir]
+        if self.database:
+            a += ["--database", self.database]
+        return a
+
+    def start(self, port=None):
+        self.port = port or free_port()
+        self.log_path = os.path.join(LOGDIR, f"server-{uuid.uuid4().hex[:8]}.log")
+        self.log = open(self.log_path, "wb")
+        cmd = [BIN, "serve", "--listen", f"127.0.0.1:{self.port}"] + self.storage_args() + self.args
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=self.env)
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.read_log()[-2000:]}")
+            try:
+                if self.request("GET", "/healthz").status == 200:
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("server did not start")
+
+    def read_log(self):
+        with open(self.log_path, "r", errors="replace") as f:
+            return f.read()
+
+    def check_sanitizers(self):
+        log = self.read_log()
+        for mark in SANITIZER_MARKS:
+            if mark in log:
+                raise AssertionError(f"sanitizer report in {self.log_path}:\n{log[-4000:]}")
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        if not self.proc or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        self.log.close()
+        self.check_sanitizers()
+        return rc
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.log.close()
+
+    def cli(self, *args, check=True):
+        p = subprocess.run([BIN] + list(args) + self.storage_args(), capture_output=True,
+                           text=True, env=self.env)
+        if check and p.returncode != 0:
+            raise RuntimeError(f"cli {args} failed: {p.stderr}")
+        return p
+
+    def key(self, user):
+        return self.cli("key", "create", "--user", user).stdout.strip()
+
+    def request(self, method, path, key=None, form=None, json_body=None, body=None,
+                headers=None, timeout=30):
+        h = dict(headers or {})
+        if key:
+            h["Authorization"] = f"Bearer {key}"
+        if form is not None:
+            body = form if isinstance(form, (str, bytes)) else urllib.parse.urlencode(form)
+            h.setdefault("Content-Type", "application/x-www-form-urlencoded")
+        elif json_body is not None:
+            body = json.dumps(json_body)
+            h.setdefault("Content-Type", "application/json")
+        if isinstance(body, str):
+            body = body.encode()
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            conn.request(method, path, body=body, headers=h)
+            r = conn.getresponse()
+            return Resp(r.status, r.getheaders(), r.read())
+        finally:
+            conn.close()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+class ServerTest(unittest.TestCase):
+    """One server for the whole class, with users alice and bob."""
+    server_args = []
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(*cls.server_args).start()
+        cls.alice = cls.srv.key("alice")
+        cls.bob = cls.srv.key("bob")
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        if rc != 0:
+            raise AssertionError(f"server exited with {rc}: {cls.srv.read_log()[-2000:]}")
+
+    def req(self, method, path, key="alice", **kw):
+        k = {"alice": self.alice, "bob": self.bob, None: None}.get(key, key)
+        return self.srv.request(method, path, key=k, **kw)
+
+    def make_doc(self, key="alice", **fields):
+        form = {"name": "Doc", "prompt": "a post about tea"}
+        form.update(fields)
+        r = self.req("POST", "/api/v1/documents", key=key, form=form)
+        self.assertEqual(r.status, 201, r)
+        return r.json["data"]
+
+    def make_image(self, key="alice", **fields):
+        form = {"name": "Pic", "description": "a red sunset", "resolution": "1024x1024"}
+        form.update(fields)
+        r = self.req("POST", "/api/v1/images", key=key, form=form)
+        self.assertEqual(r.status, 201, r)
+        return r.json["data"]
+
+    def assertError(self, r, status, message=None):
+        self.assertEqual(r.status, status, r)
+        self.assertIsNotNone(r.json, r)
+        self.assertEqual(r.json.get("status"), status, r)
+        if message is not None:
+            self.assertEqual(r.json.get("message"), message, r)

@@ -1,0 +1,15 @@
+"""Runs every tests/http/test_*.py module and ends with "http: N passed, N failed"."""
+import os
+import sys
+import unittest
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+pattern = sys.argv[1] if len(sys.argv) > 1 else "test_*.py"
+suite = unittest.defaultTestLoader.discover(here, pattern=pattern, top_level_dir=here)
+result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+skipped = len(result.skipped)
+passed = max(0, result.testsRun - failed - skipped)
+print(f"http {os.environ.get('INKWELL_TEST_BACKEND', 'sqlite')}: {passed} passed, {failed + skipped} failed")
+sys.exit(1 if failed or skipped else 0)

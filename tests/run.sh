@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs every suite: the unit tests (each tests/unit/test_*.c program), then the
+# black-box HTTP suite against the real binary on SQLite and on a throwaway
+# PostgreSQL cluster. Ends with the line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export INKWELL_BIN="$PWD/$BUILD/inkwell"
+logdir=$(mktemp -d /tmp/inkwell-tests.XXXXXX)
+chmod 755 "$logdir"
+pgdir="$logdir/pg"
+passed=0
+failed=0
+
+cleanup() { scripts/pg-test.sh stop "$pgdir" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+if url=$(scripts/pg-test.sh start "$pgdir" 2>"$logdir/pg-start.log"); then
+  export INKWELL_TEST_PG_URL="$url" INKWELL_TEST_PG_DIR="$pgdir"
+else
+  echo "FAIL: could not start the test PostgreSQL:"; cat "$logdir/pg-start.log"
+  failed=$((failed + 1))
+fi
+
+count() { # parses "... N passed, M failed" from the last such line of a log
+  local line
+  line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+  if [ -z "$line" ]; then echo "0 1"; return; fi
+  echo "$line" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/'
+}
+
+for t in "$BUILD"/tests/test_*; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t")
+  log="$logdir/$name.log"
+  if "$t" >"$log" 2>&1; then status=ok; else status=FAILED; fi
+  read -r p f < <(count "$log")
+  [ "$status" = FAILED ] && [ "$f" = 0 ] && f=1
+  passed=$((passed + p)); failed=$((failed + f))
+  printf '%-28s %4d passed, %d failed%s\n' "$name" "$p" "$f" "$([ "$status" = ok ] || echo "   <-- see $log")"
+  [ "$status" = ok ] || tail -n 30 "$log"
+done
+
+for backend in sqlite postgres; do
+  [ "$backend" = postgres ] && [ -z "${INKWELL_TEST_PG_URL:-}" ] && continue
+  log="$logdir/http-$backend.log"
+  INKWELL_TEST_BACKEND=$backend INKWELL_TEST_LOGDIR="$logdir" python3 tests/http/run.py >"$log" 2>&1
+  read -r p f < <(count "$log")
+  passed=$((passed + p)); failed=$((failed + f))
+  printf '%-28s %4d passed, %d failed%s\n' "http ($backend)" "$p" "$f" "$([ "$f" = 0 ] || echo "   <-- see $log")"
+  [ "$f" = 0 ] || grep -E -A 25 '^(FAIL|ERROR):' "$log" | head -n 150
+done
+
+echo "logs: $logdir"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
