@@ -1,0 +1,1006 @@
+/* test_store.c — the backend-generic store suite.
+ *
+ * run_suite(url) drives every operation of store.h through store_open / store_conn /
+ * ops, on a database it assumes fresh. main() runs it on a new temporary SQLite file,
+ * and, when INKWELL_TEST_PG_URL holds an admin URL (postgres://user@host:port/postgres),
+ * also on a new uniquely named PostgreSQL database that it creates and drops. */
+#include "core/log.h"
+#include "store/store.h"
+#include "test.h"
+
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N_CLAIM_THREADS 4
+#define N_CLAIM_JOBS 200
+
+typedef struct {
+    store_t *s;
+    store_conn_t *c;
+    const store_ops_t *ops;
+    arena_t a;
+    int64_t alice, bob;
+} ctx_t;
+
+static int64_t user(ctx_t *t, const char *name)
+{
+    int64_t id = 0;
+    CHECK_INT(t->ops->user_ensure(t->c, name, &id), STORE_OK);
+    return id;
+}
+
+/* Creates a document; favorite is set with an update (create leaves it false). */
+static int64_t make_doc(ctx_t *t, int64_t uid, const char *name, int template_id, int favorite)
+{
+    record_t r = {.kind = KIND_DOC, .user_id = uid, .name = name, .prompt = "a prompt",
+                  .creativity = 0.5, .template_id = template_id};
+    int64_t job = 0;
+    CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+    if (favorite > 0) {
+        record_patch_t p = {.words = -1, .favorite = 1};
+        record_t out = {0};
+        CHECK_INT(t->ops->record_update(t->c, KIND_DOC, uid, r.id, &p, &t->a, &out), STORE_OK);
+    }
+    return r.id;
+}
+
+static int64_t make_img(ctx_t *t, int64_t uid, const char *name, const char *resolution,
+                        const char *style, int favorite)
+{
+    record_t r = {.kind = KIND_IMG, .user_id = uid, .name = name, .description = "a picture",
+                  .resolution = resolution, .style = style};
+    int64_t job = 0;
+    CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+    if (favorite > 0) {
+        record_patch_t p = {.words = -1, .favorite = 1};
+        record_t out = {0};
+        CHECK_INT(t->ops->record_update(t->c, KIND_IMG, uid, r.id, &p, &t->a, &out), STORE_OK);
+    }
+    return r.id;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+static list_query_t query(int64_t uid)
+{
+    return (list_query_t){.user_id = uid, .favorite = -1, .per_page = 100, .page = 1};
+}
+
+/* Checks that the list gives exactly the names in expect (NULL-terminated), in order,
+ * with total equal to their number. */
+static void expect_names(ctx_t *t, rec_kind_t kind, const list_query_t *q,
+                         const char *const *expect, int line)
+{
+    record_list_t l = {0};
+    int rc = t->ops->record_list(t->c, kind, q, &t->a, &l);
+    CHECK_MSG(rc == STORE_OK, "line %d: list rc %d", line, rc);
+    size_t n = 0;
+    while (expect[n])
+        n++;
+    CHECK_MSG(l.n == n && l.total == (int64_t)n, "line %d: %zu items, total %lld, expected %zu",
+              line, l.n, (long long)l.total, n);
+    for (size_t i = 0; i < n && i < l.n; i++) {
+        CHECK_MSG(str_eq(l.items[i].name, expect[i]), "line %d: item %zu \"%s\" != \"%s\"",
+                  line, i, l.items[i].name, expect[i]);
+        CHECK_MSG(l.items[i].user_id == q->user_id && l.items[i].kind == kind,
+                  "line %d: item of another user or kind", line);
+    }
+}
+#define EXPECT_NAMES(t, kind, q, ...)                                                              \
+    do {                                                                                           \
+        static const char *const e_[] = {__VA_ARGS__, NULL};                                       \
+        expect_names((t), (kind), (q), e_, __LINE__);                                              \
+    } while (0)
+#define EXPECT_NONE(t, kind, q)                                                                    \
+    do {                                                                                           \
+        static const char *const e_[] = {NULL};                                                    \
+        expect_names((t), (kind), (q), e_, __LINE__);                                              \
+    } while (0)
+
+/* Checks that the list gives exactly the ids in expect, in order. */
+static void expect_ids(ctx_t *t, rec_kind_t kind, const list_query_t *q, const int64_t *expect,
+                       size_t n, int64_t total, int line)
+{
+    record_list_t l = {0};
+    int rc = t->ops->record_list(t->c, kind, q, &t->a, &l);
+    CHECK_MSG(rc == STORE_OK, "line %d: list rc %d", line, rc);
+    CHECK_MSG(l.n == n && l.total == total, "line %d: %zu items, total %lld, expected %zu, %lld",
+              line, l.n, (long long)l.total, n, (long long)total);
+    for (size_t i = 0; i < n && i < l.n; i++)
+        CHECK_MSG(l.items[i].id == expect[i], "line %d: item %zu id %lld != %lld", line, i,
+                  (long long)l.items[i].id, (long long)expect[i]);
+}
+
+/* ---- schema ---------------------------------------------------------------------------- */
+
+typedef struct {
+    store_t *s;
+    int rc;
+} migrate_arg_t;
+
+static void *migrate_thread(void *p)
+{
+    migrate_arg_t *m = p;
+    char err[256];
+    store_conn_t *c = store_conn(m->s, err, sizeof(err));
+    m->rc = c ? c->ops->migrate(c) : -100;
+    return NULL;
+}
+
+static void test_migrate(ctx_t *t)
+{
+    /* several connections migrating a fresh database at once, as processes starting
+     * together would */
+    pthread_t th[4];
+    migrate_arg_t args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (migrate_arg_t){.s = t->s, .rc = -99};
+        CHECK(pthread_create(&th[i], NULL, migrate_thread, &args[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_INT(args[i].rc, STORE_OK);
+    }
+    CHECK_INT(t->ops->migrate(t->c), STORE_OK);
+    CHECK_INT(t->ops->migrate(t->c), STORE_OK);
+    CHECK_INT(t->ops->ping(t->c), STORE_OK);
+}
+
+/* ---- users and keys -------------------------------------------------------------------- */
+
+static void test_keys(ctx_t *t)
+{
+    t->alice = user(t, "alice");
+    CHECK(t->alice > 0);
+    CHECK_INT(user(t, "alice"), t->alice);
+    t->bob = user(t, "bob");
+    CHECK(t->bob > 0 && t->bob != t->alice);
+
+    char h1[65], h2[65], h3[65];
+    sha256_hex("ink_key_one", 11, h1);
+    sha256_hex("ink_key_two", 11, h2);
+    sha256_hex("ink_key_unknown", 15, h3);
+    int64_t k1 = 0, k2 = 0, k3 = 0, uid = 0, kid = 0;
+    CHECK_INT(t->ops->key_insert(t->c, t->alice, h1, "ink_aaaaaa", &k1), STORE_OK);
+    CHECK_INT(t->ops->key_insert(t->c, t->bob, h2, "ink_bbbbbb", &k2), STORE_OK);
+    CHECK(k1 > 0 && k2 > k1);
+    CHECK_INT(t->ops->key_insert(t->c, t->bob, h1, "ink_aaaaaa", &k3), STORE_CONFLICT);
+
+    CHECK_INT(t->ops->key_auth(t->c, h1, &uid, &kid), STORE_OK);
+    CHECK_INT(uid, t->alice);
+    CHECK_INT(kid, k1);
+    CHECK_INT(t->ops->key_auth(t->c, h2, &uid, &kid), STORE_OK);
+    CHECK_INT(uid, t->bob);
+    CHECK_INT(kid, k2);
+    CHECK_INT(t->ops->key_auth(t->c, h3, &uid, &kid), STORE_NOTFOUND);
+
+    int64_t before = now_us();
+    CHECK_INT(t->ops->key_revoke(t->c, k1), STORE_OK);
+    CHECK_INT(t->ops->key_auth(t->c, h1, &uid, &kid), STORE_NOTFOUND);
+    CHECK_INT(t->ops->key_revoke(t->c, k2 + 1000), STORE_NOTFOUND);
+    CHECK_INT(t->ops->key_auth(t->c, h2, &uid, &kid), STORE_OK);
+
+    key_info_t *keys = NULL;
+    size_t n = 0;
+    CHECK_INT(t->ops->key_list(t->c, &t->a, &keys, &n), STORE_OK);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        CHECK_INT(keys[0].id, k1);
+        CHECK_INT(keys[0].user_id, t->alice);
+        CHECK_STR(keys[0].user_name, "alice");
+        CHECK_STR(keys[0].prefix, "ink_aaaaaa");
+        CHECK(keys[0].created_us > 0 && keys[0].created_us <= before);
+        CHECK(keys[0].revoked_us >= before && keys[0].revoked_us <= now_us());
+        CHECK_INT(keys[1].id, k2);
+        CHECK_STR(keys[1].user_name, "bob");
+        CHECK_STR(keys[1].prefix, "ink_bbbbbb");
+        CHECK_INT(keys[1].revoked_us, 0);
+    }
+}
+
+/* ---- records --------------------------------------------------------------------------- */
+
+static void test_documents(ctx_t *t)
+{
+    record_t r = {.kind = KIND_DOC, .user_id = t->alice, .name = "First doc",
+                  .prompt = "Write about owls", .creativity = 0.75, .template_id = 3};
+    int64_t job = 0, t0 = now_us();
+    CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+    int64_t t1 = now_us();
+    CHECK(r.id > 0 && job > 0);
+    CHECK_STR(r.state, "queued");
+    CHECK(r.created_us >= t0 && r.created_us <= t1);
+    CHECK_INT(r.updated_us, r.created_us);
+
+    record_t g = {0};
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
+    CHECK_INT(g.kind, KIND_DOC);
+    CHECK_INT(g.id, r.id);
+    CHECK_INT(g.user_id, t->alice);
+    CHECK_STR(g.name, "First doc");
+    CHECK_STR(g.prompt, "Write about owls");
+    CHECK(g.creativity == 0.75);
+    CHECK_INT(g.template_id, 3);
+    CHECK_STR(g.state, "queued");
+    CHECK(g.result == NULL && g.error == NULL && !g.favorite);
+    CHECK_INT(g.words, 0);
+    CHECK_INT(g.created_us, r.created_us);
+    CHECK_INT(g.updated_us, r.updated_us);
+
+    sleep_ms(3);
+    record_patch_t p = {.name = "Renamed", .result = "one two three", .words = 3, .favorite = 1};
+    record_t u = {0};
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, t->alice, r.id, &p, &t->a, &u), STORE_OK);
+    CHECK_STR(u.name, "Renamed");
+    CHECK_STR(u.result, "one two three");
+    CHECK_INT(u.words, 3);
+    CHECK(u.favorite);
+    CHECK_STR(u.prompt, "Write about owls");
+    CHECK_INT(u.created_us, r.created_us);
+    CHECK(u.updated_us > r.updated_us);
+
+    sleep_ms(3);
+    record_patch_t p2 = {.words = -1, .favorite = 0};
+    record_t u2 = {0};
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, t->alice, r.id, &p2, &t->a, &u2), STORE_OK);
+    CHECK_STR(u2.name, "Renamed");
+    CHECK_STR(u2.result, "one two three");
+    CHECK_INT(u2.words, 3);
+    CHECK(!u2.favorite);
+    CHECK(u2.updated_us > u.updated_us);
+    record_patch_t p3 = {.words = -1, .favorite = -1};
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, t->alice, r.id, &p3, &t->a, &u2), STORE_OK);
+    CHECK(!u2.favorite);
+    CHECK_STR(u2.name, "Renamed");
+
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.name, "Renamed");
+    CHECK_STR(g.result, "one two three");
+    /* the same id is no image */
+    CHECK_INT(t->ops->record_get(t->c, KIND_IMG, t->alice, r.id + 100000, &t->a, &g),
+              STORE_NOTFOUND);
+
+    const char *key = "unset";
+    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, t->alice, r.id, &t->a, &key), STORE_OK);
+    CHECK(key == NULL);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_NOTFOUND);
+    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, t->alice, r.id, &t->a, &key),
+              STORE_NOTFOUND);
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, t->alice, r.id, &p, &t->a, &u),
+              STORE_NOTFOUND);
+
+    /* ids are never reused, even the highest one after its delete */
+    int64_t again = make_doc(t, t->alice, "Second doc", 1, 0);
+    CHECK(again > r.id);
+}
+
+static void test_images(ctx_t *t)
+{
+    record_t r = {.kind = KIND_IMG, .user_id = t->alice, .name = "Lighthouse",
+                  .description = "a lighthouse at dusk", .resolution = "1792x1024",
+                  .style = "vivid"};
+    int64_t job = 0, t0 = now_us();
+    CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+    CHECK(r.id > 0 && job > 0);
+    CHECK_STR(r.state, "queued");
+    CHECK(r.created_us >= t0 && r.updated_us == r.created_us);
+
+    record_t g = {0};
+    CHECK_INT(t->ops->record_get(t->c, KIND_IMG, t->alice, r.id, &t->a, &g), STORE_OK);
+    CHECK_INT(g.kind, KIND_IMG);
+    CHECK_STR(g.name, "Lighthouse");
+    CHECK_STR(g.description, "a lighthouse at dusk");
+    CHECK_STR(g.resolution, "1792x1024");
+    CHECK_STR(g.style, "vivid");
+    CHECK_STR(g.state, "queued");
+    CHECK(g.media_key == NULL && g.revised_prompt == NULL && g.error == NULL && !g.favorite);
+    CHECK_INT(g.created_us, r.created_us);
+
+    record_t r2 = {.kind = KIND_IMG, .user_id = t->alice, .name = "No style",
+                   .description = "plain", .resolution = "1024x1792"};
+    CHECK_INT(t->ops->record_create(t->c, &r2, &job), STORE_OK);
+    CHECK(r2.id > r.id);
+    CHECK_INT(t->ops->record_get(t->c, KIND_IMG, t->alice, r2.id, &t->a, &g), STORE_OK);
+    CHECK(g.style == NULL);
+    CHECK_STR(g.resolution, "1024x1792");
+
+    sleep_ms(3);
+    record_patch_t p = {.name = "Lighthouse 2", .words = -1, .favorite = 1};
+    record_t u = {0};
+    CHECK_INT(t->ops->record_update(t->c, KIND_IMG, t->alice, r.id, &p, &t->a, &u), STORE_OK);
+    CHECK_STR(u.name, "Lighthouse 2");
+    CHECK(u.favorite);
+    CHECK_STR(u.description, "a lighthouse at dusk");
+    CHECK_STR(u.style, "vivid");
+    CHECK_INT(u.created_us, r.created_us);
+    CHECK(u.updated_us > r.updated_us);
+
+    const char *key = "unset";
+    CHECK_INT(t->ops->record_delete(t->c, KIND_IMG, t->alice, r2.id, &t->a, &key), STORE_OK);
+    CHECK(key == NULL);
+    CHECK_INT(t->ops->record_get(t->c, KIND_IMG, t->alice, r2.id, &t->a, &g), STORE_NOTFOUND);
+}
+
+/* Another user's id is NOTFOUND for get, update and delete, and nothing changes. */
+static void check_isolated(ctx_t *t, rec_kind_t kind, int64_t id)
+{
+    record_t before = {0}, g = {0}, u = {0};
+    CHECK_INT(t->ops->record_get(t->c, kind, t->alice, id, &t->a, &before), STORE_OK);
+    CHECK_INT(t->ops->record_get(t->c, kind, t->bob, id, &t->a, &g), STORE_NOTFOUND);
+    record_patch_t p = {.name = "stolen", .result = "stolen", .words = 1, .favorite = 1};
+    CHECK_INT(t->ops->record_update(t->c, kind, t->bob, id, &p, &t->a, &u), STORE_NOTFOUND);
+    const char *key = NULL;
+    CHECK_INT(t->ops->record_delete(t->c, kind, t->bob, id, &t->a, &key), STORE_NOTFOUND);
+    CHECK_INT(t->ops->record_get(t->c, kind, t->alice, id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.name, before.name);
+    CHECK_INT(g.favorite, before.favorite);
+    CHECK_INT(g.updated_us, before.updated_us);
+    CHECK(!str_eq(g.result, "stolen"));
+}
+
+static void test_isolation(ctx_t *t)
+{
+    check_isolated(t, KIND_DOC, make_doc(t, t->alice, "private doc", 1, 0));
+    check_isolated(t, KIND_IMG, make_img(t, t->alice, "private img", "1024x1024", NULL, 0));
+}
+
+/* ---- lists ----------------------------------------------------------------------------- */
+
+static void test_search(ctx_t *t)
+{
+    int64_t me = user(t, "searcher"), other = user(t, "search-other");
+    const char *names[] = {"100% pure", "100 percent", "a_b",         "axb",   "back\\slash",
+                           "backxslash", "Hello World", "HELLO there", "ÉCOLE", "école"};
+    int64_t ids[ARRAY_LEN(names)];
+    for (size_t i = 0; i < ARRAY_LEN(names); i++)
+        ids[i] = make_doc(t, me, names[i], i == 2 || i == 3 ? 7 : 1, i == 0 || i == 9);
+    /* the other user has lookalikes that must never show */
+    for (size_t i = 0; i < ARRAY_LEN(names); i++)
+        make_doc(t, other, names[i], 7, 1);
+    record_patch_t p = {.result = "the needle is here", .words = 4, .favorite = -1};
+    record_t u = {0};
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, me, ids[1], &p, &t->a, &u), STORE_OK);
+    p.result = "NEEDLE again";
+    p.words = 2;
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, me, ids[3], &p, &t->a, &u), STORE_OK);
+
+    list_query_t q = query(me);
+    q.sort_by_name = q.asc = true;
+    q.search = "%";
+    EXPECT_NAMES(t, KIND_DOC, &q, "100% pure");
+    q.search = "100%";
+    EXPECT_NAMES(t, KIND_DOC, &q, "100% pure");
+    q.search = "100";
+    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent", "100% pure");
+    q.search = "_";
+    EXPECT_NAMES(t, KIND_DOC, &q, "a_b");
+    q.search = "a_b";
+    EXPECT_NAMES(t, KIND_DOC, &q, "a_b");
+    q.search = "\\";
+    EXPECT_NAMES(t, KIND_DOC, &q, "back\\slash");
+    q.search = "k\\s";
+    EXPECT_NAMES(t, KIND_DOC, &q, "back\\slash");
+    q.search = "hello";
+    EXPECT_NAMES(t, KIND_DOC, &q, "HELLO there", "Hello World");
+    q.search = "hELLO w";
+    EXPECT_NAMES(t, KIND_DOC, &q, "Hello World");
+    /* only A-Z fold: É and é are different characters */
+    q.search = "école";
+    EXPECT_NAMES(t, KIND_DOC, &q, "école");
+    q.search = "ÉCOLE";
+    EXPECT_NAMES(t, KIND_DOC, &q, "ÉCOLE");
+    q.search = "cole";
+    EXPECT_NAMES(t, KIND_DOC, &q, "ÉCOLE", "école");
+    q.search = "no such thing";
+    EXPECT_NONE(t, KIND_DOC, &q);
+    q.search = "";
+    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent", "100% pure", "HELLO there", "Hello World",
+                 "a_b", "axb", "back\\slash", "backxslash", "ÉCOLE", "école");
+
+    /* search on result */
+    q.search = "needle";
+    EXPECT_NONE(t, KIND_DOC, &q);
+    q.search_result = true;
+    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent", "axb");
+    q.search = "needle is";
+    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent");
+    q.search_result = false;
+
+    /* template and favorite filters, alone and together with a search */
+    q.search = NULL;
+    q.template_id = 7;
+    EXPECT_NAMES(t, KIND_DOC, &q, "a_b", "axb");
+    q.search = "x";
+    EXPECT_NAMES(t, KIND_DOC, &q, "axb");
+    q.search = NULL;
+    q.template_id = 0;
+    q.favorite = 1;
+    EXPECT_NAMES(t, KIND_DOC, &q, "100% pure", "école");
+    q.favorite = 0;
+    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent", "HELLO there", "Hello World", "a_b", "axb",
+                 "back\\slash", "backxslash", "ÉCOLE");
+    q.favorite = 1;
+    q.template_id = 7;
+    EXPECT_NONE(t, KIND_DOC, &q);
+
+    /* the other user's list is theirs alone */
+    list_query_t o = query(other);
+    o.template_id = 7;
+    o.favorite = 1;
+    record_list_t l = {0};
+    CHECK_INT(t->ops->record_list(t->c, KIND_DOC, &o, &t->a, &l), STORE_OK);
+    CHECK_INT(l.total, ARRAY_LEN(names));
+    CHECK_INT(l.n, ARRAY_LEN(names));
+}
+
+static void test_image_filters(ctx_t *t)
+{
+    int64_t me = user(t, "painter"), other = user(t, "painter-other");
+    make_img(t, me, "sunset", "1024x1024", "vivid", 0);
+    make_img(t, me, "Sunrise", "1792x1024", "natural", 0);
+    make_img(t, me, "forest", "1024x1792", NULL, 1);
+    make_img(t, me, "sun_dog", "1024x1024", "natural", 0);
+    make_img(t, me, "sunXdog", "1024x1024", NULL, 0);
+    make_img(t, other, "sunset", "1024x1024", "natural", 1);
+    make_doc(t, me, "sunset as a document", 1, 0);
+
+    list_query_t q = query(me);
+    q.sort_by_name = q.asc = true;
+    EXPECT_NAMES(t, KIND_IMG, &q, "Sunrise", "forest", "sunXdog", "sun_dog", "sunset");
+    q.resolution = "1024x1024";
+    EXPECT_NAMES(t, KIND_IMG, &q, "sunXdog", "sun_dog", "sunset");
+    q.style = "natural";
+    EXPECT_NAMES(t, KIND_IMG, &q, "sun_dog");
+    q.resolution = NULL;
+    EXPECT_NAMES(t, KIND_IMG, &q, "Sunrise", "sun_dog");
+    q.style = "vivid";
+    EXPECT_NAMES(t, KIND_IMG, &q, "sunset");
+    q.style = NULL;
+    q.search = "sun_";
+    EXPECT_NAMES(t, KIND_IMG, &q, "sun_dog");
+    q.search = "SUN";
+    EXPECT_NAMES(t, KIND_IMG, &q, "Sunrise", "sunXdog", "sun_dog", "sunset");
+    q.search = "sun";
+    q.resolution = "1024x1024";
+    q.style = "vivid";
+    EXPECT_NAMES(t, KIND_IMG, &q, "sunset");
+    q = query(me);
+    q.favorite = 1;
+    EXPECT_NAMES(t, KIND_IMG, &q, "forest");
+    q.favorite = 0;
+    q.resolution = "1792x1024";
+    EXPECT_NAMES(t, KIND_IMG, &q, "Sunrise");
+    q.resolution = "800x600";
+    EXPECT_NONE(t, KIND_IMG, &q);
+}
+
+static void test_sort(ctx_t *t)
+{
+    int64_t me = user(t, "sorter");
+    const char *names[] = {"b", "a", "b", "c", "a", "B", "é", "z"};
+    int64_t i[ARRAY_LEN(names)];
+    for (size_t k = 0; k < ARRAY_LEN(names); k++)
+        i[k] = make_doc(t, me, names[k], 1, 0);
+    make_doc(t, user(t, "sorter-other"), "a", 1, 0);
+
+    list_query_t q = query(me);
+    q.sort_by_name = true;
+    q.asc = true;
+    /* bytes: "B" < "a" < ... < "z" < "é"; equal names by id in the same direction */
+    int64_t asc[] = {i[5], i[1], i[4], i[0], i[2], i[3], i[7], i[6]};
+    expect_ids(t, KIND_DOC, &q, asc, 8, 8, __LINE__);
+    q.asc = false;
+    int64_t desc[] = {i[6], i[7], i[3], i[2], i[0], i[4], i[1], i[5]};
+    expect_ids(t, KIND_DOC, &q, desc, 8, 8, __LINE__);
+
+    q.sort_by_name = false;
+    q.asc = true;
+    expect_ids(t, KIND_DOC, &q, i, 8, 8, __LINE__);
+    q.asc = false;
+    int64_t rev[8];
+    for (int k = 0; k < 8; k++)
+        rev[k] = i[7 - k];
+    expect_ids(t, KIND_DOC, &q, rev, 8, 8, __LINE__);
+
+    /* name sort across pages of 3: no repeat, no skip among equal names */
+    q.sort_by_name = true;
+    q.asc = true;
+    q.per_page = 3;
+    for (int page = 1; page <= 3; page++) {
+        q.page = page;
+        size_t n = page < 3 ? 3 : 2;
+        expect_ids(t, KIND_DOC, &q, asc + (page - 1) * 3, n, 8, __LINE__);
+    }
+}
+
+static void test_pages(ctx_t *t)
+{
+    int64_t me = user(t, "pager"), other = user(t, "pager-other");
+    int64_t ids[27];
+    for (int k = 0; k < 27; k++) {
+        char name[16];
+        snprintf(name, sizeof(name), "doc %02d", k + 1);
+        ids[k] = make_doc(t, me, name, 1, 0);
+        make_doc(t, other, name, 1, 0);
+    }
+    int64_t desc[27];
+    for (int k = 0; k < 27; k++)
+        desc[k] = ids[26 - k];
+
+    list_query_t q = query(me); /* defaults: by id, desc */
+    q.per_page = 10;
+    expect_ids(t, KIND_DOC, &q, desc, 10, 27, __LINE__);
+    q.page = 2;
+    expect_ids(t, KIND_DOC, &q, desc + 10, 10, 27, __LINE__);
+    q.page = 3;
+    expect_ids(t, KIND_DOC, &q, desc + 20, 7, 27, __LINE__);
+    q.page = 4;
+    expect_ids(t, KIND_DOC, &q, NULL, 0, 27, __LINE__);
+    q.page = 1000000000000LL;
+    expect_ids(t, KIND_DOC, &q, NULL, 0, 27, __LINE__);
+    q.per_page = 25;
+    q.page = 2;
+    expect_ids(t, KIND_DOC, &q, desc + 25, 2, 27, __LINE__);
+    q.per_page = 50;
+    q.page = 1;
+    expect_ids(t, KIND_DOC, &q, desc, 27, 27, __LINE__);
+    q.per_page = 100;
+    expect_ids(t, KIND_DOC, &q, desc, 27, 27, __LINE__);
+    q.sort_by_name = q.asc = true;
+    q.per_page = 10;
+    q.page = 3;
+    expect_ids(t, KIND_DOC, &q, ids + 20, 7, 27, __LINE__);
+    q.search = "doc 2";
+    q.page = 1;
+    expect_ids(t, KIND_DOC, &q, ids + 19, 8, 8, __LINE__);
+
+    /* 100 per page out of more than 100 rows */
+    int64_t many = user(t, "many");
+    for (int k = 0; k < 105; k++)
+        make_img(t, many, "pic", "1024x1024", NULL, 0);
+    list_query_t m = query(many);
+    record_list_t l = {0};
+    CHECK_INT(t->ops->record_list(t->c, KIND_IMG, &m, &t->a, &l), STORE_OK);
+    CHECK_INT(l.n, 100);
+    CHECK_INT(l.total, 105);
+    m.page = 2;
+    CHECK_INT(t->ops->record_list(t->c, KIND_IMG, &m, &t->a, &l), STORE_OK);
+    CHECK_INT(l.n, 5);
+    CHECK_INT(l.total, 105);
+}
+
+/* ---- jobs ------------------------------------------------------------------------------ */
+
+/* Claims and completes every job left from the sections above, oldest first. */
+static void drain_jobs(ctx_t *t)
+{
+    job_t j = {0};
+    int64_t last = 0, n = 0, left = -1;
+    CHECK_INT(t->ops->job_count(t->c, &left), STORE_OK);
+    CHECK(left > 0);
+    while (t->ops->job_claim(t->c, 60, &t->a, &j) == STORE_OK) {
+        CHECK_MSG(j.id > last, "claim order: job %lld after %lld", (long long)j.id,
+                  (long long)last);
+        last = j.id;
+        CHECK_INT(j.attempts, 1);
+        CHECK_INT(t->ops->job_complete(t->c, &j, "drained", 1, "drained-key", NULL), STORE_OK);
+        if (++n > 100000)
+            break;
+    }
+    CHECK_INT(n, left);
+    CHECK_INT(t->ops->job_count(t->c, &left), STORE_OK);
+    CHECK_INT(left, 0);
+}
+
+static void check_state(ctx_t *t, rec_kind_t kind, int64_t uid, int64_t id, const char *state,
+                        int line)
+{
+    record_t g = {0};
+    int rc = t->ops->record_get(t->c, kind, uid, id, &t->a, &g);
+    CHECK_MSG(rc == STORE_OK && str_eq(g.state, state),
+              "line %d: record %lld state %s, expected %s (rc %d)", line, (long long)id,
+              rc == STORE_OK && g.state ? g.state : "-", state, rc);
+}
+#define CHECK_STATE(t, kind, uid, id, state) check_state(t, kind, uid, id, state, __LINE__)
+
+static void test_jobs_basic(ctx_t *t)
+{
+    int64_t me = user(t, "worker");
+    record_t d1 = {.kind = KIND_DOC, .user_id = me, .name = "d1", .prompt = "owls",
+                   .creativity = 0.25, .template_id = 4};
+    record_t i1 = {.kind = KIND_IMG, .user_id = me, .name = "i1", .description = "a cat",
+                   .resolution = "1024x1792", .style = "natural"};
+    record_t d2 = {.kind = KIND_DOC, .user_id = me, .name = "d2", .prompt = "bats",
+                   .creativity = 1, .template_id = 1};
+    int64_t j1, j2, j3, n = -1;
+    CHECK_INT(t->ops->record_create(t->c, &d1, &j1), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &i1, &j2), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &d2, &j3), STORE_OK);
+    CHECK(j1 < j2 && j2 < j3);
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, 3);
+
+    job_t a = {0}, b = {0}, c = {0}, x = {0};
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &a), STORE_OK);
+    CHECK_INT(a.id, j1);
+    CHECK_INT(a.attempts, 1);
+    CHECK_INT(strlen(a.token), 32);
+    CHECK_INT(a.rec.kind, KIND_DOC);
+    CHECK_INT(a.rec.id, d1.id);
+    CHECK_INT(a.rec.user_id, me);
+    CHECK_STR(a.rec.prompt, "owls");
+    CHECK(a.rec.creativity == 0.25);
+    CHECK_INT(a.rec.template_id, 4);
+    CHECK_STATE(t, KIND_DOC, me, d1.id, "generating");
+    CHECK_STATE(t, KIND_DOC, me, d2.id, "queued");
+
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &b), STORE_OK);
+    CHECK_INT(b.id, j2);
+    CHECK_INT(b.rec.kind, KIND_IMG);
+    CHECK_INT(b.rec.id, i1.id);
+    CHECK_STR(b.rec.description, "a cat");
+    CHECK_STR(b.rec.resolution, "1024x1792");
+    CHECK_STR(b.rec.style, "natural");
+    CHECK(!str_eq(a.token, b.token));
+    CHECK_STATE(t, KIND_IMG, me, i1.id, "generating");
+
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &c), STORE_OK);
+    CHECK_INT(c.id, j3);
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
+    CHECK_INT(t->ops->job_renew(t->c, a.id, a.token, 120), STORE_OK);
+
+    CHECK_INT(t->ops->job_complete(t->c, &a, "alpha beta", 2, NULL, NULL), STORE_OK);
+    record_t g = {0};
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.state, "completed");
+    CHECK_STR(g.result, "alpha beta");
+    CHECK_INT(g.words, 2);
+    CHECK(g.error == NULL);
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, 2);
+
+    CHECK_INT(t->ops->job_complete(t->c, &b, NULL, 0, "k/abc.png", "a better cat"), STORE_OK);
+    CHECK_INT(t->ops->record_get(t->c, KIND_IMG, me, i1.id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.state, "completed");
+    CHECK_STR(g.media_key, "k/abc.png");
+    CHECK_STR(g.revised_prompt, "a better cat");
+
+    CHECK_INT(t->ops->job_fail(t->c, &c, "The provider refused."), STORE_OK);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d2.id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.state, "failed");
+    CHECK_STR(g.error, "The provider refused.");
+    CHECK(g.result == NULL);
+
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, 0);
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
+    /* finished jobs are gone: their tokens are stale */
+    CHECK_INT(t->ops->job_complete(t->c, &a, "again", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(t->ops->job_renew(t->c, a.id, a.token, 60), STORE_STALE);
+    CHECK_INT(t->ops->job_fail(t->c, &c, "again"), STORE_STALE);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.result, "alpha beta");
+
+    const char *key = NULL;
+    CHECK_INT(t->ops->record_delete(t->c, KIND_IMG, me, i1.id, &t->a, &key), STORE_OK);
+    CHECK_STR(key, "k/abc.png");
+}
+
+static void test_jobs_lease(ctx_t *t)
+{
+    int64_t me = user(t, "worker");
+    record_t d = {.kind = KIND_DOC, .user_id = me, .name = "lease", .prompt = "p",
+                  .creativity = 0, .template_id = 1};
+    int64_t jid, n;
+    CHECK_INT(t->ops->record_create(t->c, &d, &jid), STORE_OK);
+    job_t first = {0}, second = {0}, x = {0};
+    CHECK_INT(t->ops->job_claim(t->c, 0.05, &t->a, &first), STORE_OK);
+    CHECK_INT(first.id, jid);
+    CHECK_INT(first.attempts, 1);
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
+    sleep_ms(100);
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &second), STORE_OK);
+    CHECK_INT(second.id, jid);
+    CHECK_INT(second.attempts, 2);
+    CHECK_INT(second.rec.id, d.id);
+    CHECK(!str_eq(first.token, second.token));
+
+    CHECK_INT(t->ops->job_complete(t->c, &first, "late", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(t->ops->job_renew(t->c, first.id, first.token, 60), STORE_STALE);
+    CHECK_INT(t->ops->job_fail(t->c, &first, "late"), STORE_STALE);
+    record_t g = {0};
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d.id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.state, "generating");
+    CHECK(g.result == NULL && g.error == NULL);
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, 1);
+
+    CHECK_INT(t->ops->job_renew(t->c, second.id, second.token, 60), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &second, "on time", 2, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d.id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.state, "completed");
+    CHECK_STR(g.result, "on time");
+
+    /* deleting a record removes its job, queued or claimed */
+    record_t q = d, w = d;
+    CHECK_INT(t->ops->record_create(t->c, &q, &jid), STORE_OK);
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, 1);
+    const char *key = NULL;
+    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, me, q.id, &t->a, &key), STORE_OK);
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, 0);
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
+
+    CHECK_INT(t->ops->record_create(t->c, &w, &jid), STORE_OK);
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_OK);
+    CHECK_INT(x.rec.id, w.id);
+    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, me, w.id, &t->a, &key), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &x, "orphan", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, 0);
+}
+
+typedef struct {
+    store_t *s;
+    store_conn_t *main_conn;
+    job_t jobs[N_CLAIM_JOBS];
+    int n, errors;
+    bool own_conn;
+    arena_t a;
+} claimer_t;
+
+static void *claim_thread(void *p)
+{
+    claimer_t *w = p;
+    char err[256];
+    store_conn_t *c = store_conn(w->s, err, sizeof(err));
+    if (!c) {
+        w->errors++;
+        return NULL;
+    }
+    w->own_conn = c != w->main_conn;
+    for (;;) {
+        job_t j = {0};
+        int rc = c->ops->job_claim(c, 300, &w->a, &j);
+        if (rc == STORE_NOTFOUND)
+            break;
+        if (rc != STORE_OK || w->n == N_CLAIM_JOBS) {
+            w->errors++;
+            break;
+        }
+        w->jobs[w->n++] = j;
+    }
+    /* then everyone finishes their jobs at once */
+    for (int i = 0; i < w->n; i++) {
+        int rc = (i % 2) ? c->ops->job_complete(c, &w->jobs[i], "done", 1, NULL, NULL)
+                         : c->ops->job_fail(c, &w->jobs[i], "failed on purpose");
+        if (rc != STORE_OK)
+            w->errors++;
+    }
+    return NULL;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void test_jobs_concurrent(ctx_t *t)
+{
+    int64_t me = user(t, "crowd");
+    int64_t created[N_CLAIM_JOBS], n = -1;
+    for (int i = 0; i < N_CLAIM_JOBS; i++) {
+        record_t r = {.kind = i % 4 ? KIND_DOC : KIND_IMG, .user_id = me, .name = "c",
+                      .prompt = "p", .template_id = 1, .description = "d",
+                      .resolution = "1024x1024"};
+        CHECK_INT(t->ops->record_create(t->c, &r, &created[i]), STORE_OK);
+    }
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, N_CLAIM_JOBS);
+
+    claimer_t *w = xcalloc(N_CLAIM_THREADS, sizeof(*w));
+    pthread_t th[N_CLAIM_THREADS];
+    for (int i = 0; i < N_CLAIM_THREADS; i++) {
+        w[i].s = t->s;
+        w[i].main_conn = t->c;
+        arena_init(&w[i].a);
+        CHECK(pthread_create(&th[i], NULL, claim_thread, &w[i]) == 0);
+    }
+    int64_t got[N_CLAIM_JOBS * N_CLAIM_THREADS];
+    size_t total = 0;
+    for (int i = 0; i < N_CLAIM_THREADS; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_INT(w[i].errors, 0);
+        CHECK(w[i].own_conn);
+        for (int k = 0; k < w[i].n; k++)
+            got[total++] = w[i].jobs[k].id;
+        arena_free(&w[i].a);
+    }
+    free(w);
+    CHECK_INT(total, N_CLAIM_JOBS);
+    qsort(got, total, sizeof(got[0]), cmp_i64);
+    qsort(created, N_CLAIM_JOBS, sizeof(created[0]), cmp_i64);
+    int dup = 0, missing = 0;
+    for (size_t i = 1; i < total; i++)
+        dup += got[i] == got[i - 1];
+    for (size_t i = 0; i < N_CLAIM_JOBS; i++)
+        missing += i >= total || got[i] != created[i];
+    CHECK_INT(dup, 0);
+    CHECK_INT(missing, 0);
+    CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
+    CHECK_INT(n, 0);
+
+    list_query_t q = query(me);
+    record_list_t l = {0};
+    CHECK_INT(t->ops->record_list(t->c, KIND_DOC, &q, &t->a, &l), STORE_OK);
+    int done = 0;
+    for (size_t i = 0; i < l.n; i++)
+        done += str_eq(l.items[i].state, "completed") || str_eq(l.items[i].state, "failed");
+    CHECK_INT(done, l.n);
+    CHECK_INT(l.total, N_CLAIM_JOBS - N_CLAIM_JOBS / 4);
+}
+
+/* ---- rate limiting --------------------------------------------------------------------- */
+
+static void test_rate(ctx_t *t)
+{
+    int64_t n = 0;
+    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 100, &n), STORE_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 100, &n), STORE_OK);
+    CHECK_INT(n, 2);
+    CHECK_INT(t->ops->rate_hit(t->c, "key:2", 100, &n), STORE_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 101, &n), STORE_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 100, &n), STORE_OK); /* window - 1 is kept */
+    CHECK_INT(n, 3);
+    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 101, &n), STORE_OK);
+    CHECK_INT(n, 2);
+    CHECK_INT(t->ops->rate_hit(t->c, "key:2", 100, &n), STORE_OK);
+    CHECK_INT(n, 2);
+    CHECK_INT(t->ops->rate_hit(t->c, "ip:127.0.0.1", 101, &n), STORE_OK);
+    CHECK_INT(n, 1);
+}
+
+/* ---- the suite ------------------------------------------------------------------------- */
+
+static void run_suite(const char *url)
+{
+    char err[256] = "";
+    ctx_t t = {0};
+    arena_init(&t.a);
+    t.s = store_open(url, err, sizeof(err));
+    CHECK_MSG(t.s != NULL, "store_open: %s", err);
+    if (!t.s)
+        return;
+    t.c = store_conn(t.s, err, sizeof(err));
+    CHECK_MSG(t.c != NULL, "store_conn: %s", err);
+    if (t.c) {
+        t.ops = t.c->ops;
+        CHECK(store_conn(t.s, err, sizeof(err)) == t.c);
+        printf("store suite on %s\n", t.ops->name);
+        test_migrate(&t);
+        test_keys(&t);
+        test_documents(&t);
+        test_images(&t);
+        test_isolation(&t);
+        test_search(&t);
+        test_image_filters(&t);
+        test_sort(&t);
+        test_pages(&t);
+        drain_jobs(&t);
+        test_jobs_basic(&t);
+        test_jobs_lease(&t);
+        test_jobs_concurrent(&t);
+        test_rate(&t);
+    }
+    arena_free(&t.a);
+    store_close(t.s);
+}
+
+static void run_sqlite(void)
+{
+    char dir[] = "/tmp/inkwell-store-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(false, "mkdtemp failed");
+        return;
+    }
+    char path[256];
+    snprintf(path, sizeof(path), "%s/inkwell.db", dir);
+    run_suite(path);
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < ARRAY_LEN(suffixes); i++) {
+        char f[300];
+        snprintf(f, sizeof(f), "%s%s", path, suffixes[i]);
+        unlink(f);
+    }
+    rmdir(dir);
+}
+
+/* ---- PostgreSQL: a fresh database per run ---------------------------------------------- */
+
+static bool pg_admin(const char *admin_url, const char *sql)
+{
+    PGconn *pg = PQconnectdb(admin_url);
+    bool ok = PQstatus(pg) == CONNECTION_OK;
+    if (!ok) {
+        fprintf(stderr, "postgres: cannot connect with INKWELL_TEST_PG_URL: %s",
+                PQerrorMessage(pg));
+    } else {
+        PGresult *r = PQexec(pg, sql);
+        ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        if (!ok)
+            fprintf(stderr, "postgres: %s: %s", sql, PQerrorMessage(pg));
+        PQclear(r);
+    }
+    PQfinish(pg);
+    return ok;
+}
+
+/* The admin URL with its database (the path after host[:port]) replaced by name. */
+static char *pg_url_with_db(const char *admin_url, const char *name)
+{
+    const char *scheme = strstr(admin_url, "://");
+    const char *host = scheme ? scheme + 3 : admin_url;
+    const char *path = strchr(host, '/');
+    const char *query = strchr(host, '?');
+    if (query && path && path > query)
+        path = NULL;
+    size_t head = path ? (size_t)(path - admin_url)
+                       : query ? (size_t)(query - admin_url) : strlen(admin_url);
+    buf_t b;
+    buf_init(&b);
+    buf_append(&b, admin_url, head);
+    buf_printf(&b, "/%s%s", name, query ? query : "");
+    return buf_steal(&b);
+}
+
+static void run_postgres(const char *admin_url)
+{
+    char name[64], hex[17], sql[128];
+    random_hex(hex, 8);
+    snprintf(name, sizeof(name), "inkwell_test_%d_%s", (int)getpid(), hex);
+    snprintf(sql, sizeof(sql), "CREATE DATABASE %s", name);
+    if (!pg_admin(admin_url, sql)) {
+        CHECK_MSG(false, "cannot create the test database");
+        return;
+    }
+    char *url = pg_url_with_db(admin_url, name);
+    run_suite(url);
+    free(url);
+    snprintf(sql, sizeof(sql), "DROP DATABASE %s WITH (FORCE)", name);
+    CHECK(pg_admin(admin_url, sql));
+}
+
+int main(void)
+{
+    log_level = LOG_WARN;
+    static const struct {
+        const char *admin, *want;
+    } urls[] = {
+        {"postgres://u@h:5/postgres", "postgres://u@h:5/x"},
+        {"postgres://u@h:5", "postgres://u@h:5/x"},
+        {"postgresql://u@h/postgres?sslmode=disable", "postgresql://u@h/x?sslmode=disable"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(urls); i++) {
+        char *u = pg_url_with_db(urls[i].admin, "x");
+        CHECK_STR(u, urls[i].want);
+        free(u);
+    }
+    run_sqlite();
+    const char *pg = getenv("INKWELL_TEST_PG_URL");
+    if (pg && pg[0])
+        run_postgres(pg);
+    else
+        printf("INKWELL_TEST_PG_URL not set: PostgreSQL suite not run\n");
+    TEST_DONE();
+}
