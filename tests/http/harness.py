@@ -58,7 +58,8 @@ class Resp:
 
 class Server:
     def __init__(self, *args, data_dir=None, database=None, env=None):
-        self.args = list(args)
+        # a high limit by default (headers present, nothing refused); rate tests set their own
+        self.args = (["--rate-limit", "1000000"] if "--rate-limit" not in args else []) + list(args)
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="inkwell-test-")
         if database is None and BACKEND == "postgres":
             database = pg_database()

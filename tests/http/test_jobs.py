@@ -1,0 +1,189 @@
+"""Generation pipeline (API.md §5): async requests, wait limit, failures with and
+without a waiter, durability across kill -9, shutdown, and waiting clients that
+must not pin server threads."""
+import signal
+import threading
+import time
+
+from harness import Server, ServerTest
+
+
+def poll(test, key, path, until=("completed", "failed"), timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        r = test.srv.request("GET", path, key=key)
+        test.assertEqual(r.status, 200, r)
+        if r.json["data"]["state"] in until:
+            return r.json["data"]
+        time.sleep(0.05)
+    test.fail(f"{path} did not reach {until}")
+
+
+class Async(ServerTest):
+    server_args = ["--builtin-delay-ms", "400", "--wait-limit", "1", "--builtin-fail-pattern", "FAILME"]
+
+    def test_respond_async_then_poll(self):
+        r = self.req("POST", "/api/v1/documents", form={"name": "a", "prompt": "async tea"},
+                     headers={"Prefer": "respond-async"})
+        self.assertEqual(r.status, 202, r)
+        d = r.json["data"]
+        self.assertEqual((r.json["status"], d["state"], d["result"]), (202, "queued", None))
+        self.assertEqual(r.header("Location"), self.srv.url(f"/api/v1/documents/{d['id']}"))
+        done = poll(self, self.alice, f"/api/v1/documents/{d['id']}")
+        self.assertEqual(done["state"], "completed")
+        self.assertTrue(done["result"])
+        # images too
+        r = self.req("POST", "/api/v1/images", form={"name": "i", "description": "sea", "resolution": "1024x1024"},
+                     headers={"Prefer": "wait=5, respond-async"})
+        self.assertEqual((r.status, r.json["data"]["state"], r.json["data"]["url"]), (202, "queued", None))
+        done = poll(self, self.alice, f"/api/v1/images/{r.json['data']['id']}")
+        self.assertTrue(done["url"])
+
+    def test_wait_under_limit_gives_201(self):
+        t = time.time()
+        r = self.req("POST", "/api/v1/documents", form={"name": "w", "prompt": "wait for me"})
+        self.assertEqual((r.status, r.json["data"]["state"]), (201, "completed"), r)
+        self.assertGreaterEqual(time.time() - t, 0.35)
+
+    def test_failure_with_waiter_is_502_and_no_record(self):
+        before = self.req("GET", "/api/v1/documents?per_page=100").json["meta"]["total"]
+        r = self.req("POST", "/api/v1/documents", form={"name": "f", "prompt": "please FAILME now"})
+        self.assertEqual(r.status, 502, r)
+        self.assertEqual(set(r.json), {"message", "status"})
+        self.assertEqual(r.json["status"], 502)
+        self.assertTrue(r.json["message"])
+        after = self.req("GET", "/api/v1/documents?per_page=100").json["meta"]["total"]
+        self.assertEqual(before, after)
+        r = self.req("POST", "/api/v1/images", form={"name": "f", "description": "FAILME", "resolution": "1024x1024"})
+        self.assertEqual(r.status, 502, r)
+        self.assertEqual(self.req("GET", "/api/v1/images?search=f").json["meta"]["total"], 0)
+
+    def test_failure_without_waiter_stays_failed(self):
+        r = self.req("POST", "/api/v1/documents", form={"name": "nf", "prompt": "FAILME quietly"},
+                     headers={"Prefer": "respond-async"})
+        self.assertEqual(r.status, 202)
+        d = poll(self, self.alice, f"/api/v1/documents/{r.json['data']['id']}")
+        self.assertEqual(d["state"], "failed")
+        self.assertTrue(d["error"])
+        self.assertIsNone(d["result"])
+
+
+class WaitLimit(ServerTest):
+    server_args = ["--builtin-delay-ms", "1500", "--wait-limit", "0.3"]
+
+    def test_wait_limit_answers_202_and_generation_goes_on(self):
+        t = time.time()
+        r = self.req("POST", "/api/v1/documents", form={"name": "slow", "prompt": "slow one"})
+        took = time.time() - t
+        self.assertEqual(r.status, 202, r)
+        self.assertIn(r.json["data"]["state"], ("queued", "generating"))
+        self.assertLess(took, 1.4)
+        self.assertTrue(r.header("Location"))
+        d = poll(self, self.alice, f"/api/v1/documents/{r.json['data']['id']}")
+        self.assertEqual(d["state"], "completed")
+
+
+class WaitersDoNotPinThreads(ServerTest):
+    server_args = ["--builtin-delay-ms", "4000", "--wait-limit", "3", "--threads", "2", "--workers", "2"]
+
+    def test_500_waiting_clients_and_fast_gets(self):
+        results = []
+        lock = threading.Lock()
+
+        def create(i):
+            try:
+                r = self.srv.request("POST", "/api/v1/documents", key=self.bob,
+                                     form={"name": f"n{i}", "prompt": "slow"}, timeout=30)
+                status = r.status
+            except OSError as e:
+                status = repr(e)
+            with lock:
+                results.append(status)
+
+        threads = [threading.Thread(target=create, args=(i,)) for i in range(500)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)  # they are all waiting now
+        lat = []
+        for _ in range(20):
+            t = time.time()
+            r = self.req("GET", "/api/v1/templates")
+            lat.append(time.time() - t)
+            self.assertEqual(r.status, 200)
+        for t in threads:
+            t.join()
+        self.assertLess(max(lat), 1.0, lat)  # a pinned pool would block for seconds
+        self.assertEqual(len(results), 500)
+        self.assertTrue(all(s in (201, 202) for s in results), set(map(str, results)))
+
+
+class Durability(ServerTest):
+    server_args = []
+
+    def test_kill_9_then_restart_completes_everything(self):
+        srv = Server("--builtin-delay-ms", "300", "--workers", "1", "--job-lease", "1")
+        srv.start()
+        key = srv.key("dur")
+        ids = []
+        for i in range(8):
+            r = srv.request("POST", "/api/v1/documents", key=key, form={"name": f"d{i}", "prompt": "x"},
+                            headers={"Prefer": "respond-async"})
+            self.assertEqual(r.status, 202)
+            ids.append(r.json["data"]["id"])
+        r = srv.request("POST", "/api/v1/images", key=key,
+                        form={"name": "img", "description": "forest", "resolution": "1024x1024"},
+                        headers={"Prefer": "respond-async"})
+        img_id = r.json["data"]["id"]
+        time.sleep(0.4)  # one job is running, the rest queued
+        srv.kill()
+        srv2 = Server(data_dir=srv.data_dir, database=srv.database)
+        srv2.start()
+        try:
+            for i in ids:
+                r = srv2.request("GET", f"/api/v1/documents/{i}", key=key)
+                self.assertEqual(r.status, 200)
+            self.srv, saved = srv2, self.srv
+            try:
+                for i in ids:
+                    d = poll(self, key, f"/api/v1/documents/{i}", until=("completed",), timeout=30)
+                    self.assertTrue(d["result"])
+                img = poll(self, key, f"/api/v1/images/{img_id}", until=("completed",), timeout=30)
+                self.assertTrue(img["url"])
+            finally:
+                self.srv = saved
+            self.assertEqual(srv2.request("GET", "/api/v1/documents", key=key).json["meta"]["total"], 8)
+        finally:
+            self.assertEqual(srv2.stop(), 0)
+
+    def test_sigterm_exits_0_quickly_and_jobs_resume(self):
+        srv = Server("--builtin-delay-ms", "2000", "--workers", "2", "--job-lease", "30")
+        srv.start()
+        key = srv.key("term")
+        ids = []
+        for i in range(3):
+            r = srv.request("POST", "/api/v1/documents", key=key, form={"name": f"t{i}", "prompt": "x"},
+                            headers={"Prefer": "respond-async"})
+            ids.append(r.json["data"]["id"])
+        waiter = {}
+
+        def wait_create():
+            waiter["r"] = srv.request("POST", "/api/v1/documents", key=key, form={"name": "w", "prompt": "x"})
+        th = threading.Thread(target=wait_create)
+        th.start()
+        time.sleep(0.5)
+        t = time.time()
+        rc = srv.stop(signal.SIGTERM)
+        th.join()
+        self.assertEqual(rc, 0)
+        self.assertLess(time.time() - t, 10)
+        self.assertEqual(waiter["r"].status, 202)  # the waiting client got its record, not an error
+        srv2 = Server("--workers", "2", data_dir=srv.data_dir, database=srv.database).start()
+        try:
+            self.srv, saved = srv2, self.srv
+            try:
+                for i in ids + [waiter["r"].json["data"]["id"]]:
+                    poll(self, key, f"/api/v1/documents/{i}", until=("completed",), timeout=20)
+            finally:
+                self.srv = saved
+        finally:
+            self.assertEqual(srv2.stop(), 0)
