@@ -9,7 +9,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng openssl
+PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib openssl
 SANITIZE ?=
 CFLAGS   ?= -O2 -g
 WARN     := -std=c17 -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter
@@ -36,7 +36,10 @@ ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
 .PHONY: all run check bench fuzz install clean unit deps
-all: $(BUILD)/inkwell $(UNIT_BINS) $(BUILD)/bench-baseline
+BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
+BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
+
+all: $(BUILD)/inkwell $(UNIT_BINS) $(BUILD)/bench-baseline $(BENCH_BINS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -56,6 +59,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(HELPER_SRCS) $(BUILD)/libinkwell.a tests/unit
 $(BUILD)/bench-baseline: bench/baseline.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(PKG_LIBS) $(LIBS)
+
+$(BUILD)/bench-%: bench/bench_%.c $(BUILD)/libinkwell.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libinkwell.a $(ALL_LDFLAGS) $(PKG_LIBS) $(LIBS)
 
 deps:
 	@scripts/deps.sh build

@@ -8,7 +8,7 @@ pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-
       libcurl4-openssl-dev libpng-dev libssl-dev)
 case "$what" in
   test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind) ;;
-  bench) pkgs+=(wrk python3) ;;
+  bench) pkgs+=(wrk python3 curl) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

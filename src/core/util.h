@@ -33,7 +33,7 @@ void buf_append(buf_t *b, const void *p, size_t n);
 void buf_puts(buf_t *b, const char *s);
 void buf_putc(buf_t *b, char c);
 void buf_printf(buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void buf_vprintf(buf_t *b, const char *fmt, va_list ap);
+void buf_vprintf(buf_t *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 char *buf_steal(buf_t *b); /* returns the malloc'd string (never NULL); b is emptied */
 const char *buf_cstr(const buf_t *b); /* "" when empty */
 

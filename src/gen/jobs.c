@@ -315,7 +315,9 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
     else if (rc != STORE_OK)
         log_error("job=%lld: cannot store the outcome: %s", (long long)job->id, store_rc_name(rc));
     else
-        log_debug("job=%lld: done in %.1f ms", (long long)job->id, (mono_s() - t0) * 1000);
+        log_info("job=%lld record=%s/%lld: completed in %.1f ms", (long long)job->id,
+                 rec->kind == KIND_DOC ? "document" : "image", (long long)rec->id,
+                 (mono_s() - t0) * 1000);
     jobs_finished(j, rec->kind, rec->id);
 out:
     gen_result_free(&res);

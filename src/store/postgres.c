@@ -1,0 +1,1177 @@
+/* postgres.c — the PostgreSQL backend of store.h, over libpq.
+ *
+ * How the parts fit:
+ *  - pg_conn_t is one libpq connection (one per thread, cached by store.c). Every
+ *    operation starts with pg_ready(), which reconnects a broken connection (at most
+ *    once every PG_RETRY_S seconds) or answers STORE_UNAVAILABLE.
+ *  - Every statement is a prepared statement with parameters. The fixed ones live in
+ *    stmts[] and are prepared on first use; list queries are assembled from fixed
+ *    fragments chosen by the query's enum/bool fields (never from user text) and
+ *    prepared under a name derived from that choice. A reconnect forgets them all.
+ *  - pg_fail() sorts errors: connection-level → STORE_UNAVAILABLE (and the connection
+ *    is marked broken), unique violation → STORE_CONFLICT, else STORE_ERROR, logged
+ *    without user data.
+ *  - migrate() applies the numbered migrations of migrations[] inside one transaction
+ *    holding an advisory lock, so processes starting at once are safe.
+ * Several server processes share the job queue: job_claim uses FOR UPDATE SKIP LOCKED. */
+#include "store/store.h"
+
+#include "core/log.h"
+
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PG_RETRY_S 0.5                      /* minimum pause between reconnect attempts */
+#define PG_MIGRATE_LOCK "727370514152313"   /* pg_advisory_xact_lock key of migrate() */
+#define PG_CLAIM_TRIES 8                    /* orphan jobs skipped per claim at most */
+
+/* ---- schema ---------------------------------------------------------------------- */
+
+/* Numbered migrations; version = index + 1. Never edit one that has shipped: append. */
+static const char *const migrations[] = {
+    /* 1: the initial schema */
+    "CREATE TABLE users ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE,"
+    "  created_us BIGINT NOT NULL);"
+    "CREATE TABLE api_keys ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id),"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  prefix TEXT NOT NULL,"
+    "  created_us BIGINT NOT NULL,"
+    "  revoked_us BIGINT);" /* NULL = active */
+    "CREATE INDEX api_keys_user ON api_keys (user_id);"
+    "CREATE TABLE documents ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id),"
+    "  name TEXT NOT NULL,"
+    "  favorite BOOLEAN NOT NULL DEFAULT false,"
+    "  state TEXT NOT NULL CHECK (state IN ('queued', 'generating', 'completed', 'failed')),"
+    "  error TEXT,"
+    "  created_us BIGINT NOT NULL,"
+    "  updated_us BIGINT NOT NULL,"
+    "  prompt TEXT NOT NULL,"
+    "  creativity DOUBLE PRECISION NOT NULL,"
+    "  template_id INTEGER NOT NULL,"
+    "  result TEXT,"
+    "  words BIGINT NOT NULL DEFAULT 0);"
+    "CREATE INDEX documents_user_id ON documents (user_id, id);"
+    "CREATE INDEX documents_user_name ON documents (user_id, name COLLATE \"C\", id);"
+    "CREATE INDEX documents_user_template ON documents (user_id, template_id, id);"
+    "CREATE INDEX documents_user_favorite ON documents (user_id, favorite, id);"
+    "CREATE TABLE images ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id),"
+    "  name TEXT NOT NULL,"
+    "  favorite BOOLEAN NOT NULL DEFAULT false,"
+    "  state TEXT NOT NULL CHECK (state IN ('queued', 'generating', 'completed', 'failed')),"
+    "  error TEXT,"
+    "  created_us BIGINT NOT NULL,"
+    "  updated_us BIGINT NOT NULL,"
+    "  description TEXT NOT NULL,"
+    "  resolution TEXT NOT NULL,"
+    "  style TEXT,"
+    "  media_key TEXT,"
+    "  revised_prompt TEXT);"
+    "CREATE INDEX images_user_id ON images (user_id, id);"
+    "CREATE INDEX images_user_name ON images (user_id, name COLLATE \"C\", id);"
+    "CREATE INDEX images_user_resolution ON images (user_id, resolution, id);"
+    "CREATE INDEX images_user_favorite ON images (user_id, favorite, id);"
+    "CREATE TABLE jobs ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  kind SMALLINT NOT NULL CHECK (kind IN (0, 1)),"
+    "  record_id BIGINT NOT NULL,"
+    "  token TEXT," /* NULL until claimed */
+    "  lease_until_us BIGINT,"
+    "  attempts INTEGER NOT NULL DEFAULT 0,"
+    "  created_us BIGINT NOT NULL,"
+    "  UNIQUE (kind, record_id));"
+    "CREATE TABLE rate_hits ("
+    "  bucket TEXT NOT NULL,"
+    "  \"window\" BIGINT NOT NULL,"
+    "  count BIGINT NOT NULL,"
+    "  PRIMARY KEY (bucket, \"window\"));",
+};
+
+/* ---- statements ------------------------------------------------------------------ */
+
+#define DOC_COLS                                                                                   \
+    "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, creativity, "      \
+    "template_id, result, words"
+#define IMG_COLS                                                                                   \
+    "id, user_id, name, favorite, state, error, created_us, updated_us, description, "             \
+    "resolution, style, media_key, revised_prompt"
+#define REC_NCOLS 13
+
+/* complete/fail: deletes the job while the token matches and updates its record (of
+ * the kind the job row names), in one statement: one transaction. The row says whether
+ * the job was there. */
+#define JOB_FINISH(doc_set, img_set)                                                               \
+    "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2 RETURNING kind, record_id),"         \
+    " d AS (UPDATE documents t SET " doc_set " FROM j WHERE j.kind = 0 AND t.id = j.record_id"     \
+    " RETURNING t.id),"                                                                            \
+    " i AS (UPDATE images t SET " img_set " FROM j WHERE j.kind = 1 AND t.id = j.record_id"        \
+    " RETURNING t.id)"                                                                             \
+    " SELECT count(*) FROM j"
+
+enum {
+    S_PING,
+    S_MIG_VERSION,
+    S_MIG_RECORD,
+    S_USER_FIND,
+    S_USER_INSERT,
+    S_KEY_INSERT,
+    S_KEY_AUTH,
+    S_KEY_LIST,
+    S_KEY_REVOKE,
+    S_DOC_INSERT,
+    S_IMG_INSERT,
+    S_JOB_INSERT,
+    S_DOC_GET,
+    S_IMG_GET,
+    S_DOC_UPDATE,
+    S_IMG_UPDATE,
+    S_DOC_DELETE,
+    S_IMG_DELETE,
+    S_JOB_PICK,
+    S_DOC_CLAIM,
+    S_IMG_CLAIM,
+    S_JOB_DROP,
+    S_JOB_RENEW,
+    S_JOB_COMPLETE,
+    S_JOB_FAIL,
+    S_JOB_COUNT,
+    S_RATE_HIT,
+    S_COUNT
+};
+
+typedef struct {
+    const char *name;
+    int nparams;
+    const char *sql;
+} pg_stmt_t;
+
+static const pg_stmt_t stmts[S_COUNT] = {
+    [S_PING] = {"ink_ping", 0, "SELECT 1"},
+    [S_MIG_VERSION] = {"ink_mig_version", 0,
+                       "SELECT COALESCE(max(version), 0) FROM schema_migrations"},
+    [S_MIG_RECORD] = {"ink_mig_record", 2,
+                      "INSERT INTO schema_migrations (version, applied_us) VALUES ($1, $2)"},
+    [S_USER_FIND] = {"ink_user_find", 1, "SELECT id FROM users WHERE name = $1"},
+    [S_USER_INSERT] = {"ink_user_insert", 2,
+                       "INSERT INTO users (name, created_us) VALUES ($1, $2)"
+                       " ON CONFLICT (name) DO NOTHING RETURNING id"},
+    [S_KEY_INSERT] = {"ink_key_insert", 4,
+                      "INSERT INTO api_keys (user_id, hash, prefix, created_us)"
+                      " VALUES ($1, $2, $3, $4) RETURNING id"},
+    [S_KEY_AUTH] = {"ink_key_auth", 1,
+                    "SELECT user_id, id FROM api_keys WHERE hash = $1 AND revoked_us IS NULL"},
+    [S_KEY_LIST] = {"ink_key_list", 0,
+                    "SELECT k.id, k.user_id, u.name, k.prefix, k.created_us,"
+                    " COALESCE(k.revoked_us, 0)"
+                    " FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id"},
+    [S_KEY_REVOKE] = {"ink_key_revoke", 2,
+                      "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1"},
+    [S_DOC_INSERT] = {"ink_doc_insert", 7,
+                      "INSERT INTO documents (user_id, name, favorite, state, created_us,"
+                      " updated_us, prompt, creativity, template_id, words)"
+                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, 0) RETURNING id"},
+    [S_IMG_INSERT] = {"ink_img_insert", 7,
+                      "INSERT INTO images (user_id, name, favorite, state, created_us, updated_us,"
+                      " description, resolution, style)"
+                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7) RETURNING id"},
+    [S_JOB_INSERT] = {"ink_job_insert", 3,
+                      "INSERT INTO jobs (kind, record_id, created_us) VALUES ($1, $2, $3)"
+                      " RETURNING id"},
+    [S_DOC_GET] = {"ink_doc_get", 2,
+                   "SELECT " DOC_COLS " FROM documents WHERE user_id = $1 AND id = $2"},
+    [S_IMG_GET] = {"ink_img_get", 2,
+                   "SELECT " IMG_COLS " FROM images WHERE user_id = $1 AND id = $2"},
+    [S_DOC_UPDATE] = {"ink_doc_update", 8,
+                      "UPDATE documents SET name = COALESCE($3::text, name),"
+                      " result = CASE WHEN $4::boolean THEN $5::text ELSE result END,"
+                      " words = CASE WHEN $4::boolean THEN $6::bigint ELSE words END,"
+                      " favorite = CASE WHEN $7::int < 0 THEN favorite ELSE $7::int <> 0 END,"
+                      " updated_us = $8 WHERE user_id = $1 AND id = $2 RETURNING " DOC_COLS},
+    [S_IMG_UPDATE] = {"ink_img_update", 5,
+                      "UPDATE images SET name = COALESCE($3::text, name),"
+                      " favorite = CASE WHEN $4::int < 0 THEN favorite ELSE $4::int <> 0 END,"
+                      " updated_us = $5 WHERE user_id = $1 AND id = $2 RETURNING " IMG_COLS},
+    [S_DOC_DELETE] = {"ink_doc_delete", 2,
+                      "WITH r AS (DELETE FROM documents WHERE user_id = $1 AND id = $2"
+                      " RETURNING id),"
+                      " j AS (DELETE FROM jobs WHERE kind = 0 AND record_id IN (SELECT id FROM r))"
+                      " SELECT NULL::text FROM r"},
+    [S_IMG_DELETE] = {"ink_img_delete", 2,
+                      "WITH r AS (DELETE FROM images WHERE user_id = $1 AND id = $2"
+                      " RETURNING id, media_key),"
+                      " j AS (DELETE FROM jobs WHERE kind = 1 AND record_id IN (SELECT id FROM r))"
+                      " SELECT media_key FROM r"},
+    [S_JOB_PICK] = {"ink_job_pick", 3,
+                    "UPDATE jobs SET token = $2, lease_until_us = $3, attempts = attempts + 1"
+                    " WHERE id = (SELECT id FROM jobs WHERE token IS NULL OR lease_until_us < $1"
+                    " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                    " RETURNING id, kind, record_id, attempts"},
+    [S_DOC_CLAIM] = {"ink_doc_claim", 2,
+                     "UPDATE documents SET state = 'generating', updated_us = $2 WHERE id = $1"
+                     " RETURNING " DOC_COLS},
+    [S_IMG_CLAIM] = {"ink_img_claim", 2,
+                     "UPDATE images SET state = 'generating', updated_us = $2 WHERE id = $1"
+                     " RETURNING " IMG_COLS},
+    [S_JOB_DROP] = {"ink_job_drop", 1, "DELETE FROM jobs WHERE id = $1"},
+    [S_JOB_RENEW] = {"ink_job_renew", 3,
+                     "UPDATE jobs SET lease_until_us = $3 WHERE id = $1 AND token = $2"},
+    /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now */
+    [S_JOB_COMPLETE] = {"ink_job_complete", 7,
+                        JOB_FINISH("state = 'completed', error = NULL, result = $3::text,"
+                                   " words = $4::bigint, updated_us = $7::bigint",
+                                   "state = 'completed', error = NULL, media_key = $5::text,"
+                                   " revised_prompt = $6::text, updated_us = $7::bigint")},
+    /* $3 error, $4 now */
+    [S_JOB_FAIL] = {"ink_job_fail", 4,
+                    JOB_FINISH("state = 'failed', error = $3::text, updated_us = $4::bigint",
+                               "state = 'failed', error = $3::text, updated_us = $4::bigint")},
+    [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
+    /* also drops this bucket's windows older than window - 1 */
+    [S_RATE_HIT] = {"ink_rate_hit", 2,
+                    "WITH old AS (DELETE FROM rate_hits WHERE bucket = $1 AND \"window\" < $2 - 1)"
+                    " INSERT INTO rate_hits (bucket, \"window\", count) VALUES ($1, $2, 1)"
+                    " ON CONFLICT (bucket, \"window\") DO UPDATE SET count = rate_hits.count + 1"
+                    " RETURNING count"},
+};
+
+/* List statements: one per combination of these bits. */
+enum {
+    LQ_IMG = 1 << 0,
+    LQ_SEARCH_NAME = 1 << 1,
+    LQ_SEARCH_RESULT = 1 << 2,
+    LQ_FILTER = 1 << 3, /* documents: template_id; images: resolution */
+    LQ_STYLE = 1 << 4,
+    LQ_FAVORITE = 1 << 5,
+    LQ_BY_NAME = 1 << 6,
+    LQ_ASC = 1 << 7,
+    LQ_COUNT_ONLY = 1 << 8,
+    LQ_KEYS = 1 << 9
+};
+
+/* ---- connection ------------------------------------------------------------------ */
+
+_Static_assert(S_COUNT <= 64, "pg_conn_t.prepared has one bit per statement");
+
+typedef struct {
+    store_conn_t base; /* first: store.c casts */
+    PGconn *pg;
+    bool broken;          /* a connection-level error was seen: reconnect before use */
+    double last_try;      /* mono_s() of the last reconnect attempt */
+    uint64_t prepared;    /* bit i: stmts[i] is prepared on this connection */
+    bool list_prepared[LQ_KEYS];
+} pg_conn_t;
+
+static pg_conn_t *pg_cast(store_conn_t *c)
+{
+    return (pg_conn_t *)c;
+}
+
+/* Notices (e.g. "relation already exists, skipping") are not worth a line. */
+static void pg_notice(void *arg, const char *msg)
+{
+    (void)arg;
+    (void)msg;
+}
+
+/* Copies libpq's message (first line only) into err, unless it could show the URL's
+ * password: when it contains it, or when the URL does not even parse (libpq then
+ * quotes pieces of it). */
+static void pg_conn_error(const char *url, const char *msg, char *err, size_t errlen)
+{
+    char line[512];
+    size_t n = strcspn(msg, "\n");
+    if (n >= sizeof(line))
+        n = sizeof(line) - 1;
+    memcpy(line, msg, n);
+    line[n] = '\0';
+    char *errmsg = NULL;
+    PQconninfoOption *opts = PQconninfoParse(url, &errmsg);
+    PQfreemem(errmsg);
+    const char *pw = NULL;
+    for (PQconninfoOption *o = opts; o && o->keyword; o++)
+        if (strcmp(o->keyword, "password") == 0 && o->val && o->val[0])
+            pw = o->val;
+    if (!opts)
+        snprintf(err, errlen,
+                 "postgres: malformed database URL (details withheld: it may hold a password)");
+    else if (pw && strstr(line, pw))
+        snprintf(err, errlen,
+                 "postgres: cannot connect (details withheld: they hold the password)");
+    else
+        snprintf(err, errlen, "postgres: %s", line);
+    PQconninfoFree(opts);
+}
+
+static store_conn_t *pg_connect(store_t *s, char *err, size_t errlen)
+{
+    /* Later values override earlier ones: the URL may set its own timeouts and
+     * application_name; the client encoding is always UTF-8. Keepalives and
+     * tcp_user_timeout notice a server that vanished without closing the connection. */
+    const char *const keys[] = {"connect_timeout", "keepalives_idle", "keepalives_interval",
+                                "keepalives_count", "tcp_user_timeout", "application_name",
+                                "dbname", "client_encoding", NULL};
+    const char *const vals[] = {"5", "30", "10", "3", "30000", "inkwell", s->url, "UTF8", NULL};
+    PGconn *pg = PQconnectdbParams(keys, vals, 1);
+    if (!pg) {
+        snprintf(err, errlen, "postgres: out of memory");
+        return NULL;
+    }
+    if (PQstatus(pg) != CONNECTION_OK) {
+        pg_conn_error(s->url, PQerrorMessage(pg), err, errlen);
+        PQfinish(pg);
+        return NULL;
+    }
+    PQsetNoticeProcessor(pg, pg_notice, NULL);
+    pg_conn_t *c = xcalloc(1, sizeof(*c));
+    c->base.ops = &store_postgres_ops;
+    c->base.store = s;
+    c->pg = pg;
+    c->last_try = -1e9;
+    return &c->base;
+}
+
+static void pg_disconnect(store_conn_t *sc)
+{
+    pg_conn_t *c = pg_cast(sc);
+    if (!c)
+        return;
+    PQfinish(c->pg);
+    free(c);
+}
+
+static bool pg_conn_lost(pg_conn_t *c, const char *sqlstate)
+{
+    if (PQstatus(c->pg) == CONNECTION_BAD)
+        return true;
+    if (!sqlstate)
+        return false;
+    return strncmp(sqlstate, "08", 2) == 0 || strcmp(sqlstate, "57P01") == 0 ||
+           strcmp(sqlstate, "57P02") == 0 || strcmp(sqlstate, "57P03") == 0;
+}
+
+/* Sorts a failed result (or none) into a store_rc_t. Logs real errors without user
+ * data: data exceptions and constraint violations (classes 22, 23) can quote values,
+ * so only their SQLSTATE and constraint are logged. */
+static int pg_fail(pg_conn_t *c, const PGresult *res, const char *what)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    if (!res || pg_conn_lost(c, state)) {
+        if (!c->broken) {
+            const char *m = PQerrorMessage(c->pg);
+            log_warn("postgres: connection lost (%s): %.*s", what, (int)strcspn(m, "\n"), m);
+        }
+        c->broken = true;
+        return STORE_UNAVAILABLE;
+    }
+    if (state && strcmp(state, "23505") == 0)
+        return STORE_CONFLICT;
+    const char *constraint = PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME);
+    const char *primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    bool quotes_data = state && (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0);
+    log_error("postgres: %s failed: SQLSTATE %s%s%s%s%s", what, state ? state : "?",
+              constraint ? " constraint " : "", constraint ? constraint : "",
+              quotes_data || !primary ? "" : ": ", quotes_data || !primary ? "" : primary);
+    return STORE_ERROR;
+}
+
+/* Makes the connection usable: reconnects a broken one (not more than once every
+ * PG_RETRY_S), forgetting every prepared statement. */
+static int pg_ready(pg_conn_t *c)
+{
+    if (!c->broken && PQstatus(c->pg) == CONNECTION_OK) {
+        if (PQtransactionStatus(c->pg) != PQTRANS_IDLE) {
+            /* left over from a failed call: never run inside someone else's transaction */
+            PGresult *r = PQexec(c->pg, "ROLLBACK");
+            PQclear(r);
+            if (PQstatus(c->pg) != CONNECTION_OK)
+                c->broken = true;
+        }
+        if (!c->broken)
+            return STORE_OK;
+    }
+    double t = mono_s();
+    if (t - c->last_try < PG_RETRY_S)
+        return STORE_UNAVAILABLE;
+    c->last_try = t;
+    PQreset(c->pg);
+    if (PQstatus(c->pg) != CONNECTION_OK) {
+        c->broken = true;
+        return STORE_UNAVAILABLE;
+    }
+    c->broken = false;
+    c->prepared = 0;
+    memset(c->list_prepared, 0, sizeof(c->list_prepared));
+    log_info("postgres: reconnected");
+    return STORE_OK;
+}
+
+/* Runs a statement without parameters or result (BEGIN, COMMIT, schema text). */
+static int pg_command(pg_conn_t *c, const char *sql, const char *what)
+{
+    PGresult *r = PQexec(c->pg, sql);
+    int rc = STORE_OK;
+    if (!r || (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK))
+        rc = pg_fail(c, r, what);
+    PQclear(r);
+    return rc;
+}
+
+/* Ends a transaction that failed; nothing to do when the connection is gone. */
+static void pg_rollback(pg_conn_t *c)
+{
+    if (c->broken || PQstatus(c->pg) != CONNECTION_OK ||
+        PQtransactionStatus(c->pg) == PQTRANS_IDLE)
+        return;
+    pg_command(c, "ROLLBACK", "rollback");
+}
+
+/* Prepares (once per connection) and runs a named statement. On STORE_OK *out holds a
+ * result the caller clears. */
+static int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int nparams,
+                        bool *prepared, const char *const *params, PGresult **out)
+{
+    if (!*prepared) {
+        PGresult *r = PQprepare(c->pg, name, sql, nparams, NULL);
+        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+            int rc = pg_fail(c, r, name);
+            PQclear(r);
+            return rc;
+        }
+        PQclear(r);
+        *prepared = true;
+    }
+    PGresult *r = PQexecPrepared(c->pg, name, nparams, params, NULL, NULL, 0);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        int rc = pg_fail(c, r, name);
+        PQclear(r);
+        return rc;
+    }
+    *out = r;
+    return STORE_OK;
+}
+
+static int pg_run(pg_conn_t *c, int id, const char *const *params, PGresult **out)
+{
+    bool prepared = (c->prepared >> id) & 1;
+    int rc = pg_run_named(c, stmts[id].name, stmts[id].sql, stmts[id].nparams, &prepared, params,
+                          out);
+    if (prepared)
+        c->prepared |= (uint64_t)1 << id;
+    return rc;
+}
+
+/* Rows changed by an INSERT/UPDATE/DELETE without RETURNING. */
+static int64_t pg_affected(PGresult *r)
+{
+    return strtoll(PQcmdTuples(r), NULL, 10);
+}
+
+/* ---- values ---------------------------------------------------------------------- */
+
+typedef struct {
+    char s[32];
+} num_t;
+
+static num_t num_i64(int64_t v)
+{
+    num_t n;
+    snprintf(n.s, sizeof(n.s), "%" PRId64, v);
+    return n;
+}
+
+static num_t num_f64(double v)
+{
+    num_t n;
+    snprintf(n.s, sizeof(n.s), "%.17g", v);
+    return n;
+}
+
+static int64_t lease_until(int64_t now, double lease_s)
+{
+    return now + (int64_t)(lease_s * 1e6);
+}
+
+static int64_t col_i64(const PGresult *r, int row, int col)
+{
+    return strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+static bool col_bool(const PGresult *r, int row, int col)
+{
+    return PQgetvalue(r, row, col)[0] == 't';
+}
+
+static const char *col_str(const PGresult *r, int row, int col, arena_t *a)
+{
+    if (PQgetisnull(r, row, col))
+        return NULL;
+    return arena_strndup(a, PQgetvalue(r, row, col), (size_t)PQgetlength(r, row, col));
+}
+
+/* A row of DOC_COLS or IMG_COLS. */
+static void row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, record_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->kind = kind;
+    out->id = col_i64(r, row, 0);
+    out->user_id = col_i64(r, row, 1);
+    out->name = col_str(r, row, 2, a);
+    out->favorite = col_bool(r, row, 3);
+    out->state = col_str(r, row, 4, a);
+    out->error = col_str(r, row, 5, a);
+    out->created_us = col_i64(r, row, 6);
+    out->updated_us = col_i64(r, row, 7);
+    if (kind == KIND_DOC) {
+        out->prompt = col_str(r, row, 8, a);
+        out->creativity = strtod(PQgetvalue(r, row, 9), NULL);
+        out->template_id = (int)col_i64(r, row, 10);
+        out->result = col_str(r, row, 11, a);
+        out->words = col_i64(r, row, 12);
+    } else {
+        out->description = col_str(r, row, 8, a);
+        out->resolution = col_str(r, row, 9, a);
+        out->style = col_str(r, row, 10, a);
+        out->media_key = col_str(r, row, 11, a);
+        out->revised_prompt = col_str(r, row, 12, a);
+    }
+}
+
+/* ---- schema and health ----------------------------------------------------------- */
+
+static int pg_migrate(store_conn_t *sc)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r = NULL;
+    if ((rc = pg_command(c, "BEGIN", "migrate begin")) != STORE_OK)
+        return rc;
+    rc = pg_command(c, "SELECT pg_advisory_xact_lock(" PG_MIGRATE_LOCK ")", "migrate lock");
+    if (rc == STORE_OK)
+        rc = pg_command(c,
+                        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                        " version INTEGER PRIMARY KEY, applied_us BIGINT NOT NULL)",
+                        "migrate table");
+    if (rc == STORE_OK)
+        rc = pg_run(c, S_MIG_VERSION, NULL, &r);
+    if (rc != STORE_OK)
+        goto out;
+    int64_t have = col_i64(r, 0, 0);
+    PQclear(r);
+    r = NULL;
+    int64_t want = (int64_t)ARRAY_LEN(migrations);
+    if (have > want) {
+        log_error("postgres: database schema version %" PRId64
+                  " is newer than this program's (%" PRId64 ")",
+                  have, want);
+        rc = STORE_ERROR;
+        goto out;
+    }
+    for (int64_t v = have + 1; v <= want && rc == STORE_OK; v++) {
+        char what[48];
+        snprintf(what, sizeof(what), "migration %" PRId64, v);
+        rc = pg_command(c, migrations[v - 1], what);
+        if (rc != STORE_OK)
+            break;
+        num_t nv = num_i64(v), now = num_i64(now_us());
+        const char *p[] = {nv.s, now.s};
+        rc = pg_run(c, S_MIG_RECORD, p, &r);
+        PQclear(r);
+        r = NULL;
+        if (rc == STORE_OK)
+            log_info("postgres: applied schema migration %" PRId64, v);
+    }
+    if (rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "migrate commit");
+out:
+    PQclear(r);
+    if (rc != STORE_OK)
+        pg_rollback(c);
+    return rc;
+}
+
+static int pg_ping(store_conn_t *sc)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_PING, NULL, &r)) != STORE_OK)
+        return rc;
+    PQclear(r);
+    return STORE_OK;
+}
+
+/* ---- users and keys -------------------------------------------------------------- */
+
+/* Runs a statement whose first column is an id; NOTFOUND when it gives no row. */
+static int pg_find_id(pg_conn_t *c, int id, const char *const *p, int64_t *out)
+{
+    PGresult *r;
+    int rc = pg_run(c, id, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else
+        *out = col_i64(r, 0, 0);
+    PQclear(r);
+    return rc;
+}
+
+static int pg_user_ensure(store_conn_t *sc, const char *name, int64_t *user_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    const char *find[] = {name};
+    rc = pg_find_id(c, S_USER_FIND, find, user_id);
+    if (rc != STORE_NOTFOUND)
+        return rc;
+    num_t now = num_i64(now_us());
+    const char *ins[] = {name, now.s};
+    rc = pg_find_id(c, S_USER_INSERT, ins, user_id);
+    if (rc != STORE_NOTFOUND)
+        return rc;
+    /* another process inserted the same name in between */
+    rc = pg_find_id(c, S_USER_FIND, find, user_id);
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+static int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex,
+                         const char *prefix, int64_t *key_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id), now = num_i64(now_us());
+    const char *p[] = {uid.s, hash_hex, prefix, now.s};
+    return pg_find_id(c, S_KEY_INSERT, p, key_id);
+}
+
+static int pg_key_auth(store_conn_t *sc, const char *hash_hex, int64_t *user_id, int64_t *key_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    const char *p[] = {hash_hex};
+    PGresult *r;
+    if ((rc = pg_run(c, S_KEY_AUTH, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        rc = STORE_NOTFOUND;
+    } else {
+        *user_id = col_i64(r, 0, 0);
+        *key_id = col_i64(r, 0, 1);
+    }
+    PQclear(r);
+    return rc;
+}
+
+static int pg_key_list(store_conn_t *sc, arena_t *a, key_info_t **out, size_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_KEY_LIST, NULL, &r)) != STORE_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    key_info_t *keys = arena_alloc(a, (rows ? rows : 1) * sizeof(*keys));
+    for (size_t i = 0; i < rows; i++) {
+        int row = (int)i;
+        keys[i].id = col_i64(r, row, 0);
+        keys[i].user_id = col_i64(r, row, 1);
+        keys[i].user_name = col_str(r, row, 2, a);
+        keys[i].prefix = col_str(r, row, 3, a);
+        keys[i].created_us = col_i64(r, row, 4);
+        keys[i].revoked_us = col_i64(r, row, 5);
+    }
+    PQclear(r);
+    *out = keys;
+    *n = rows;
+    return STORE_OK;
+}
+
+static int pg_key_revoke(store_conn_t *sc, int64_t key_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t id = num_i64(key_id), now = num_i64(now_us());
+    const char *p[] = {id.s, now.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_KEY_REVOKE, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
+    PQclear(r);
+    return rc;
+}
+
+/* ---- records --------------------------------------------------------------------- */
+
+static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, int64_t *id)
+{
+    num_t uid = num_i64(rec->user_id), ts = num_i64(now);
+    const char *fav = rec->favorite ? "t" : "f";
+    if (rec->kind == KIND_DOC) {
+        num_t cr = num_f64(rec->creativity), tpl = num_i64(rec->template_id);
+        const char *p[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s};
+        return pg_find_id(c, S_DOC_INSERT, p, id);
+    }
+    const char *p[] = {uid.s, rec->name, fav, ts.s, rec->description, rec->resolution, rec->style};
+    return pg_find_id(c, S_IMG_INSERT, p, id);
+}
+
+static int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    int64_t now = now_us(), id = 0, jid = 0;
+    if ((rc = pg_command(c, "BEGIN", "record create begin")) != STORE_OK)
+        return rc;
+    rc = pg_insert_record(c, rec, now, &id);
+    if (rc == STORE_OK) {
+        num_t kind = num_i64(rec->kind), rid = num_i64(id), ts = num_i64(now);
+        const char *p[] = {kind.s, rid.s, ts.s};
+        rc = pg_find_id(c, S_JOB_INSERT, p, &jid);
+    }
+    if (rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "record create commit");
+    if (rc != STORE_OK) {
+        pg_rollback(c);
+        return rc;
+    }
+    rec->id = id;
+    rec->state = "queued";
+    rec->error = NULL;
+    rec->created_us = rec->updated_us = now;
+    rec->result = NULL;
+    rec->words = 0;
+    rec->media_key = NULL;
+    rec->revised_prompt = NULL;
+    *job_id = jid;
+    return STORE_OK;
+}
+
+/* Runs a statement returning at most one record row. */
+static int pg_one_record(pg_conn_t *c, int id, const char *const *p, rec_kind_t kind, arena_t *a,
+                         record_t *out)
+{
+    PGresult *r;
+    int rc = pg_run(c, id, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else
+        row_record(r, 0, kind, a, out);
+    PQclear(r);
+    return rc;
+}
+
+static int pg_record_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                         arena_t *a, record_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id), rid = num_i64(id);
+    const char *p[] = {uid.s, rid.s};
+    return pg_one_record(c, kind == KIND_DOC ? S_DOC_GET : S_IMG_GET, p, kind, a, out);
+}
+
+static int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                            const record_patch_t *pt, arena_t *a, record_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id), rid = num_i64(id), now = num_i64(now_us());
+    num_t fav = num_i64(pt->favorite < 0 ? -1 : pt->favorite ? 1 : 0);
+    if (kind == KIND_DOC) {
+        num_t words = num_i64(pt->words);
+        const char *p[] = {uid.s, rid.s, pt->name, pt->result ? "t" : "f", pt->result, words.s,
+                           fav.s, now.s};
+        return pg_one_record(c, S_DOC_UPDATE, p, kind, a, out);
+    }
+    const char *p[] = {uid.s, rid.s, pt->name, fav.s, now.s};
+    return pg_one_record(c, S_IMG_UPDATE, p, kind, a, out);
+}
+
+static int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                            arena_t *a, const char **media_key)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id), rid = num_i64(id);
+    const char *p[] = {uid.s, rid.s};
+    PGresult *r;
+    if ((rc = pg_run(c, kind == KIND_DOC ? S_DOC_DELETE : S_IMG_DELETE, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        rc = STORE_NOTFOUND;
+    } else if (media_key) {
+        *media_key = col_str(r, 0, 0, a);
+    }
+    PQclear(r);
+    return rc;
+}
+
+/* ---- lists ----------------------------------------------------------------------- */
+
+/* The statement key of a list query (without LQ_COUNT_ONLY). */
+static unsigned list_key(rec_kind_t kind, const list_query_t *q)
+{
+    unsigned k = kind == KIND_IMG ? LQ_IMG : 0;
+    if (q->search && q->search[0])
+        k |= kind == KIND_DOC && q->search_result ? LQ_SEARCH_RESULT : LQ_SEARCH_NAME;
+    if (kind == KIND_DOC ? q->template_id > 0 : q->resolution != NULL)
+        k |= LQ_FILTER;
+    if (kind == KIND_IMG && q->style)
+        k |= LQ_STYLE;
+    if (q->favorite >= 0)
+        k |= LQ_FAVORITE;
+    if (q->sort_by_name)
+        k |= LQ_BY_NAME;
+    if (q->asc)
+        k |= LQ_ASC;
+    return k;
+}
+
+/* The WHERE clause of key k; parameters are numbered from $1 (user_id) in the order
+ * list_params() fills them. */
+static void list_where(buf_t *b, unsigned k)
+{
+    int n = 1;
+    buf_puts(b, " WHERE user_id = $1");
+    if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT))
+        /* lower() under the "C" collation folds A-Z only, like SQLite's LIKE; the
+         * pattern comes lowered the same way (list_pattern) */
+        buf_printf(b, " AND lower(%s COLLATE \"C\") LIKE $%d ESCAPE '\\'",
+                   k & LQ_SEARCH_RESULT ? "result" : "name", ++n);
+    if (k & LQ_FILTER)
+        buf_printf(b, k & LQ_IMG ? " AND resolution = $%d::text" : " AND template_id = $%d::int",
+                   ++n);
+    if (k & LQ_STYLE)
+        buf_printf(b, " AND style = $%d::text", ++n);
+    if (k & LQ_FAVORITE)
+        buf_printf(b, " AND favorite = $%d::boolean", ++n);
+}
+
+/* Number of parameters of the WHERE clause of key k. */
+static int list_where_nparams(unsigned k)
+{
+    return 1 + !!(k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT)) + !!(k & LQ_FILTER) +
+           !!(k & LQ_STYLE) + !!(k & LQ_FAVORITE);
+}
+
+/* Builds the SQL of key k from fixed fragments only. The page query also returns the
+ * total as a last column, from the same snapshot. */
+static char *list_sql(unsigned k)
+{
+    const char *table = k & LQ_IMG ? "images" : "documents";
+    buf_t where, b;
+    buf_init(&where);
+    buf_init(&b);
+    list_where(&where, k);
+    if (k & LQ_COUNT_ONLY) {
+        buf_printf(&b, "SELECT count(*) FROM %s%s", table, buf_cstr(&where));
+    } else {
+        const char *dir = k & LQ_ASC ? "ASC" : "DESC";
+        int n = list_where_nparams(k);
+        buf_printf(&b, "SELECT %s, (SELECT count(*) FROM %s%s) FROM %s%s ORDER BY ",
+                   k & LQ_IMG ? IMG_COLS : DOC_COLS, table, buf_cstr(&where), table,
+                   buf_cstr(&where));
+        if (k & LQ_BY_NAME)
+            buf_printf(&b, "name COLLATE \"C\" %s, ", dir);
+        buf_printf(&b, "id %s LIMIT $%d OFFSET $%d", dir, n + 1, n + 2);
+    }
+    buf_free(&where);
+    return buf_steal(&b);
+}
+
+/* The search text as a LIKE pattern: ASCII letters lowered, wildcards escaped. */
+static char *list_pattern(const char *s, arena_t *a)
+{
+    size_t n = strlen(s);
+    char *p = arena_alloc(a, 2 * n + 3), *o = p;
+    *o++ = '%';
+    for (; *s; s++) {
+        char ch = *s;
+        if (ch == '%' || ch == '_' || ch == '\\')
+            *o++ = '\\';
+        *o++ = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+    }
+    *o++ = '%';
+    *o = '\0';
+    return p;
+}
+
+/* Runs list statement k with the parameters of q (+ limit/offset for pages). */
+static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char *limit,
+                    const char *offset, arena_t *a, PGresult **out)
+{
+    const char *p[8];
+    int n = 0;
+    num_t uid = num_i64(q->user_id), tpl = num_i64(q->template_id);
+    p[n++] = uid.s;
+    if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT))
+        p[n++] = list_pattern(q->search, a);
+    if (k & LQ_FILTER)
+        p[n++] = k & LQ_IMG ? q->resolution : tpl.s;
+    if (k & LQ_STYLE)
+        p[n++] = q->style;
+    if (k & LQ_FAVORITE)
+        p[n++] = q->favorite ? "t" : "f";
+    if (!(k & LQ_COUNT_ONLY)) {
+        p[n++] = limit;
+        p[n++] = offset;
+    }
+    char name[32];
+    snprintf(name, sizeof(name), "ink_list_%03x", k);
+    char *sql = c->list_prepared[k] ? NULL : list_sql(k);
+    int rc = pg_run_named(c, name, sql, n, &c->list_prepared[k], p, out);
+    free(sql);
+    return rc;
+}
+
+static int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, arena_t *a,
+                          record_list_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    int64_t per_page = q->per_page > 0 ? q->per_page : 10;
+    int64_t page = q->page > 0 ? q->page : 1;
+    int64_t offset = page - 1 > INT64_MAX / per_page ? INT64_MAX : (page - 1) * per_page;
+    num_t lim = num_i64(per_page), off = num_i64(offset);
+    unsigned k = list_key(kind, q);
+    PGresult *r;
+    if ((rc = list_run(c, k, q, lim.s, off.s, a, &r)) != STORE_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    record_t *items = arena_alloc(a, (rows ? rows : 1) * sizeof(*items));
+    for (size_t i = 0; i < rows; i++)
+        row_record(r, (int)i, kind, a, &items[i]);
+    int64_t total = rows ? col_i64(r, 0, REC_NCOLS) : 0;
+    PQclear(r);
+    if (rows == 0 && offset > 0) {
+        /* a page past the end: the total still counts */
+        unsigned ck = (k & ~(unsigned)(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT_ONLY;
+        if ((rc = list_run(c, ck, q, NULL, NULL, a, &r)) != STORE_OK)
+            return rc;
+        total = col_i64(r, 0, 0);
+        PQclear(r);
+    }
+    out->items = items;
+    out->n = rows;
+    out->total = total;
+    return STORE_OK;
+}
+
+/* ---- jobs ------------------------------------------------------------------------ */
+
+/* Inside a transaction: picks and leases one job; *claimed false when there is none;
+ * an orphan job (its record gone) is dropped and *claimed stays false with *again set. */
+static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_s, arena_t *a,
+                     job_t *out, bool *claimed, bool *again)
+{
+    num_t tnow = num_i64(now), until = num_i64(lease_until(now, lease_s));
+    const char *p[] = {tnow.s, token, until.s};
+    PGresult *r;
+    int rc = pg_run(c, S_JOB_PICK, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return STORE_OK;
+    }
+    int64_t job_id = col_i64(r, 0, 0), kind = col_i64(r, 0, 1), record_id = col_i64(r, 0, 2);
+    int attempts = (int)col_i64(r, 0, 3);
+    PQclear(r);
+    num_t jid = num_i64(job_id), rid = num_i64(record_id);
+    if (kind == KIND_DOC || kind == KIND_IMG) {
+        const char *rp[] = {rid.s, tnow.s};
+        record_t rec;
+        rc = pg_one_record(c, kind == KIND_DOC ? S_DOC_CLAIM : S_IMG_CLAIM, rp, (rec_kind_t)kind,
+                           a, &rec);
+        if (rc == STORE_OK) {
+            memset(out, 0, sizeof(*out));
+            out->id = job_id;
+            memcpy(out->token, token, sizeof(out->token));
+            out->attempts = attempts;
+            out->rec = rec;
+            *claimed = true;
+            return STORE_OK;
+        }
+        if (rc != STORE_NOTFOUND)
+            return rc;
+    }
+    log_warn("postgres: dropping job %" PRId64 " without a record", job_id);
+    const char *dp[] = {jid.s};
+    if ((rc = pg_run(c, S_JOB_DROP, dp, &r)) != STORE_OK)
+        return rc;
+    PQclear(r);
+    *again = true;
+    return STORE_OK;
+}
+
+static int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    for (int tries = 0; tries < PG_CLAIM_TRIES; tries++) {
+        char token[33];
+        random_hex(token, 16);
+        bool claimed = false, again = false;
+        if ((rc = pg_command(c, "BEGIN", "job claim begin")) != STORE_OK)
+            return rc;
+        rc = claim_one(c, now_us(), token, lease_s, a, out, &claimed, &again);
+        if (rc == STORE_OK)
+            rc = pg_command(c, "COMMIT", "job claim commit");
+        if (rc != STORE_OK) {
+            pg_rollback(c);
+            return rc;
+        }
+        if (claimed)
+            return STORE_OK;
+        if (!again)
+            return STORE_NOTFOUND;
+    }
+    return STORE_NOTFOUND;
+}
+
+static int pg_job_renew(store_conn_t *sc, int64_t job_id, const char *token, double lease_s)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t id = num_i64(job_id), until = num_i64(lease_until(now_us(), lease_s));
+    const char *p[] = {id.s, token, until.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_RENEW, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+/* Runs a JOB_FINISH statement: STALE when the job (with this token) is gone. */
+static int job_finish(pg_conn_t *c, int id, const char *const *p)
+{
+    PGresult *r;
+    int rc = pg_run(c, id, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    rc = col_i64(r, 0, 0) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int64_t words,
+                           const char *media_key, const char *revised_prompt)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t id = num_i64(job->id), w = num_i64(words), now = num_i64(now_us());
+    const char *p[] = {id.s, job->token, result, w.s, media_key, revised_prompt, now.s};
+    return job_finish(c, S_JOB_COMPLETE, p);
+}
+
+static int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t id = num_i64(job->id), now = num_i64(now_us());
+    const char *p[] = {id.s, job->token, error, now.s};
+    return job_finish(c, S_JOB_FAIL, p);
+}
+
+static int pg_job_count(store_conn_t *sc, int64_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_COUNT, NULL, &r)) != STORE_OK)
+        return rc;
+    *n = col_i64(r, 0, 0);
+    PQclear(r);
+    return STORE_OK;
+}
+
+/* ---- rate limiting --------------------------------------------------------------- */
+
+static int pg_rate_hit(store_conn_t *sc, const char *bucket, int64_t window, int64_t *count)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    num_t w = num_i64(window);
+    const char *p[] = {bucket, w.s};
+    if ((rc = pg_run(c, S_RATE_HIT, p, &r)) != STORE_OK)
+        return rc;
+    *count = col_i64(r, 0, 0);
+    PQclear(r);
+    return STORE_OK;
+}
+
+const store_ops_t store_postgres_ops = {
+    .name = "postgres",
+    .connect = pg_connect,
+    .disconnect = pg_disconnect,
+    .migrate = pg_migrate,
+    .ping = pg_ping,
+    .user_ensure = pg_user_ensure,
+    .key_insert = pg_key_insert,
+    .key_auth = pg_key_auth,
+    .key_list = pg_key_list,
+    .key_revoke = pg_key_revoke,
+    .record_create = pg_record_create,
+    .record_get = pg_record_get,
+    .record_update = pg_record_update,
+    .record_delete = pg_record_delete,
+    .record_list = pg_record_list,
+    .job_claim = pg_job_claim,
+    .job_renew = pg_job_renew,
+    .job_complete = pg_job_complete,
+    .job_fail = pg_job_fail,
+    .job_count = pg_job_count,
+    .rate_hit = pg_rate_hit,
+};
