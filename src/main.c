@@ -94,8 +94,14 @@ static int serve(int argc, char **argv)
     app.jobs = jobs;
     app.rl = ratelimit_new(cfg.rate_limit, shared);
     app.public_url = cfg_public_url(&cfg);
-    http_opts_t ho = {cfg.listen, (int)cfg.threads, (int)cfg.max_connections,
-                      (int)cfg.connection_timeout, (size_t)cfg.max_body, api_handle, &app};
+    http_opts_t ho = {cfg.listen,
+                      (int)cfg.threads,
+                      (int)cfg.max_connections,
+                      (int)cfg.connection_timeout,
+                      (int)cfg.request_timeout,
+                      (size_t)cfg.max_body,
+                      api_handle,
+                      &app};
     if (!(http = http_start(&ho, err, sizeof(err)))) {
         log_error("http: %s", err);
         goto out;

@@ -30,6 +30,7 @@ typedef struct {
     long max_body;       /* bytes */
     long max_connections;
     long connection_timeout; /* seconds of idleness before a connection is closed */
+    long request_timeout;    /* seconds a client may take to send one request */
     double job_lease;    /* seconds a claimed job is held before another worker may take it */
     char *log_level;
     long builtin_delay_ms;       /* tests and demos: each builtin generation sleeps this long */

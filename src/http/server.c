@@ -18,7 +18,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+/* One per TCP connection, for the request deadline: receiving_since is when the
+ * connection began (or its previous request ended) and is cleared once a whole
+ * request has arrived. The watchdog shuts down the socket of a connection that has
+ * been receiving one request for longer than request_timeout — a client trickling a
+ * byte at a time keeps MHD's idle timeout from firing, but not this. */
+typedef struct http_conn {
+    struct http_conn *prev, *next;
+    int fd;
+    double receiving_since; /* 0 = not receiving */
+    bool shut;
+} http_conn_t;
 
 struct http_server {
     struct MHD_Daemon *d;
@@ -26,7 +40,74 @@ struct http_server {
     atomic_int inflight;
     atomic_ullong seq;
     char id_prefix[8];
+    pthread_mutex_t conns_mu;
+    http_conn_t *conns;
+    pthread_t watchdog;
+    atomic_bool stopping;
 };
+
+static void conn_set_receiving(http_server_t *s, http_conn_t *hc, double since)
+{
+    if (!hc)
+        return;
+    pthread_mutex_lock(&s->conns_mu);
+    hc->receiving_since = since;
+    pthread_mutex_unlock(&s->conns_mu);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    http_server_t *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        http_conn_t *hc = xcalloc(1, sizeof(*hc));
+        hc->fd = ci ? ci->connect_fd : -1;
+        hc->receiving_since = mono_s();
+        pthread_mutex_lock(&s->conns_mu);
+        hc->next = s->conns;
+        if (s->conns)
+            s->conns->prev = hc;
+        s->conns = hc;
+        pthread_mutex_unlock(&s->conns_mu);
+        *socket_context = hc;
+    } else if (*socket_context) {
+        http_conn_t *hc = *socket_context;
+        pthread_mutex_lock(&s->conns_mu);
+        if (hc->prev)
+            hc->prev->next = hc->next;
+        else
+            s->conns = hc->next;
+        if (hc->next)
+            hc->next->prev = hc->prev;
+        pthread_mutex_unlock(&s->conns_mu);
+        free(hc);
+        *socket_context = NULL;
+    }
+}
+
+static void *watchdog_main(void *arg)
+{
+    http_server_t *s = arg;
+    while (!atomic_load(&s->stopping)) {
+        sleep_ms(200);
+        double now = mono_s();
+        pthread_mutex_lock(&s->conns_mu);
+        for (http_conn_t *hc = s->conns; hc; hc = hc->next) {
+            if (hc->shut || hc->fd < 0 || hc->receiving_since == 0 ||
+                now - hc->receiving_since < s->o.request_timeout)
+                continue;
+            /* MHD sees the end of the stream and closes the connection itself */
+            shutdown(hc->fd, SHUT_RDWR);
+            hc->shut = true;
+            log_info("http: a client took over %d s to send its request; connection closed",
+                     s->o.request_timeout);
+        }
+        pthread_mutex_unlock(&s->conns_mu);
+    }
+    return NULL;
+}
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
@@ -49,6 +130,9 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     }
     snprintf(r->id, sizeof(r->id), "%s-%llu", s->id_prefix,
              (unsigned long long)atomic_fetch_add(&s->seq, 1) + 1);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    r->hc = ci ? ci->socket_context : NULL;
     return r;
 }
 
@@ -123,6 +207,8 @@ static enum MHD_Result send_response(http_req_t *r)
                             r->content_type ? r->content_type : "application/json");
     for (int i = 0; i < r->nhdr; i++)
         MHD_add_response_header(resp, r->hdr_name[i], r->hdr_value[i]);
+    if (r->close_after)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -138,6 +224,40 @@ static bool declared_too_large(http_req_t *r, size_t max)
     return *end == '\0' && n > max;
 }
 
+typedef struct {
+    int count;
+    const char *first;
+    bool differ;
+} cl_scan_t;
+
+static enum MHD_Result scan_cl(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *value)
+{
+    cl_scan_t *sc = cls;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
+        return MHD_YES;
+    if (sc->count++ == 0)
+        sc->first = value;
+    else if (strcmp(sc->first, value) != 0)
+        sc->differ = true;
+    return MHD_YES;
+}
+
+/* Framing MHD lets through but a careful server refuses (request smuggling):
+ * Content-Length with Transfer-Encoding, Content-Lengths that disagree, and
+ * transfer codings other than chunked. True when the request is ambiguous. */
+static bool ambiguous_framing(http_req_t *r)
+{
+    cl_scan_t sc = {0, NULL, false};
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, scan_cl, &sc);
+    const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (sc.differ)
+        return true;
+    if (te && (sc.count > 0 || strcasecmp(te, "chunked") != 0))
+        return true;
+    return false;
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const char *url,
                                  const char *method, const char *version,
                                  const char *upload_data, size_t *upload_size, void **con_cls)
@@ -151,6 +271,12 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         r->method = arena_strdup(&r->arena, method);
         r->counted = true;
         atomic_fetch_add(&s->inflight, 1);
+        if (ambiguous_framing(r)) {
+            plain_error(r, 400, "Bad request.");
+            r->dispatched = true;
+            r->close_after = true;
+            return send_response(r);
+        }
         if (declared_too_large(r, s->o.max_body)) {
             plain_error(r, 413, "Payload too large.");
             r->dispatched = true;
@@ -170,6 +296,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         *upload_size = 0;
         return MHD_YES;
     }
+    conn_set_receiving(s, r->hc, 0); /* the whole request is here */
     if (r->resumed) {
         r->resumed = false;
         r->on_resumed(s->o.app, r);
@@ -226,6 +353,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
     if (r->counted)
         atomic_fetch_sub(&s->inflight, 1);
+    conn_set_receiving(s, r->hc, mono_s()); /* a keep-alive connection's next request */
     if (r->resp_fd >= 0)
         close(r->resp_fd);
     buf_free(&r->body);
@@ -283,19 +411,23 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
     http_server_t *s = xcalloc(1, sizeof(*s));
     s->o = *o;
     random_hex(s->id_prefix, 3);
+    pthread_mutex_init(&s->conns_mu, NULL);
     unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     s->d = MHD_start_daemon(
         flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)o->connection_timeout, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
     if (!s->d) {
         snprintf(err, errlen, "cannot listen on %s", o->listen);
+        pthread_mutex_destroy(&s->conns_mu);
         free(s);
         return NULL;
     }
+    pthread_create(&s->watchdog, NULL, watchdog_main, s);
     return s;
 }
 
@@ -321,6 +453,9 @@ void http_stop(http_server_t *s)
 {
     if (!s)
         return;
+    atomic_store(&s->stopping, true);
+    pthread_join(s->watchdog, NULL);
     MHD_stop_daemon(s->d);
+    pthread_mutex_destroy(&s->conns_mu);
     free(s);
 }

@@ -56,14 +56,16 @@ struct http_req {
     void *wait;
 
     /* internal */
-    bool seen, dispatched, counted;
+    bool seen, dispatched, counted, close_after;
+    struct http_conn *hc;
 };
 
 typedef struct {
     const char *listen; /* HOST:PORT; PORT may be 0 */
     int threads;
     int max_connections;
-    int connection_timeout; /* seconds */
+    int connection_timeout; /* seconds of silence before a connection is closed */
+    int request_timeout;    /* seconds a client may take to send one whole request */
     size_t max_body;
     http_handler_fn handler;
     void *app;

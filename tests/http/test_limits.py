@@ -1,0 +1,170 @@
+"""Hardening (API.md §2, §6, §7): rate limits, header and body limits, ambiguous
+HTTP framing, slow and stalled clients, connection limit, SQL-like input, and the
+access log."""
+import re
+import socket
+import time
+import unittest
+
+from harness import Server, ServerTest
+
+
+def raw(port, data, timeout=5.0, chunks=None, pause=0.0):
+    """Sends data (or chunks with a pause between them); returns (response bytes,
+    closed-by-server)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    out, closed = b"", False
+    try:
+        for c in (chunks or [data]):
+            s.sendall(c)
+            if pause:
+                time.sleep(pause)
+        while True:
+            p = s.recv(65536)
+            if not p:
+                closed = True
+                break
+            out += p
+    except (socket.timeout, ConnectionResetError, BrokenPipeError):
+        pass
+    finally:
+        s.close()
+    return out, closed
+
+
+def away_from_minute_edge():
+    """Fixed one-minute windows: keep a short test inside one window."""
+    if time.time() % 60 > 50:
+        time.sleep(61 - time.time() % 60)
+
+
+class RateLimit(ServerTest):
+    server_args = ["--rate-limit", "5"]
+
+    def test_per_key_limit_headers_and_429(self):
+        away_from_minute_edge()
+        k = self.srv.key("rl-a")
+        for i in range(5):
+            r = self.req("GET", "/api/v1/templates", key=k)
+            self.assertEqual(r.status, 200)
+            self.assertEqual((r.header("X-RateLimit-Limit"), r.header("X-RateLimit-Remaining")), ("5", str(4 - i)))
+        r = self.req("GET", "/api/v1/documents", key=k)
+        self.assertEqual((r.status, r.json), (429, {"message": "Too Many Attempts.", "status": 429}))
+        self.assertTrue(1 <= int(r.header("Retry-After")) <= 60)
+        self.assertEqual(r.header("X-RateLimit-Remaining"), "0")
+        other = self.srv.key("rl-b")
+        self.assertEqual(self.req("GET", "/api/v1/templates", key=other).status, 200)
+
+    def test_bad_keys_limited_per_address(self):
+        away_from_minute_edge()
+        statuses = [self.req("GET", "/api/v1/documents", key="ink_" + f"{i:064x}").status for i in range(8)]
+        self.assertIn(401, statuses)
+        self.assertEqual(statuses[-1], 429, statuses)
+
+
+class Limits(ServerTest):
+    server_args = ["--request-timeout", "2", "--max-connections", "150", "--threads", "2"]
+
+    def test_header_too_large_431(self):
+        r = self.req("GET", "/api/v1/documents", headers={"X-Big": "a" * 70000})
+        self.assertEqual(r.status, 431)
+
+    def test_ambiguous_framing_400_and_closed(self):
+        h = (f"POST /api/v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {self.alice}\r\n"
+             "Content-Type: application/x-www-form-urlencoded\r\n")
+        cases = [h + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nname=\r\n0\r\n\r\n",
+                 h + "Content-Length: 5\r\nContent-Length: 7\r\n\r\nname=ab",
+                 h + "Transfer-Encoding: gzip\r\n\r\nname=",
+                 h + "Transfer-Encoding: chunked\r\n\r\nzz\r\nname=\r\n0\r\n\r\n",
+                 h + "Content-Length: -5\r\n\r\nname="]
+        for c in cases:
+            out, closed = raw(self.srv.port, c.encode())
+            self.assertIn(b" 400 ", out.split(b"\r\n")[0], (c, out[:200]))
+            self.assertTrue(closed, c)
+        # nothing was created by any of them
+        self.assertEqual(self.req("GET", "/api/v1/documents").json["meta"]["total"], 0)
+
+    def test_trickling_client_is_cut_off(self):
+        t = time.time()
+        req = f"GET /api/v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {self.alice}\r\nX-Slow: ".encode()
+        chunks = [bytes([b]) for b in req] + [b"a"] * 200
+        out, closed = raw(self.srv.port, None, timeout=10, chunks=chunks, pause=0.05)
+        self.assertLess(time.time() - t, 8)
+        self.assertEqual(out, b"")
+
+    def test_stalled_connections_do_not_starve_others(self):
+        stalled = []
+        for _ in range(100):
+            s = socket.create_connection(("127.0.0.1", self.srv.port))
+            s.sendall(b"GET /api/v1/documents HTTP/1.1\r\nHost: x\r\n")
+            stalled.append(s)
+        try:
+            for _ in range(10):
+                t = time.time()
+                r = self.req("GET", "/api/v1/templates")
+                self.assertEqual(r.status, 200)
+                self.assertLess(time.time() - t, 1.0)
+        finally:
+            for s in stalled:
+                s.close()
+
+    def test_sql_like_input_changes_nothing(self):
+        k = self.srv.key("sqli")
+        nasty = ["x'); DROP TABLE documents;--", "' OR '1'='1", "\"; DELETE FROM users; --", "%' OR 1=1 --",
+                 "1; UPDATE documents SET user_id=1", "name COLLATE \"C\" DESC, (SELECT 1)"]
+        other = self.make_doc(key="bob", name="bob's")
+        for n in nasty:
+            d = self.make_doc(key=k, name=n, prompt=n)
+            self.assertEqual((d["name"], d["prompt"]), (n, n))
+            r = self.req("GET", f"/api/v1/documents/{d['id']}", key=k)
+            self.assertEqual(r.json["data"]["name"], n)
+        total = len(nasty)
+        for n in nasty:
+            for param in ["search", "search_by", "sort_by", "sort", "per_page", "page", "favorite", "template_id"]:
+                from urllib.parse import quote
+                r = self.req("GET", f"/api/v1/documents?{param}={quote(n)}", key=k)
+                self.assertEqual(r.status, 200, (param, n, r))
+                if param != "search":
+                    self.assertEqual(r.json["meta"]["total"], total, (param, n))
+            r = self.req("GET", f"/api/v1/documents?search={quote(n)}", key=k)
+            self.assertIn(n, [x["name"] for x in r.json["data"]])
+            self.assertEqual(self.req("GET", f"/api/v1/documents/{quote(n, safe='')}", key=k).status, 404)
+        self.assertEqual(self.req("GET", f"/api/v1/documents/{other['id']}", key="bob").json["data"]["name"], "bob's")
+        self.assertEqual(self.req("GET", "/api/v1/documents", key=k).json["meta"]["total"], total)
+
+    def test_access_log_line(self):
+        self.req("GET", "/api/v1/documents?search=secret-query")
+        time.sleep(0.2)
+        log = self.srv.read_log()
+        lines = [l for l in log.splitlines() if " access " in l and 'path="/api/v1/documents"' in l]
+        self.assertTrue(lines, log[-2000:])
+        m = re.search(r'^\S+Z info access id=\S+ user=(\d+) method=GET path="/api/v1/documents" '
+                      r'status=200 bytes=(\d+) ms=[\d.]+$', lines[-1])
+        self.assertTrue(m, lines[-1])
+        self.assertNotEqual(m.group(1), "0")
+        self.assertNotIn("secret-query", log)
+        self.assertNotIn(self.alice, log)
+        self.assertNotIn("Bearer", log)
+
+
+class ConnectionLimit(unittest.TestCase):
+    def test_max_connections(self):
+        srv = Server("--max-connections", "20", "--threads", "1").start()
+        key = srv.key("cl")
+        socks = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(20)]
+        try:
+            time.sleep(0.3)
+            extra = socket.create_connection(("127.0.0.1", srv.port), timeout=3)
+            try:
+                extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                got = extra.recv(100)
+            except (ConnectionResetError, socket.timeout, BrokenPipeError):
+                got = b""
+            extra.close()
+            self.assertEqual(got, b"")  # refused beyond the limit
+        finally:
+            for s in socks:
+                s.close()
+        time.sleep(0.3)
+        self.assertEqual(srv.request("GET", "/api/v1/templates", key=key).status, 200)
+        self.assertEqual(srv.stop(), 0)
