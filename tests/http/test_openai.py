@@ -1,0 +1,182 @@
+"""The openai provider end to end (API.md §5): inkwell against the fake
+OpenAI-compatible server in tests/fake_openai.py. Each case asserts what inkwell
+sent and what its client got; no provider body, key or URL reaches a response or
+the log."""
+import json
+import os
+import subprocess
+import sys
+import time
+import unittest
+import urllib.request
+
+from harness import Server
+from pngcheck import check_png
+from test_images import fetch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SECRET = "sk-test-SECRET-4242"
+
+
+class Fake:
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "fake_openai.py")],
+                                     stdout=subprocess.PIPE, text=True)
+        self.port = int(self.proc.stdout.readline())
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def call(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read() or b"null")
+
+    def script(self, chat=None, images=None):
+        self.call("POST", "/_control/reset", {})
+        self.call("POST", "/_control/script", {"chat": chat or [], "images": images or []})
+
+    def requests(self):
+        return self.call("GET", "/_control/requests")
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+class OpenAIProvider(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.fake = Fake()
+        cls.srv = Server("--provider", "openai", "--openai-base-url", cls.fake.base + "/v1",
+                         "--text-model", "test-model-1", "--image-model", "img-model-2",
+                         "--provider-timeout", "1.5", "--max-tokens", "321", "--wait-limit", "60",
+                         env={"OPENAI_API_KEY": SECRET}).start()
+        cls.key = cls.srv.key("ai")
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        cls.fake.stop()
+        log = cls.srv.read_log()
+        assert SECRET not in log and "FAKEBODY" not in log, "secret or provider body in the log"
+        assert rc == 0
+
+    def post(self, path, form, headers=None):
+        return self.srv.request("POST", path, key=self.key, form=form, headers=headers)
+
+    def assertClean(self, r):
+        text = r.body.decode()
+        for bad in (SECRET, "FAKEBODY", "127.0.0.1:%d" % self.fake.port, "/v1/"):
+            self.assertNotIn(bad, text)
+
+    def doc_count(self):
+        return self.srv.request("GET", "/api/v1/documents", key=self.key).json["meta"]["total"]
+
+    def test_text_success_and_what_was_sent(self):
+        self.fake.script()
+        r = self.post("/api/v1/documents", {"name": "n", "prompt": "tea and focus", "creativity": "0.75",
+                                            "template_id": "6"})
+        self.assertEqual(r.status, 201, r)
+        d = r.json["data"]
+        self.assertEqual(d["result"], "Echo: tea and focus")
+        self.assertEqual(d["words"], 4)
+        [req] = self.fake.requests()
+        self.assertEqual(req["path"], "/v1/chat/completions")
+        self.assertEqual(req["headers"]["authorization"], f"Bearer {SECRET}")
+        body = req["json"]
+        self.assertEqual((body["model"], body["temperature"], body["max_tokens"]), ("test-model-1", 0.75, 321))
+        self.assertEqual(body["messages"][0]["role"], "system")
+        self.assertIn("outline", body["messages"][0]["content"].lower())
+        self.assertEqual(body["messages"][1], {"role": "user", "content": "tea and focus"})
+
+    def test_image_success_png_stored_and_revised_prompt(self):
+        self.fake.script()
+        r = self.post("/api/v1/images", {"name": "i", "description": "a lighthouse", "resolution": "1792x1024",
+                                         "style": "natural"})
+        self.assertEqual(r.status, 201, r)
+        img = r.json["data"]
+        self.assertEqual(img["revised_prompt"], "Revised: a lighthouse")
+        resp, png = fetch(img["url"])
+        self.assertEqual(check_png(png), (1792, 1024))
+        [req] = self.fake.requests()
+        self.assertEqual(req["json"], {"model": "img-model-2", "prompt": "a lighthouse", "n": 1, "size": "1792x1024",
+                                       "response_format": "b64_json", "style": "natural"})
+        self.fake.script()
+        self.post("/api/v1/images", {"name": "i", "description": "plain", "resolution": "1024x1024"})
+        self.assertNotIn("style", self.fake.requests()[0]["json"])
+
+    def test_429_retry_after_then_success(self):
+        self.fake.script(chat=[{"status": 429, "retry_after": "1"}])
+        t = time.time()
+        r = self.post("/api/v1/documents", {"name": "n", "prompt": "retry me"})
+        self.assertEqual(r.status, 201, r)
+        self.assertGreaterEqual(time.time() - t, 0.9)
+        self.assertEqual(len(self.fake.requests()), 2)
+
+    def test_insufficient_quota_not_retried_502_no_record(self):
+        before = self.doc_count()
+        self.fake.script(chat=["insufficient_quota"])
+        r = self.post("/api/v1/documents", {"name": "n", "prompt": "quota"})
+        self.assertEqual(r.status, 502, r)
+        self.assertIn("quota", r.json["message"].lower())
+        self.assertClean(r)
+        self.assertEqual(len(self.fake.requests()), 1)
+        self.assertEqual(self.doc_count(), before)
+
+    def test_persistent_500_five_attempts(self):
+        self.fake.script(chat=[{"status": 500}] * 6)
+        r = self.post("/api/v1/documents", {"name": "n", "prompt": "down"})
+        self.assertEqual(r.status, 502, r)
+        self.assertClean(r)
+        self.assertEqual(len(self.fake.requests()), 5)
+
+    def test_hang_times_out(self):
+        self.fake.script(chat=["hang"] * 5)
+        t = time.time()
+        r = self.post("/api/v1/documents", {"name": "n", "prompt": "slow"})
+        self.assertEqual(r.status, 502, r)
+        self.assertIn("time", r.json["message"].lower())
+        self.assertLess(time.time() - t, 40)
+        self.assertClean(r)
+
+    def test_malformed_oversized_redirect_fail_cleanly(self):
+        for b in ["malformed", "oversized", "redirect", "missing_field"]:
+            self.fake.script(chat=[b])
+            r = self.post("/api/v1/documents", {"name": "n", "prompt": b})
+            self.assertEqual(r.status, 502, (b, r))
+            self.assertClean(r)
+            self.assertEqual(len(self.fake.requests()), 1, b)
+
+    def test_wrong_size_png_fails(self):
+        count = lambda: self.srv.request("GET", "/api/v1/images", key=self.key).json["meta"]["total"]
+        before = count()
+        for b in ["wrong_size_png", "bad_png", "url_only"]:
+            self.fake.script(images=[b])
+            r = self.post("/api/v1/images", {"name": "i", "description": "x", "resolution": "1024x1024"})
+            self.assertEqual(r.status, 502, (b, r))
+            self.assertClean(r)
+        self.assertEqual(count(), before)  # no record left behind
+
+    def test_async_failure_stays_failed_with_clean_error(self):
+        self.fake.script(chat=[{"status": 400}])
+        r = self.post("/api/v1/documents", {"name": "n", "prompt": "bad"}, headers={"Prefer": "respond-async"})
+        self.assertEqual(r.status, 202)
+        path = f"/api/v1/documents/{r.json['data']['id']}"
+        for _ in range(200):
+            d = self.srv.request("GET", path, key=self.key).json["data"]
+            if d["state"] == "failed":
+                break
+            time.sleep(0.05)
+        self.assertEqual(d["state"], "failed")
+        self.assertTrue(d["error"])
+        self.assertNotIn("FAKEBODY", d["error"])
+
+
+class BadSettings(unittest.TestCase):
+    def test_refuses_to_start_with_unusable_base_url(self):
+        srv = Server("--provider", "openai", "--openai-base-url", "ftp://x", env={"OPENAI_API_KEY": SECRET})
+        with self.assertRaises(RuntimeError) as e:
+            srv.start()
+        self.assertNotIn(SECRET, str(e.exception))
+        self.assertNotIn(SECRET, srv.read_log())
