@@ -112,7 +112,7 @@ void jw_num(jw_t *w, double v)
         buf_puts(w->out, "null");
         return;
     }
-    if (v == (double)(int64_t)v && fabs(v) < 1e15) {
+    if (fabs(v) < 1e15 && v == (double)(int64_t)v) {
         buf_printf(w->out, "%lld", (long long)v);
         return;
     }
