@@ -35,7 +35,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all run check bench fuzz install clean unit deps
+.PHONY: all run check bench fuzz install clean unit deps valgrind
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -87,6 +87,14 @@ bench:
 fuzz:
 	@scripts/deps.sh test
 	@tests/fuzz/run.sh
+
+# The black-box suites of the API (documents, images, limits' security checks) with the
+# server under valgrind: any memory error or definite leak fails the run.
+valgrind:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
+	@INKWELL_BIN=$(CURDIR)/$(BUILD)/inkwell INKWELL_TEST_VALGRIND=1 python3 tests/http/run.py \
+	    test_documents.py test_images.py
 
 install: $(BUILD)/inkwell
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -28,6 +28,25 @@ typedef struct {
 
 void api_handle(void *app, http_req_t *r);
 
+typedef enum {
+    ROUTE_NOT_FOUND,
+    ROUTE_NOT_ALLOWED,
+    ROUTE_LIST,
+    ROUTE_STORE,
+    ROUTE_SHOW,
+    ROUTE_UPDATE,
+    ROUTE_DELETE,
+    ROUTE_TEMPLATES,
+    ROUTE_HEALTHZ,
+    ROUTE_READYZ,
+    ROUTE_MEDIA,
+} route_t;
+
+/* The route of a request: pure, no I/O. kind and id are set for record routes;
+ * allowed gets the method bits the path takes (for 405's Allow). */
+route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, int64_t *id,
+                  int *allowed);
+
 /* ---- common.c ---- */
 
 /* {"message": msg, "status": status} */
@@ -57,6 +76,8 @@ void api_validation_error(http_req_t *r, const verrs_t *v);
 /* Decodes the request body (form or JSON) into fields. Returns 0, or answers
  * (415 or 422) and returns -1. */
 int api_body_fields(http_req_t *r, kvlist_t *out);
+/* The same with the Content-Type given (NULL = none): no connection needed. */
+int api_decode_body(http_req_t *r, const char *content_type, kvlist_t *out);
 /* The query string's parameters. */
 void api_query(http_req_t *r, kvlist_t *out);
 
@@ -81,6 +102,11 @@ void ratelimit_free(ratelimit_t *rl);
 bool ratelimit_check(ratelimit_t *rl, store_conn_t *c, http_req_t *r, const char *bucket);
 
 /* ---- records.c ---- */
+/* List parameters from the query (fallbacks per §4); -1 after answering 422. */
+int api_list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *page_asked);
+/* The list URL of the request with page set (absolute, every other parameter kept). */
+void api_page_url(buf_t *out, const char *public_url, http_req_t *r, rec_kind_t kind,
+                  int64_t page);
 void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind);
 void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind);

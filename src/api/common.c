@@ -181,9 +181,13 @@ static int json_fields(http_req_t *r, kvlist_t *out)
 
 int api_body_fields(http_req_t *r, kvlist_t *out)
 {
+    return api_decode_body(r, http_header(r, "Content-Type"), out);
+}
+
+int api_decode_body(http_req_t *r, const char *ct, kvlist_t *out)
+{
     out->items = NULL;
     out->n = 0;
-    const char *ct = http_header(r, "Content-Type");
     if (!ct || !*ct) {
         if (r->body.len == 0)
             return 0;

@@ -34,9 +34,10 @@ static void location(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 /* ---- list ---- */
 
 /* The request's query with page set to `page`: every other piece kept as sent. */
-static void page_url(buf_t *out, app_t *app, http_req_t *r, rec_kind_t kind, int64_t page)
+void api_page_url(buf_t *out, const char *public_url, http_req_t *r, rec_kind_t kind,
+                  int64_t page)
 {
-    buf_printf(out, "%s/api/v1/%s?", app->public_url, kind_path[kind]);
+    buf_printf(out, "%s/api/v1/%s?", public_url, kind_path[kind]);
     const char *q = r->query;
     bool placed = false;
     while (*q) {
@@ -70,14 +71,14 @@ static void link_or_null(jw_t *w, app_t *app, http_req_t *r, rec_kind_t kind, in
     }
     buf_t u;
     buf_init(&u);
-    page_url(&u, app, r, kind, page);
+    api_page_url(&u, app->public_url, r, kind, page);
     jw_str(w, u.data);
     buf_free(&u);
 }
 
 /* Fills the list query from the parameters. Values outside their set fall back to
  * the default; a parameter that does not decode is a 422. */
-static int list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *page_asked)
+int api_list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *page_asked)
 {
     kvlist_t q;
     api_query(r, &q);
@@ -132,7 +133,7 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
 {
     list_query_t lq;
     int64_t page;
-    if (list_params(r, kind, &lq, &page) != 0)
+    if (api_list_params(r, kind, &lq, &page) != 0)
         return;
     store_conn_t *c = api_conn(app, r);
     if (!c)

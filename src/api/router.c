@@ -98,80 +98,84 @@ static bool admit(app_t *app, http_req_t *r)
     return true;
 }
 
-/* /api/v1/<rest> */
-static void route_v1(app_t *app, http_req_t *r, const char *rest)
+route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, int64_t *id,
+                  int *allowed)
 {
-    int m = method_bit(r->method);
-    rec_kind_t kind;
-    const char *tail;
-    if (strncmp(rest, "documents", 9) == 0) {
-        kind = KIND_DOC;
-        tail = rest + 9;
-    } else if (strncmp(rest, "images", 6) == 0) {
-        kind = KIND_IMG;
-        tail = rest + 6;
-    } else if (strcmp(rest, "templates") == 0) {
-        if (m == M_GET)
-            api_templates(app, r);
-        else
-            not_allowed(r, M_GET);
-        return;
-    } else {
-        api_not_found(r);
-        return;
+    *allowed = 0;
+    *id = 0;
+    *kind = KIND_DOC;
+    int m = method_bit(method);
+    size_t n = strlen(raw_path);
+    char path[512];
+    if (n >= sizeof(path))
+        return ROUTE_NOT_FOUND;
+    memcpy(path, raw_path, n + 1);
+    if (n > 8 && path[n - 1] == '/' && strncmp(path, "/api/v1/", 8) == 0)
+        path[n - 1] = '\0'; /* one trailing slash is ignored on API routes */
+
+    if (strncmp(path, "/api/v1/", 8) == 0) {
+        const char *rest = path + 8, *tail;
+        if (strcmp(rest, "templates") == 0) {
+            *allowed = M_GET;
+            return m == M_GET ? ROUTE_TEMPLATES : ROUTE_NOT_ALLOWED;
+        }
+        if (strncmp(rest, "documents", 9) == 0) {
+            tail = rest + 9;
+        } else if (strncmp(rest, "images", 6) == 0) {
+            *kind = KIND_IMG;
+            tail = rest + 6;
+        } else {
+            return ROUTE_NOT_FOUND;
+        }
+        if (*tail == '\0') {
+            *allowed = M_GET | M_POST;
+            return m == M_GET ? ROUTE_LIST : m == M_POST ? ROUTE_STORE : ROUTE_NOT_ALLOWED;
+        }
+        if (*tail != '/' || !parse_id(tail + 1, strlen(tail + 1), id)) {
+            *id = 0;
+            return ROUTE_NOT_FOUND;
+        }
+        *allowed = M_GET | M_PUT | M_PATCH | M_DELETE;
+        switch (m) {
+        case M_GET: return ROUTE_SHOW;
+        case M_PUT:
+        case M_PATCH: return ROUTE_UPDATE;
+        case M_DELETE: return ROUTE_DELETE;
+        default: return ROUTE_NOT_ALLOWED;
+        }
     }
-    if (*tail == '\0') {
-        if (m == M_GET)
-            api_records_list(app, r, kind);
-        else if (m == M_POST)
-            api_records_store(app, r, kind);
-        else
-            not_allowed(r, M_GET | M_POST);
-        return;
+    if (strcmp(path, "/healthz") == 0 || strcmp(path, "/readyz") == 0) {
+        *allowed = M_GET;
+        return m != M_GET ? ROUTE_NOT_ALLOWED : path[1] == 'h' ? ROUTE_HEALTHZ : ROUTE_READYZ;
     }
-    int64_t id;
-    if (*tail != '/' || !parse_id(tail + 1, strlen(tail + 1), &id)) {
-        api_not_found(r);
-        return;
+    if (strncmp(path, "/media/", 7) == 0) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_MEDIA : ROUTE_NOT_ALLOWED;
     }
-    switch (m) {
-    case M_GET: api_records_show(app, r, kind, id); break;
-    case M_PUT:
-    case M_PATCH: api_records_update(app, r, kind, id); break;
-    case M_DELETE: api_records_delete(app, r, kind, id); break;
-    default: not_allowed(r, M_GET | M_PUT | M_PATCH | M_DELETE);
-    }
+    return ROUTE_NOT_FOUND;
 }
 
 void api_handle(void *appv, http_req_t *r)
 {
     app_t *app = appv;
-    size_t n = strlen(r->path);
-    char *path = arena_strndup(&r->arena, r->path, n);
-    if (n > 8 && path[n - 1] == '/' && strncmp(path, "/api/v1/", 8) == 0)
-        path[n - 1] = '\0'; /* one trailing slash is ignored on API routes */
-    int m = method_bit(r->method);
-
-    if (strncmp(path, "/api/v1/", 8) == 0) {
-        if (admit(app, r))
-            route_v1(app, r, path + 8);
+    rec_kind_t kind;
+    int64_t id;
+    int allowed;
+    route_t rt = api_route(r->method, r->path, &kind, &id, &allowed);
+    /* everything under /api/v1 is authenticated and rate limited, known route or not */
+    if (strncmp(r->path, "/api/v1/", 8) == 0 && !admit(app, r))
         return;
+    switch (rt) {
+    case ROUTE_NOT_FOUND: api_not_found(r); break;
+    case ROUTE_NOT_ALLOWED: not_allowed(r, allowed); break;
+    case ROUTE_LIST: api_records_list(app, r, kind); break;
+    case ROUTE_STORE: api_records_store(app, r, kind); break;
+    case ROUTE_SHOW: api_records_show(app, r, kind, id); break;
+    case ROUTE_UPDATE: api_records_update(app, r, kind, id); break;
+    case ROUTE_DELETE: api_records_delete(app, r, kind, id); break;
+    case ROUTE_TEMPLATES: api_templates(app, r); break;
+    case ROUTE_HEALTHZ: api_healthz(app, r); break;
+    case ROUTE_READYZ: api_readyz(app, r); break;
+    case ROUTE_MEDIA: api_media(app, r, r->path + 7); break;
     }
-    if (strcmp(path, "/healthz") == 0 || strcmp(path, "/readyz") == 0) {
-        if (m != M_GET)
-            not_allowed(r, M_GET);
-        else if (path[1] == 'h')
-            api_healthz(app, r);
-        else
-            api_readyz(app, r);
-        return;
-    }
-    if (strncmp(path, "/media/", 7) == 0) {
-        if (m != M_GET)
-            not_allowed(r, M_GET);
-        else
-            api_media(app, r, path + 7);
-        return;
-    }
-    api_not_found(r);
 }

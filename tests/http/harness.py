@@ -17,6 +17,7 @@ BIN = os.environ.get("INKWELL_BIN", os.path.abspath("build/inkwell"))
 BACKEND = os.environ.get("INKWELL_TEST_BACKEND", "sqlite")
 PG_URL = os.environ.get("INKWELL_TEST_PG_URL")
 LOGDIR = os.environ.get("INKWELL_TEST_LOGDIR", tempfile.gettempdir())
+VALGRIND = os.environ.get("INKWELL_TEST_VALGRIND") == "1"
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 
 
@@ -80,8 +81,12 @@ class Server:
         self.log_path = os.path.join(LOGDIR, f"server-{uuid.uuid4().hex[:8]}.log")
         self.log = open(self.log_path, "wb")
         cmd = [BIN, "serve", "--listen", f"127.0.0.1:{self.port}"] + self.storage_args() + self.args
+        if VALGRIND:
+            # any memory error or definite leak makes the server exit 99 at its stop
+            cmd = ["valgrind", "--quiet", "--error-exitcode=99", "--leak-check=full",
+                   "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite"] + cmd
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=self.env)
-        deadline = time.time() + 15
+        deadline = time.time() + (90 if VALGRIND else 15)
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {self.read_log()[-2000:]}")
@@ -103,7 +108,7 @@ class Server:
             if mark in log:
                 raise AssertionError(f"sanitizer report in {self.log_path}:\n{log[-4000:]}")
 
-    def stop(self, sig=signal.SIGTERM, timeout=20):
+    def stop(self, sig=signal.SIGTERM, timeout=90 if VALGRIND else 20):
         if not self.proc or self.proc.poll() is not None:
             return self.proc.returncode if self.proc else None
         self.proc.send_signal(sig)

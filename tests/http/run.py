@@ -5,8 +5,10 @@ import unittest
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-pattern = sys.argv[1] if len(sys.argv) > 1 else "test_*.py"
-suite = unittest.defaultTestLoader.discover(here, pattern=pattern, top_level_dir=here)
+patterns = sys.argv[1:] or ["test_*.py"]
+suite = unittest.TestSuite()
+for pattern in patterns:
+    suite.addTest(unittest.defaultTestLoader.discover(here, pattern=pattern, top_level_dir=here))
 if os.environ.get("INKWELL_TEST_BACKEND", "sqlite") != "postgres":
     # test_pg_*: several processes on one PostgreSQL database; they need that backend
     def drop_pg(s):

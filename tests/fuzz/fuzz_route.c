@@ -1,0 +1,34 @@
+/* fuzz_route.c — the router on arbitrary paths and methods. Invariants: record
+ * routes carry a positive id, a 405 names the methods allowed, and the answer does
+ * not depend on anything after a NUL. */
+#include "api/api.h"
+#include "fuzz.h"
+
+#include <string.h>
+
+static const char *const methods[] = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "X"};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    const char *method = methods[data[0] % 8];
+    char path[1024];
+    size_t n = size - 1 < sizeof(path) - 1 ? size - 1 : sizeof(path) - 1;
+    memcpy(path, data + 1, n);
+    path[n] = '\0';
+    rec_kind_t kind;
+    int64_t id;
+    int allowed;
+    route_t rt = api_route(method, path, &kind, &id, &allowed);
+    if (rt == ROUTE_SHOW || rt == ROUTE_UPDATE || rt == ROUTE_DELETE)
+        FUZZ_CHECK(id >= 1 && strncmp(path, "/api/v1/", 8) == 0);
+    else
+        FUZZ_CHECK(id == 0);
+    if (rt == ROUTE_NOT_ALLOWED)
+        FUZZ_CHECK(allowed != 0);
+    if (rt == ROUTE_MEDIA)
+        FUZZ_CHECK(strncmp(path, "/media/", 7) == 0);
+    FUZZ_CHECK(kind == KIND_DOC || kind == KIND_IMG);
+    return 0;
+}
