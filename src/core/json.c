@@ -45,38 +45,49 @@ void jw_arr_end(jw_t *w) { close_(w, ']'); }
 void jw_key(jw_t *w, const char *key)
 {
     sep(w);
-    buf_putc(w->out, '"');
-    buf_puts(w->out, key);
-    buf_puts(w->out, "\":");
+    size_t n = strlen(key);
+    buf_reserve(w->out, n + 3);
+    char *o = w->out->data + w->out->len;
+    o[0] = '"';
+    memcpy(o + 1, key, n);
+    o[n + 1] = '"';
+    o[n + 2] = ':';
+    o[n + 3] = '\0';
+    w->out->len += n + 3;
     /* the value that follows must not get a comma of its own */
     w->need_comma[w->depth] = false;
     /* ...but the next key must: mark it after the value via value helpers */
 }
 
-/* Values: after a key the flag is false, so sep() writes nothing and sets it. */
+/* 1 for the bytes a JSON string must escape: control characters, '"' and '\\'. */
+static const unsigned char must_escape[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
 void json_escape(buf_t *out, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     buf_reserve(out, n + 2);
-    buf_putc(out, '"');
+    out->data[out->len++] = '"';
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (!must_escape[c])
             continue;
         buf_append(out, s + start, i - start);
         start = i + 1;
         switch (c) {
-        case '"': buf_puts(out, "\\\""); break;
-        case '\\': buf_puts(out, "\\\\"); break;
-        case '\n': buf_puts(out, "\\n"); break;
-        case '\r': buf_puts(out, "\\r"); break;
-        case '\t': buf_puts(out, "\\t"); break;
-        case '\b': buf_puts(out, "\\b"); break;
-        case '\f': buf_puts(out, "\\f"); break;
+        case '"': buf_append(out, "\\\"", 2); break;
+        case '\\': buf_append(out, "\\\\", 2); break;
+        case '\n': buf_append(out, "\\n", 2); break;
+        case '\r': buf_append(out, "\\r", 2); break;
+        case '\t': buf_append(out, "\\t", 2); break;
+        case '\b': buf_append(out, "\\b", 2); break;
+        case '\f': buf_append(out, "\\f", 2); break;
         default: {
-            char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-            buf_puts(out, u);
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            buf_append(out, u, 6);
         }
         }
     }
@@ -99,10 +110,24 @@ void jw_str(jw_t *w, const char *s)
     jw_strn(w, s, strlen(s));
 }
 
+/* Decimal digits of v, written backwards into a small buffer (no printf). */
+static void put_int(buf_t *b, int64_t v)
+{
+    char tmp[24], *p = tmp + sizeof(tmp);
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    buf_append(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
 void jw_int(jw_t *w, int64_t v)
 {
     sep(w);
-    buf_printf(w->out, "%lld", (long long)v);
+    put_int(w->out, v);
 }
 
 void jw_num(jw_t *w, double v)
@@ -113,7 +138,7 @@ void jw_num(jw_t *w, double v)
         return;
     }
     if (fabs(v) < 1e15 && v == (double)(int64_t)v) {
-        buf_printf(w->out, "%lld", (long long)v);
+        put_int(w->out, (int64_t)v);
         return;
     }
     char tmp[32];

@@ -99,7 +99,8 @@ void buf_puts(buf_t *b, const char *s)
 
 void buf_putc(buf_t *b, char c)
 {
-    buf_reserve(b, 1);
+    if (b->len + 2 > b->cap)
+        buf_reserve(b, 1);
     b->data[b->len++] = c;
     b->data[b->len] = '\0';
 }
@@ -241,24 +242,64 @@ void sleep_ms(int ms)
     }
 }
 
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian), after H. Hinnant's
+ * public-domain algorithm: no time zone work, no locale, no printf. */
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+static char *put_digits(char *o, unsigned v, int width)
+{
+    for (int i = width - 1; i >= 0; i--) {
+        o[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return o + width;
+}
+
 void fmt_timestamp(int64_t us, char out[32])
 {
-    time_t secs = (time_t)(us / 1000000);
-    long frac = (long)(us % 1000000);
+    int64_t secs = us / 1000000, frac = us % 1000000;
     if (frac < 0) {
         frac += 1000000;
         secs -= 1;
     }
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char tmp[96];
-    snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
-    size_t n = strlen(tmp);
-    if (n > 31)
-        n = 31;
-    memcpy(out, tmp, n);
-    out[n] = '\0';
+    int64_t days = secs / 86400, rem = secs % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days -= 1;
+    }
+    int64_t y;
+    unsigned m, d;
+    civil_from_days(days, &y, &m, &d);
+    if (y < 0 || y > 9999) { /* outside what the format can say */
+        memcpy(out, "0000-01-01T00:00:00.000000Z", 28);
+        return;
+    }
+    char *o = put_digits(out, (unsigned)y, 4);
+    *o++ = '-';
+    o = put_digits(o, m, 2);
+    *o++ = '-';
+    o = put_digits(o, d, 2);
+    *o++ = 'T';
+    o = put_digits(o, (unsigned)(rem / 3600), 2);
+    *o++ = ':';
+    o = put_digits(o, (unsigned)(rem / 60 % 60), 2);
+    *o++ = ':';
+    o = put_digits(o, (unsigned)(rem % 60), 2);
+    *o++ = '.';
+    o = put_digits(o, (unsigned)frac, 6);
+    *o++ = 'Z';
+    *o = '\0';
 }
 
 void random_bytes(void *p, size_t n)

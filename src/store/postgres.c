@@ -95,6 +95,27 @@ static const char *const migrations[] = {
     "  \"window\" BIGINT NOT NULL,"
     "  count BIGINT NOT NULL,"
     "  PRIMARY KEY (bucket, \"window\"));",
+    /* 2: each user's number of documents and images, kept by a trigger, so that an
+     * unfiltered list needs no count(*) over all of the user's rows. */
+    "CREATE TABLE record_counts ("
+    "  user_id BIGINT NOT NULL,"
+    "  kind SMALLINT NOT NULL CHECK (kind IN (0, 1)),"
+    "  n BIGINT NOT NULL,"
+    "  PRIMARY KEY (user_id, kind));"
+    "INSERT INTO record_counts SELECT user_id, 0, count(*) FROM documents GROUP BY user_id;"
+    "INSERT INTO record_counts SELECT user_id, 1, count(*) FROM images GROUP BY user_id;"
+    "CREATE FUNCTION ink_count_records() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+    "  IF TG_OP = 'INSERT' THEN"
+    "    INSERT INTO record_counts (user_id, kind, n) VALUES (NEW.user_id, TG_ARGV[0]::smallint, 1)"
+    "    ON CONFLICT (user_id, kind) DO UPDATE SET n = record_counts.n + 1;"
+    "  ELSE"
+    "    UPDATE record_counts SET n = n - 1 WHERE user_id = OLD.user_id AND kind = TG_ARGV[0]::smallint;"
+    "  END IF;"
+    "  RETURN NULL; END $$;"
+    "CREATE TRIGGER documents_count AFTER INSERT OR DELETE ON documents"
+    "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
+    "CREATE TRIGGER images_count AFTER INSERT OR DELETE ON images"
+    "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
 };
 
 /* ---- statements ------------------------------------------------------------------ */
@@ -899,18 +920,26 @@ static char *list_sql(unsigned k)
     buf_init(&where);
     buf_init(&b);
     list_where(&where, k);
+    /* unfiltered lists read the count kept by migration 2's trigger */
+    buf_t count;
+    buf_init(&count);
+    if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT | LQ_FILTER | LQ_STYLE | LQ_FAVORITE))
+        buf_printf(&count, "SELECT count(*) FROM %s%s", table, buf_cstr(&where));
+    else
+        buf_printf(&count, "SELECT COALESCE((SELECT n FROM record_counts WHERE user_id = $1"
+                           " AND kind = %d), 0)", k & LQ_IMG ? 1 : 0);
     if (k & LQ_COUNT_ONLY) {
-        buf_printf(&b, "SELECT count(*) FROM %s%s", table, buf_cstr(&where));
+        buf_puts(&b, count.data);
     } else {
         const char *dir = k & LQ_ASC ? "ASC" : "DESC";
         int n = list_where_nparams(k);
-        buf_printf(&b, "SELECT %s, (SELECT count(*) FROM %s%s) FROM %s%s ORDER BY ",
-                   k & LQ_IMG ? IMG_COLS : DOC_COLS, table, buf_cstr(&where), table,
-                   buf_cstr(&where));
+        buf_printf(&b, "SELECT %s, (%s) FROM %s%s ORDER BY ", k & LQ_IMG ? IMG_COLS : DOC_COLS,
+                   count.data, table, buf_cstr(&where));
         if (k & LQ_BY_NAME)
             buf_printf(&b, "name COLLATE \"C\" %s, ", dir);
         buf_printf(&b, "id %s LIMIT $%d OFFSET $%d", dir, n + 1, n + 2);
     }
+    buf_free(&count);
     buf_free(&where);
     return buf_steal(&b);
 }

@@ -99,6 +99,26 @@ static const char *const migrations[] = {
     "  count INTEGER NOT NULL,"
     "  PRIMARY KEY (bucket, \"window\")"
     ") WITHOUT ROWID, STRICT;",
+    /* 2: each user's number of documents and images, kept by triggers, so that an
+     * unfiltered list needs no COUNT(*) over all of the user's rows. */
+    "CREATE TABLE record_counts ("
+    "  user_id INTEGER NOT NULL,"
+    "  kind INTEGER NOT NULL CHECK (kind IN (0, 1)),"
+    "  n INTEGER NOT NULL,"
+    "  PRIMARY KEY (user_id, kind)"
+    ") WITHOUT ROWID, STRICT;"
+    "INSERT INTO record_counts SELECT user_id, 0, COUNT(*) FROM documents GROUP BY user_id;"
+    "INSERT INTO record_counts SELECT user_id, 1, COUNT(*) FROM images GROUP BY user_id;"
+    "CREATE TRIGGER documents_count_ins AFTER INSERT ON documents BEGIN"
+    "  INSERT INTO record_counts(user_id, kind, n) VALUES (NEW.user_id, 0, 1)"
+    "  ON CONFLICT (user_id, kind) DO UPDATE SET n = n + 1; END;"
+    "CREATE TRIGGER documents_count_del AFTER DELETE ON documents BEGIN"
+    "  UPDATE record_counts SET n = n - 1 WHERE user_id = OLD.user_id AND kind = 0; END;"
+    "CREATE TRIGGER images_count_ins AFTER INSERT ON images BEGIN"
+    "  INSERT INTO record_counts(user_id, kind, n) VALUES (NEW.user_id, 1, 1)"
+    "  ON CONFLICT (user_id, kind) DO UPDATE SET n = n + 1; END;"
+    "CREATE TRIGGER images_count_del AFTER DELETE ON images BEGIN"
+    "  UPDATE record_counts SET n = n - 1 WHERE user_id = OLD.user_id AND kind = 1; END;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -146,6 +166,7 @@ enum {
     ST_FAIL_DOC,
     ST_FAIL_IMG,
     ST_JOB_COUNT,
+    ST_USER_TOTAL,
     ST_RATE_HIT,
     ST_RATE_PRUNE,
     ST_COUNT
@@ -211,6 +232,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FAIL_IMG] = "UPDATE images SET state = 'failed', error = ?3, updated_us = ?2 "
                     "WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
+    [ST_USER_TOTAL] = "SELECT n FROM record_counts WHERE user_id = ?1 AND kind = ?2",
     [ST_RATE_HIT] = "INSERT INTO rate_hits(bucket, \"window\", count) VALUES (?1, ?2, 1) "
                     "ON CONFLICT(bucket, \"window\") DO UPDATE SET count = count + 1 "
                     "RETURNING count",
@@ -928,7 +950,24 @@ static int list_total(sq_conn_t *c, int k, const list_query_t *q, const char *pa
                       int64_t *total)
 {
     sqlite3_stmt *st;
-    int rc = list_stmt(c, (k & ~(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT, &st);
+    int rc;
+    if (!(k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT | LQ_FILTER | LQ_STYLE | LQ_FAVORITE))) {
+        /* unfiltered: the count kept by the triggers of migration 2 */
+        if ((rc = stmt(c, ST_USER_TOTAL, &st)) != STORE_OK)
+            return rc;
+        sqlite3_bind_int64(st, 1, q->user_id);
+        sqlite3_bind_int(st, 2, (k & LQ_IMG) ? 1 : 0);
+        rc = step_row(c, st, "record_list");
+        if (rc == STORE_OK) {
+            *total = sqlite3_column_int64(st, 0);
+            stmt_done(st);
+        } else if (rc == STORE_NOTFOUND) {
+            *total = 0;
+            rc = STORE_OK;
+        }
+        return rc;
+    }
+    rc = list_stmt(c, (k & ~(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT, &st);
     if (rc != STORE_OK)
         return rc;
     list_bind(st, k, q, pattern);

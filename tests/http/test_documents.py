@@ -378,3 +378,16 @@ class Lists(ServerTest):
         self.make_doc(key=k1, name="mine")
         self.assertEqual(self.names(k2)[1]["meta"]["total"], 0)
         self.assertEqual(self.names(k1)[1]["meta"]["total"], 1)
+
+    def test_totals_follow_creates_and_deletes(self):
+        k = self.fresh_user()
+        docs = [self.make_doc(key=k, name=f"t{i}") for i in range(12)]
+        for d in docs[:5]:
+            self.assertEqual(self.req("DELETE", f"/api/v1/documents/{d['id']}", key=k).status, 200)
+        self.assertEqual(self.req("DELETE", f"/api/v1/documents/{docs[5]['id']}", key="bob").status, 404)
+        _, j = self.names(k)
+        self.assertEqual((j["meta"]["total"], j["meta"]["last_page"], len(j["data"])), (7, 1, 7))
+        _, j = self.names(k, "?search=t")
+        self.assertEqual(j["meta"]["total"], 7)
+        _, j = self.names(k, "?page=2")
+        self.assertEqual((j["meta"]["total"], j["data"]), (7, []))
