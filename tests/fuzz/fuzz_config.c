@@ -4,6 +4,7 @@
 #include "core/config.h"
 #include "fuzz.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>

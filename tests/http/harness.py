@@ -69,6 +69,7 @@ class Server:
         self.proc = None
         self.port = None
         self.log_path = None
+        self.keys = []  # every key made through this server: none may appear in its log
 
     def storage_args(self):
         a = ["--data-dir", self.data_dir]
@@ -107,6 +108,9 @@ class Server:
         for mark in SANITIZER_MARKS:
             if mark in log:
                 raise AssertionError(f"sanitizer report in {self.log_path}:\n{log[-4000:]}")
+        for key in self.keys:
+            if key in log or key[4:24] in log:
+                raise AssertionError(f"an API key appears in the server log {self.log_path}")
 
     def stop(self, sig=signal.SIGTERM, timeout=90 if VALGRIND else 20):
         if not self.proc or self.proc.poll() is not None:
@@ -125,6 +129,7 @@ class Server:
         self.proc.kill()
         self.proc.wait()
         self.log.close()
+        self.check_sanitizers()
 
     def cli(self, *args, check=True):
         p = subprocess.run([BIN] + list(args) + self.storage_args(), capture_output=True,
@@ -134,7 +139,9 @@ class Server:
         return p
 
     def key(self, user):
-        return self.cli("key", "create", "--user", user).stdout.strip()
+        k = self.cli("key", "create", "--user", user).stdout.strip()
+        self.keys.append(k)
+        return k
 
     def request(self, method, path, key=None, form=None, json_body=None, body=None,
                 headers=None, timeout=30):

@@ -81,12 +81,13 @@ class Images(ServerTest):
 
     def test_cross_user_404(self):
         img = self.make_image()
-        for method in ["GET", "PATCH", "DELETE"]:
+        for method in ["GET", "PATCH", "PUT", "DELETE"]:
             r = self.req(method, f"/api/v1/images/{img['id']}", key="bob",
-                         form={"name": "x"} if method == "PATCH" else None)
+                         form={"name": "x", "favorite": "1"} if method in ("PATCH", "PUT") else None)
             self.assertEqual((r.status, r.json), (404, NOTFOUND))
         self.assertEqual(fetch(img["url"])[0].status, 200)
-        self.assertEqual(self.req("GET", f"/api/v1/images/{img['id']}").json["data"]["name"], img["name"])
+        after = self.req("GET", f"/api/v1/images/{img['id']}").json["data"]
+        self.assertEqual(after, img)  # nothing changed
 
     def test_media_paths_cannot_escape(self):
         img = self.make_image()
