@@ -371,10 +371,9 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     }
     jobs_notify(app->jobs);
     if (prefers_async(r) || app->cfg->wait_limit <= 0) {
-        record_t now;
-        rc = c->ops->record_get(c, kind, r->user_id, rec.id, &r->arena, &now);
+        /* the record as it was acknowledged: queued (a worker may already have it) */
         location(app, r, kind, rec.id);
-        api_respond_record(app, r, 202, rc == STORE_OK ? &now : &rec);
+        api_respond_record(app, r, 202, &rec);
         return;
     }
     wait_t *wt = arena_alloc(&r->arena, sizeof(*wt));
