@@ -978,7 +978,7 @@ static int g_tags(gen_t *g, tag_t *tags, bool hashtags)
     int idx[ARRAY_LEN(forms)];
     int nforms = hashtags ? (int)ARRAY_LEN(forms) : 6;
     int k = g_choose(g, (size_t)nforms, nforms, NULL, idx);
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; own > 0 && i < k; i++) { /* own is 0 only for a topic without phrases */
         const char *base = bases[i % own], *pre = forms[idx[i]][0], *suf = forms[idx[i]][1];
         if ((*suf && strcasestr(base, suf + 1)) || (*pre && strncasecmp(base, pre, strlen(pre)) == 0))
             continue; /* no "fresh ideas ideas" */

@@ -168,6 +168,17 @@ class Server:
         return f"http://127.0.0.1:{self.port}{path}"
 
 
+def poll_state(srv, key, path, until=("completed", "failed"), timeout=30):
+    """GETs a record until its state is one of until; returns the record."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        r = srv.request("GET", path, key=key)
+        if r.status == 200 and r.json["data"]["state"] in until:
+            return r.json["data"]
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not reach {until} in {timeout} s")
+
+
 class ServerTest(unittest.TestCase):
     """One server for the whole class, with users alice and bob."""
     server_args = []

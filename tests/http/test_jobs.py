@@ -5,18 +5,11 @@ import signal
 import threading
 import time
 
-from harness import Server, ServerTest
+from harness import Server, ServerTest, poll_state
 
 
 def poll(test, key, path, until=("completed", "failed"), timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        r = test.srv.request("GET", path, key=key)
-        test.assertEqual(r.status, 200, r)
-        if r.json["data"]["state"] in until:
-            return r.json["data"]
-        time.sleep(0.05)
-    test.fail(f"{path} did not reach {until}")
+    return poll_state(test.srv, key, path, until, timeout)
 
 
 class Async(ServerTest):

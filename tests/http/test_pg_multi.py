@@ -9,21 +9,13 @@ import time
 import unittest
 import urllib.parse
 
-from harness import Server, pg_database
+from harness import Server, pg_database, poll_state as poll
 from test_images import fetch
 from pngcheck import check_png
 
 PG_DIR = os.environ.get("INKWELL_TEST_PG_DIR")
 
 
-def poll(srv, key, path, until, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        r = srv.request("GET", path, key=key)
-        if r.status == 200 and r.json["data"]["state"] in until:
-            return r.json["data"]
-        time.sleep(0.05)
-    raise AssertionError(f"{path} did not reach {until}")
 
 
 class TwoProcesses(unittest.TestCase):
