@@ -1,7 +1,7 @@
 /* keys.c — see keys.h. Only SHA-256 digests are stored and looked up (through a
  * unique index), so the time a lookup takes depends on the digest of the guess,
- * never on how many characters of a real key it shares; the key text itself is
- * never compared byte by byte. */
+ * never on how many characters of a real key it shares; the backends then confirm
+ * the stored digest with a constant-time comparison (CRYPTO_memcmp). */
 #include "auth/keys.h"
 
 #include <stdio.h>

@@ -190,7 +190,7 @@ static const pg_stmt_t stmts[S_COUNT] = {
                       "INSERT INTO api_keys (user_id, hash, prefix, created_us)"
                       " VALUES ($1, $2, $3, $4) RETURNING id"},
     [S_KEY_AUTH] = {"ink_key_auth", 1,
-                    "SELECT user_id, id FROM api_keys WHERE hash = $1 AND revoked_us IS NULL"},
+                    "SELECT user_id, id, hash FROM api_keys WHERE hash = $1 AND revoked_us IS NULL"},
     [S_KEY_LIST] = {"ink_key_list", 0,
                     "SELECT k.id, k.user_id, u.name, k.prefix, k.created_us,"
                     " COALESCE(k.revoked_us, 0)"
@@ -695,7 +695,9 @@ static int pg_key_auth(store_conn_t *sc, const char *hash_hex, int64_t *user_id,
     PGresult *r;
     if ((rc = pg_run(c, S_KEY_AUTH, p, &r)) != STORE_OK)
         return rc;
-    if (PQntuples(r) == 0) {
+    /* the index found it; the digest is confirmed in constant time all the same */
+    if (PQntuples(r) == 0 || PQgetlength(r, 0, 2) != 64 ||
+        !ct_equal(PQgetvalue(r, 0, 2), hash_hex, 64)) {
         rc = STORE_NOTFOUND;
     } else {
         *user_id = col_i64(r, 0, 0);

@@ -185,7 +185,7 @@ static const char *const stmt_sql[ST_COUNT] = {
                        "ON CONFLICT(name) DO NOTHING",
     [ST_KEY_INSERT] = "INSERT INTO api_keys(user_id, hash, prefix, created_us) "
                       "VALUES (?1, ?2, ?3, ?4)",
-    [ST_KEY_AUTH] = "SELECT user_id, id FROM api_keys WHERE hash = ?1 AND revoked_us IS NULL",
+    [ST_KEY_AUTH] = "SELECT user_id, id, hash FROM api_keys WHERE hash = ?1 AND revoked_us IS NULL",
     [ST_KEY_LIST] = "SELECT k.id, k.user_id, u.name, k.prefix, k.created_us, k.revoked_us "
                     "FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id",
     [ST_KEY_REVOKE] = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, ?2) WHERE id = ?1",
@@ -602,6 +602,10 @@ static int sq_key_auth(store_conn_t *conn, const char *hash_hex, int64_t *user_i
     bind_text(st, 1, hash_hex);
     rc = step_row(c, st, "key_auth");
     if (rc == STORE_OK) {
+        /* the index found it; the digest is confirmed in constant time all the same */
+        const unsigned char *stored = sqlite3_column_text(st, 2);
+        if (!stored || strlen((const char *)stored) != 64 || !ct_equal(stored, hash_hex, 64))
+            rc = STORE_NOTFOUND;
         *user_id = sqlite3_column_int64(st, 0);
         *key_id = sqlite3_column_int64(st, 1);
         stmt_done(st);
