@@ -2,6 +2,7 @@
 #include "core/json.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,19 @@ void json_escape(buf_t *out, const char *s, size_t n)
     out->data[out->len++] = '"';
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
+        /* skip 8 plain bytes at a time: none below 0x20, none '"' or '\\' */
+        while (i + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+            uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+            uint64_t hit = ((x - ones * 0x20) | (q - ones) | (b - ones)) & ~x & high;
+            if (hit)
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
         unsigned char c = (unsigned char)s[i];
         if (!must_escape[c])
             continue;

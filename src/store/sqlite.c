@@ -21,6 +21,7 @@
 
 #include "core/log.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,8 +420,17 @@ static bool set_wal(sqlite3 *db)
     return ok;
 }
 
+/* Once per process, before SQLite initialises: no memory statistics (they take a
+ * global mutex on every allocation, and every thread allocates). */
+static void sq_global_init(void)
+{
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static store_conn_t *sq_connect(store_t *s, char *err, size_t errlen)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, sq_global_init);
     sq_conn_t *c = xcalloc(1, sizeof(*c));
     c->base.ops = &store_sqlite_ops;
     c->base.store = s;
@@ -442,8 +452,12 @@ static store_conn_t *sq_connect(store_t *s, char *err, size_t errlen)
      * before COMMIT returns, so killing the process loses nothing; only an OS crash or
      * power cut may roll back the last commits, never corrupt the database. */
     char *msg = NULL;
-    rc = sqlite3_exec(c->db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", NULL, NULL,
-                      &msg);
+    /* wal_autocheckpoint: checkpoint every 8192 pages (32 MiB of WAL) rather than 1000:
+     * fewer checkpoint fsyncs on a busy server, at the cost of a larger -wal file. */
+    rc = sqlite3_exec(c->db,
+                      "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+                      " PRAGMA wal_autocheckpoint=8192;",
+                      NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "sqlite: cannot configure %s: %s", s->url,
                  msg ? msg : sqlite3_errstr(rc));
