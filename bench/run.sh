@@ -58,15 +58,22 @@ results+=("$(wrk_run create "http://127.0.0.1:$iport" bench/post.lua)")
 for res in 1024x1024 1792x1024 1024x1792; do
   results+=("$(IMAGE_RES=$res CONNS=2 wrk_run "image-$res" "http://127.0.0.1:$iport" bench/post.lua)")
 done
+# the baseline again at the end: this machine's speed drifts; ratios use the mean
+base2=$(wrk_run baseline-end "http://127.0.0.1:$bport/")
+results=("$base2" "${results[@]}")
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+wait 2>/dev/null || true
+pids=()
 
-base_rps=$(echo "$base" | awk '{print $2}')
+base_rps=$(echo "$base $base2" | awk '{print ($2 + $7) / 2}')
 printf '\n%-20s %12s %10s %10s %8s %8s\n' scenario req/s p50 p99 ratio non-2xx
 for r in "${results[@]}"; do
   set -- $r
   printf '%-20s %12s %10s %10s %8.3f %8s\n' "$1" "$2" "$3" "$4" "$(awk -v a="$2" -v b="$base_rps" 'BEGIN {print a / b}')" "$5"
 done
+echo "ratios are to the mean of the two baseline runs ($base_rps req/s)"
 echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline"
 for b in "$BUILD"/bench-text "$BUILD"/bench-image; do
-  [ -x "$b" ] && { echo; echo "== $(basename "$b")"; taskset -c 0 "$b"; }
+  [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done
 exit 0
