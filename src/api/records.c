@@ -227,11 +227,6 @@ static void wake_request(void *arg)
     http_resume(arg);
 }
 
-static bool finished_state(const char *state)
-{
-    return strcmp(state, "completed") == 0 || strcmp(state, "failed") == 0;
-}
-
 static void on_suspended(http_req_t *r)
 {
     wait_t *wt = r->wait;
@@ -243,7 +238,7 @@ static void on_suspended(http_req_t *r)
     arena_init(&a);
     record_t rec;
     if (c && c->ops->record_get(c, wt->kind, r->user_id, wt->id, &a, &rec) == STORE_OK &&
-        finished_state(rec.state))
+        record_finished(&rec))
         jobs_finished(wt->app->jobs, wt->kind, wt->id);
     arena_free(&a);
 }

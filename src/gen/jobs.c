@@ -171,9 +171,7 @@ static void poll_remote(jobs_t *j, store_conn_t *c, double now)
         record_t rec;
         int rc = c->ops->record_get(c, snapshot[i].kind, snapshot[i].user_id,
                                     snapshot[i].record_id, &a, &rec);
-        bool done = rc == STORE_NOTFOUND ||
-                    (rc == STORE_OK && (strcmp(rec.state, "completed") == 0 ||
-                                        strcmp(rec.state, "failed") == 0));
+        bool done = rc == STORE_NOTFOUND || (rc == STORE_OK && record_finished(&rec));
         arena_free(&a);
         if (done)
             jobs_finished(j, snapshot[i].kind, snapshot[i].record_id);

@@ -59,6 +59,12 @@ typedef struct {
     const char *revised_prompt; /* NULL unless the provider revised the description */
 } record_t;
 
+/* True when the record's generation has ended (completed or failed). */
+static inline bool record_finished(const record_t *rec)
+{
+    return rec->state && (rec->state[0] == 'c' || rec->state[0] == 'f'); /* completed | failed */
+}
+
 /* A partial update: NULL / -1 means "leave as is". */
 typedef struct {
     const char *name;
