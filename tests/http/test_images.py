@@ -114,6 +114,8 @@ class Images(ServerTest):
         self.assertEqual(names("?style=vivid"), ["sq vivid"])
         self.assertEqual(names("?style=pastel"), ["tall plain", "wide natural", "sq vivid"])
         self.assertEqual(names("?search=WIDE"), ["wide natural"])
+        # images are searched by name only: search_by=result falls back to name
+        self.assertEqual(names("?search=wide&search_by=result"), ["wide natural"])
         self.assertEqual(names("?sort_by=name&sort=asc"), ["sq vivid", "tall plain", "wide natural"])
         self.assertEqual(names("?favorite=1"), [])
         r = self.req("GET", "/api/v1/images?per_page=25", key=k)

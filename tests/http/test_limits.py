@@ -168,3 +168,24 @@ class ConnectionLimit(unittest.TestCase):
         time.sleep(0.3)
         self.assertEqual(srv.request("GET", "/api/v1/templates", key=key).status, 200)
         self.assertEqual(srv.stop(), 0)
+
+
+class HeadersOnEveryApiResponse(ServerTest):
+    def test_rate_limit_headers_on_success_and_every_error(self):
+        d = self.make_doc()
+        cases = [("GET", "/api/v1/documents", None, 200),
+                 ("GET", f"/api/v1/documents/{d['id']}", None, 200),
+                 ("POST", "/api/v1/documents", {"name": "n", "prompt": "p"}, 201),
+                 ("POST", "/api/v1/documents", {"name": "n"}, 422),
+                 ("GET", "/api/v1/documents/999999", None, 404),
+                 ("GET", "/api/v1/nothing-here", None, 404),
+                 ("PUT", "/api/v1/documents", {"name": "n"}, 405)]
+        for method, path, form, status in cases:
+            r = self.req(method, path, form=form)
+            self.assertEqual(r.status, status, (method, path, r))
+            self.assertEqual(r.header("X-RateLimit-Limit"), "1000000", (method, path))
+            self.assertIsNotNone(r.header("X-RateLimit-Remaining"), (method, path))
+        r = self.req("GET", "/api/v1/documents", key="ink_" + "2" * 64)  # bad key: limited per address
+        self.assertEqual(r.status, 401)
+        self.assertEqual(r.header("X-RateLimit-Limit"), "1000000")
+        self.assertIsNone(self.srv.request("GET", "/healthz").header("X-RateLimit-Limit"))
