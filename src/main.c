@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "gen/jobs.h"
 #include "gen/provider.h"
+#include "store/writer.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 
 #define SHUTDOWN_GRACE_S 10.0
+#define WRITER_MAX_BATCH 64 /* documents in one group commit */
 
 static void usage(void)
 {
@@ -93,6 +95,11 @@ static int serve(int argc, char **argv)
     app.store = store;
     app.media = media;
     app.jobs = jobs;
+    app.prov = prov;
+    if (prov->text_inline && !(app.writer = writer_start(store, WRITER_MAX_BATCH))) {
+        log_error("cannot start the writer thread");
+        goto out;
+    }
     app.rl = ratelimit_new(cfg.rate_limit, shared);
     app.public_url = cfg_public_url(&cfg);
     http_opts_t ho = {cfg.listen,
@@ -122,6 +129,7 @@ static int serve(int argc, char **argv)
 out:
     http_stop(http);
     jobs_stop(jobs); /* running jobs are released for the next start */
+    writer_stop(app.writer);
     if (prov)
         prov->destroy(prov);
     ratelimit_free(app.rl);

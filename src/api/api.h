@@ -22,6 +22,8 @@ typedef struct {
     store_t *store;
     media_t *media;
     jobs_t *jobs;
+    const provider_t *prov;
+    struct writer *writer; /* group commit of inline-generated documents (store/writer.h) */
     ratelimit_t *rl;
     char *public_url; /* no trailing slash */
 } app_t;

@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "gen/templates.h"
+#include "store/writer.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -336,6 +337,59 @@ static int img_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
     return 0;
 }
 
+/* A waiting create whose generator is fast and local (provider_t.text_inline): the
+ * text is written here, and the finished document goes to the group commit
+ * (store/writer.h) while the request is suspended. No job is involved and nothing is
+ * acknowledged before it is stored; a failure is a 502 and leaves nothing behind, as
+ * with a job. */
+typedef struct {
+    writer_item_t item;
+    app_t *app;
+    record_t rec;
+} write_wait_t;
+
+static void on_suspended_write(http_req_t *r)
+{
+    write_wait_t *ww = r->wait;
+    writer_submit(ww->app->writer, &ww->item);
+}
+
+static void on_resumed_write(void *appv, http_req_t *r)
+{
+    app_t *app = appv;
+    write_wait_t *ww = r->wait;
+    if (ww->item.rc != STORE_OK) {
+        api_store_error(r, ww->item.rc);
+        return;
+    }
+    location(app, r, ww->rec.kind, ww->rec.id);
+    api_respond_record(app, r, 201, &ww->rec);
+}
+
+static void store_inline(app_t *app, http_req_t *r, const record_t *rec)
+{
+    gen_ctx_t ctx = {0};
+    gen_result_t res;
+    gen_result_init(&res);
+    gen_text_req_t req = {rec->template_id, rec->prompt, rec->creativity};
+    if (app->prov->text(app->prov, &ctx, &req, &res) != 0) {
+        api_error(r, 502, res.error[0] ? res.error : "Generation failed.");
+        gen_result_free(&res);
+        return;
+    }
+    write_wait_t *ww = arena_alloc(&r->arena, sizeof(*ww));
+    memset(ww, 0, sizeof(*ww));
+    ww->app = app;
+    ww->rec = *rec;
+    ww->rec.result = arena_strndup(&r->arena, res.text.data ? res.text.data : "", res.text.len);
+    ww->rec.words = count_words(ww->rec.result);
+    gen_result_free(&res);
+    ww->item.rec = &ww->rec;
+    ww->item.wake = wake_request;
+    ww->item.arg = r;
+    http_suspend(r, on_suspended_write, on_resumed_write, ww);
+}
+
 void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
 {
     kvlist_t f;
@@ -355,6 +409,11 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
         api_validation_error(r, &v);
         return;
     }
+    bool async = prefers_async(r) || app->cfg->wait_limit <= 0;
+    if (kind == KIND_DOC && !async && app->writer && app->prov->text_inline) {
+        store_inline(app, r, &rec);
+        return;
+    }
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
@@ -365,7 +424,7 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
         return;
     }
     jobs_notify(app->jobs);
-    if (prefers_async(r) || app->cfg->wait_limit <= 0) {
+    if (async) {
         /* the record as it was acknowledged: queued (a worker may already have it) */
         location(app, r, kind, rec.id);
         api_respond_record(app, r, 202, &rec);

@@ -114,6 +114,7 @@ provider_t *provider_builtin_new(const cfg_t *cfg)
     bp->delay_ms = cfg->builtin_delay_ms > 0 ? cfg->builtin_delay_ms : 0;
     bp->fail_pattern = xstrdup(cfg->builtin_fail_pattern ? cfg->builtin_fail_pattern : "");
     p->name = "builtin";
+    p->text_inline = bp->delay_ms == 0; /* the test delay sleeps: it goes through jobs */
     p->worker_new = builtin_worker_new;
     p->worker_free = builtin_worker_free;
     p->text = builtin_text_call;

@@ -50,6 +50,11 @@ void gen_result_free(gen_result_t *r);
 typedef struct provider provider_t;
 struct provider {
     const char *name;
+    /* text() is local, takes well under a millisecond, never blocks and needs no
+     * worker state: a creating request that waits may call it itself (ctx with no
+     * worker state and no heartbeat) and store the finished document in one
+     * transaction, instead of queueing a job for a worker. */
+    bool text_inline;
     void *(*worker_new)(const provider_t *p);
     void (*worker_free)(const provider_t *p, void *state);
     int (*text)(const provider_t *p, gen_ctx_t *ctx, const gen_text_req_t *req,

@@ -151,6 +151,7 @@ enum {
     S_KEY_REVOKE,
     S_DOC_INSERT,
     S_IMG_INSERT,
+    S_DOC_INSERT_DONE,
     S_JOB_INSERT,
     S_DOC_GET,
     S_IMG_GET,
@@ -205,6 +206,11 @@ static const pg_stmt_t stmts[S_COUNT] = {
                       "INSERT INTO images (user_id, name, favorite, state, created_us, updated_us,"
                       " description, resolution, style)"
                       " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7) RETURNING id"},
+    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 9,
+                           "INSERT INTO documents (user_id, name, favorite, state, created_us,"
+                           " updated_us, prompt, creativity, template_id, result, words)"
+                           " VALUES ($1, $2, $3, 'completed', $4, $4, $5, $6, $7, $8, $9)"
+                           " RETURNING id"},
     [S_JOB_INSERT] = {"ink_job_insert", 3,
                       "INSERT INTO jobs (kind, record_id, created_us) VALUES ($1, $2, $3)"
                       " RETURNING id"},
@@ -797,6 +803,46 @@ static int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
     return STORE_OK;
 }
 
+static int pg_insert_doc_done(pg_conn_t *c, record_t *rec, int64_t now)
+{
+    num_t uid = num_i64(rec->user_id), ts = num_i64(now), cr = num_f64(rec->creativity),
+          tpl = num_i64(rec->template_id), words = num_i64(rec->words);
+    const char *p[] = {uid.s, rec->name, rec->favorite ? "t" : "f", ts.s, rec->prompt,
+                       cr.s,  tpl.s,     rec->result,               words.s};
+    return pg_find_id(c, S_DOC_INSERT_DONE, p, &rec->id);
+}
+
+/* One document is one statement (atomic as it is); several share a transaction. */
+static int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    for (size_t i = 0; i < n; i++)
+        if (recs[i]->kind != KIND_DOC || !recs[i]->result)
+            return STORE_ERROR;
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    int64_t now = now_us();
+    if (n == 1)
+        rc = pg_insert_doc_done(c, recs[0], now);
+    else if ((rc = pg_command(c, "BEGIN", "docs create begin")) == STORE_OK) {
+        for (size_t i = 0; i < n && rc == STORE_OK; i++)
+            rc = pg_insert_doc_done(c, recs[i], now);
+        if (rc == STORE_OK)
+            rc = pg_command(c, "COMMIT", "docs create commit");
+        if (rc != STORE_OK)
+            pg_rollback(c);
+    }
+    if (rc != STORE_OK)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        recs[i]->state = "completed";
+        recs[i]->error = NULL;
+        recs[i]->created_us = recs[i]->updated_us = now;
+    }
+    return STORE_OK;
+}
+
 /* Runs a statement returning at most one record row. */
 static int pg_one_record(pg_conn_t *c, int id, const char *const *p, rec_kind_t kind, arena_t *a,
                          record_t *out)
@@ -1195,6 +1241,7 @@ const store_ops_t store_postgres_ops = {
     .key_list = pg_key_list,
     .key_revoke = pg_key_revoke,
     .record_create = pg_record_create,
+    .docs_create_completed = pg_docs_create_completed,
     .record_get = pg_record_get,
     .record_update = pg_record_update,
     .record_delete = pg_record_delete,

@@ -148,6 +148,7 @@ enum {
     ST_KEY_REVOKE,
     ST_INSERT_DOC,
     ST_INSERT_IMG,
+    ST_INSERT_DOC_DONE,
     ST_JOB_INSERT,
     ST_GET_DOC,
     ST_GET_IMG,
@@ -196,6 +197,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_INSERT_IMG] = "INSERT INTO images(user_id, name, favorite, state, created_us, "
                       "updated_us, description, resolution, style) "
                       "VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7)",
+    [ST_INSERT_DOC_DONE] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
+                           "updated_us, prompt, creativity, template_id, result, words) "
+                           "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_JOB_INSERT] = "INSERT INTO jobs(kind, record_id, attempts, created_us) "
                       "VALUES (?1, ?2, 0, ?3)",
     [ST_GET_DOC] = "SELECT " DOC_COLS " FROM documents WHERE id = ?1 AND user_id = ?2",
@@ -774,6 +778,44 @@ static int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id)
     return STORE_OK;
 }
 
+static int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, size_t n)
+{
+    sq_conn_t *c = sq(conn);
+    for (size_t i = 0; i < n; i++)
+        if (recs[i]->kind != KIND_DOC || !recs[i]->result)
+            return STORE_ERROR;
+    int64_t now = now_us();
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    for (size_t i = 0; i < n && rc == STORE_OK; i++) {
+        const record_t *rec = recs[i];
+        sqlite3_stmt *st;
+        if ((rc = stmt(c, ST_INSERT_DOC_DONE, &st)) != STORE_OK)
+            break;
+        sqlite3_bind_int64(st, 1, rec->user_id);
+        bind_text(st, 2, rec->name);
+        sqlite3_bind_int(st, 3, rec->favorite ? 1 : 0);
+        sqlite3_bind_int64(st, 4, now);
+        bind_text(st, 5, rec->prompt);
+        sqlite3_bind_double(st, 6, rec->creativity);
+        sqlite3_bind_int(st, 7, rec->template_id);
+        bind_text(st, 8, rec->result);
+        sqlite3_bind_int64(st, 9, rec->words);
+        rc = run(c, st, "docs_create_completed");
+        if (rc == STORE_OK)
+            recs[i]->id = sqlite3_last_insert_rowid(c->db);
+    }
+    if ((rc = tx_end(c, rc)) != STORE_OK)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        recs[i]->state = "completed";
+        recs[i]->error = NULL;
+        recs[i]->created_us = recs[i]->updated_us = now;
+    }
+    return STORE_OK;
+}
+
 static int sq_record_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                          arena_t *a, record_t *out)
 {
@@ -1277,6 +1319,7 @@ const store_ops_t store_sqlite_ops = {
     .key_list = sq_key_list,
     .key_revoke = sq_key_revoke,
     .record_create = sq_record_create,
+    .docs_create_completed = sq_docs_create_completed,
     .record_get = sq_record_get,
     .record_update = sq_record_update,
     .record_delete = sq_record_delete,

@@ -142,6 +142,12 @@ typedef struct store_ops {
     /* Records. create: in one transaction inserts the record (state "queued",
      * created = updated = now) and its job; sets rec->id, timestamps and *job_id. */
     int (*record_create)(store_conn_t *c, record_t *rec, int64_t *job_id);
+    /* Documents only: inserts n documents whose text is already generated (state
+     * "completed", result and words as given), with no job, all in one transaction
+     * (all or none); sets each one's id, state and timestamps. For generators fast
+     * enough to run inside the creating request (provider_t.text_inline), through
+     * the group commit of writer.h. */
+    int (*docs_create_completed)(store_conn_t *c, record_t *const *recs, size_t n);
     int (*record_get)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, arena_t *a,
                       record_t *out);
     /* Applies the patch (updated = now) and returns the record as it now is. */

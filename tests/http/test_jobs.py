@@ -180,3 +180,97 @@ class Durability(ServerTest):
                 self.srv = saved
         finally:
             self.assertEqual(srv2.stop(), 0)
+
+
+class InlineGeneration(ServerTest):
+    """The builtin generator without a test delay runs inside the creating request and
+    its documents are stored by the group commit (store/writer.h): no job at all."""
+    server_args = ["--builtin-fail-pattern", "FAILME"]
+
+    def test_failure_is_502_and_leaves_nothing(self):
+        before = self.req("GET", "/api/v1/documents?per_page=100").json["meta"]["total"]
+        r = self.req("POST", "/api/v1/documents", form={"name": "f", "prompt": "inline FAILME"})
+        self.assertEqual(r.status, 502, r)
+        self.assertEqual(set(r.json), {"message", "status"})
+        self.assertTrue(r.json["message"])
+        self.assertEqual(self.req("GET", "/api/v1/documents?per_page=100").json["meta"]["total"], before)
+        # async creates still go through a job, and fail there
+        r = self.req("POST", "/api/v1/documents", form={"name": "nf", "prompt": "FAILME later"},
+                     headers={"Prefer": "respond-async"})
+        self.assertEqual((r.status, r.json["data"]["state"]), (202, "queued"))
+        d = poll(self, self.alice, f"/api/v1/documents/{r.json['data']['id']}")
+        self.assertEqual(d["state"], "failed")
+
+    def test_concurrent_creates_each_stored_once(self):
+        before = self.req("GET", "/api/v1/documents", key="bob").json["meta"]["total"]
+        n = 48
+        results = [None] * n
+
+        def create(i):
+            try:
+                results[i] = self.srv.request("POST", "/api/v1/documents", key=self.bob,
+                                              form={"name": f"gc{i}", "prompt": f"group commit {i}",
+                                                    "template_id": str(i % 52 + 1), "creativity": "0"},
+                                              timeout=30)
+            except OSError as e:
+                results[i] = e
+        threads = [threading.Thread(target=create, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ids = set()
+        for i, r in enumerate(results):
+            self.assertNotIsInstance(r, Exception, r)
+            self.assertEqual(r.status, 201, r)
+            d = r.json["data"]
+            self.assertEqual((d["state"], d["name"], d["template_id"]), ("completed", f"gc{i}", i % 52 + 1))
+            self.assertTrue(d["result"])
+            self.assertEqual(d["words"], len(d["result"].split()))
+            self.assertEqual(r.header("Location"), self.srv.url(f"/api/v1/documents/{d['id']}"))
+            ids.add(d["id"])
+            got = self.req("GET", f"/api/v1/documents/{d['id']}", key="bob")
+            self.assertEqual(got.json["data"], d)  # what was answered is what was stored
+            self.assertEqual(self.req("GET", f"/api/v1/documents/{d['id']}").status, 404)  # not alice's
+        self.assertEqual(len(ids), n)
+        self.assertEqual(self.req("GET", "/api/v1/documents", key="bob").json["meta"]["total"], before + n)
+        # creativity 0 is repeatable through this path too
+        a = self.make_doc(key="bob", name="same", prompt="group commit 7", template_id="8", creativity="0")
+        self.assertEqual(a["result"], results[7].json["data"]["result"])
+
+    def test_sigterm_with_creates_in_flight(self):
+        srv = Server()
+        srv.start()
+        key = srv.key("inflight")
+        statuses = []
+        lock = threading.Lock()
+        stop = threading.Event()
+
+        def create_loop(i):
+            while not stop.is_set():
+                try:
+                    r = srv.request("POST", "/api/v1/documents", key=key,
+                                    form={"name": f"s{i}", "prompt": "x"}, timeout=10)
+                    with lock:
+                        statuses.append((r.status, r.json["data"]["id"] if r.status == 201 else None))
+                except OSError:
+                    return
+        threads = [threading.Thread(target=create_loop, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        rc = srv.stop(signal.SIGTERM)
+        stop.set()
+        for t in threads:
+            t.join()
+        self.assertEqual(rc, 0)
+        created = [i for s, i in statuses if s == 201]
+        self.assertTrue(created)
+        self.assertTrue(all(s == 201 for s, _ in statuses), set(s for s, _ in statuses))
+        srv2 = Server(data_dir=srv.data_dir, database=srv.database).start()
+        try:
+            for i in created:  # every acknowledged document is there
+                self.assertEqual(srv2.request("GET", f"/api/v1/documents/{i}", key=key).status, 200)
+            self.assertEqual(srv2.request("GET", "/api/v1/documents", key=key).json["meta"]["total"], len(created))
+        finally:
+            self.assertEqual(srv2.stop(), 0)

@@ -6,6 +6,7 @@
  * also on a new uniquely named PostgreSQL database that it creates and drops. */
 #include "core/log.h"
 #include "store/store.h"
+#include "store/writer.h"
 #include "test.h"
 
 #include <libpq-fe.h>
@@ -850,6 +851,163 @@ static void test_jobs_concurrent(ctx_t *t)
 
 /* ---- rate limiting --------------------------------------------------------------------- */
 
+/* Finished documents stored without a job: one, several in one transaction, and all
+ * or none when one of them cannot be stored. */
+static void test_docs_completed(ctx_t *t)
+{
+    int64_t before = 0, after = 0, jobs_before = 0, jobs_after = 0;
+    list_query_t q = {.user_id = t->alice, .favorite = -1, .per_page = 10, .page = 1};
+    record_list_t l;
+    CHECK_INT(t->ops->record_list(t->c, KIND_DOC, &q, &t->a, &l), STORE_OK);
+    before = l.total;
+    CHECK_INT(t->ops->job_count(t->c, &jobs_before), STORE_OK);
+
+    record_t one = {.kind = KIND_DOC, .user_id = t->alice, .name = "Done one", .prompt = "p1",
+                    .creativity = 0.25, .template_id = 7, .result = "alpha beta", .words = 2};
+    record_t *r1[] = {&one};
+    int64_t t0 = now_us();
+    CHECK_INT(t->ops->docs_create_completed(t->c, r1, 1), STORE_OK);
+    CHECK(one.id > 0);
+    CHECK_STR(one.state, "completed");
+    CHECK(one.created_us >= t0 && one.updated_us == one.created_us);
+    record_t g = {0};
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, one.id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.state, "completed");
+    CHECK_STR(g.result, "alpha beta");
+    CHECK_INT(g.words, 2);
+    CHECK_INT(g.template_id, 7);
+    CHECK(g.creativity == 0.25 && g.error == NULL);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->bob, one.id, &t->a, &g), STORE_NOTFOUND);
+
+    record_t b[3];
+    record_t *rb[3];
+    const char *names[] = {"Batch a", "Batch b", "Batch c"};
+    for (int i = 0; i < 3; i++) {
+        b[i] = (record_t){.kind = KIND_DOC, .user_id = i == 1 ? t->bob : t->alice,
+                          .name = names[i], .prompt = "p", .creativity = 1, .template_id = 1,
+                          .result = names[i], .words = 2};
+        rb[i] = &b[i];
+    }
+    CHECK_INT(t->ops->docs_create_completed(t->c, rb, 3), STORE_OK);
+    CHECK(b[0].id > one.id && b[1].id > b[0].id && b[2].id > b[1].id);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->bob, b[1].id, &t->a, &g), STORE_OK);
+    CHECK_STR(g.result, "Batch b");
+
+    /* a user that does not exist: the whole batch is refused */
+    record_t bad[2] = {
+        {.kind = KIND_DOC, .user_id = t->alice, .name = "Lost", .prompt = "p", .creativity = 0,
+         .template_id = 1, .result = "x", .words = 1},
+        {.kind = KIND_DOC, .user_id = 999999, .name = "Nobody", .prompt = "p", .creativity = 0,
+         .template_id = 1, .result = "y", .words = 1},
+    };
+    record_t *rbad[] = {&bad[0], &bad[1]};
+    CHECK(t->ops->docs_create_completed(t->c, rbad, 2) != STORE_OK);
+    record_t img = {.kind = KIND_IMG, .user_id = t->alice, .name = "i", .result = "x"};
+    record_t *rimg[] = {&img};
+    CHECK_INT(t->ops->docs_create_completed(t->c, rimg, 1), STORE_ERROR);
+
+    CHECK_INT(t->ops->record_list(t->c, KIND_DOC, &q, &t->a, &l), STORE_OK);
+    after = l.total;
+    CHECK_INT(after, before + 3); /* one + two of alice's three; nothing of the bad batch */
+    q.search = "Lost";
+    CHECK_INT(t->ops->record_list(t->c, KIND_DOC, &q, &t->a, &l), STORE_OK);
+    CHECK_INT(l.total, 0);
+    CHECK_INT(t->ops->job_count(t->c, &jobs_after), STORE_OK);
+    CHECK_INT(jobs_after, jobs_before); /* no job for any of them */
+}
+
+/* The group commit: many threads submit at once; every item is stored exactly once,
+ * with its own text, and woken once. */
+#define N_WRITER_THREADS 6
+#define N_WRITER_DOCS 60
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int woken;
+} wake_count_t;
+
+static void count_wake(void *arg)
+{
+    wake_count_t *w = arg;
+    pthread_mutex_lock(&w->mu);
+    w->woken++;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+typedef struct {
+    writer_t *w;
+    int64_t user;
+    int index;
+    record_t recs[N_WRITER_DOCS];
+    writer_item_t items[N_WRITER_DOCS];
+    char texts[N_WRITER_DOCS][32];
+    wake_count_t *wc;
+} submit_arg_t;
+
+static void *submit_thread(void *p)
+{
+    submit_arg_t *sa = p;
+    for (int i = 0; i < N_WRITER_DOCS; i++) {
+        snprintf(sa->texts[i], sizeof(sa->texts[i]), "text %d %d", sa->index, i);
+        sa->recs[i] = (record_t){.kind = KIND_DOC, .user_id = sa->user, .name = "writer",
+                                 .prompt = "p", .creativity = 0.5, .template_id = 2,
+                                 .result = sa->texts[i], .words = 3};
+        sa->items[i] = (writer_item_t){.rec = &sa->recs[i], .rc = 99, .wake = count_wake,
+                                       .arg = sa->wc};
+        writer_submit(sa->w, &sa->items[i]);
+    }
+    return NULL;
+}
+
+static void test_writer(ctx_t *t)
+{
+    writer_t *w = writer_start(t->s, 16);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    wake_count_t wc = {.woken = 0};
+    pthread_mutex_init(&wc.mu, NULL);
+    pthread_cond_init(&wc.cv, NULL);
+    static submit_arg_t sa[N_WRITER_THREADS];
+    pthread_t th[N_WRITER_THREADS];
+    for (int i = 0; i < N_WRITER_THREADS; i++) {
+        sa[i] = (submit_arg_t){.w = w, .user = i % 2 ? t->bob : t->alice, .index = i, .wc = &wc};
+        pthread_create(&th[i], NULL, submit_thread, &sa[i]);
+    }
+    for (int i = 0; i < N_WRITER_THREADS; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_lock(&wc.mu);
+    while (wc.woken < N_WRITER_THREADS * N_WRITER_DOCS)
+        pthread_cond_wait(&wc.cv, &wc.mu);
+    pthread_mutex_unlock(&wc.mu);
+    writer_stop(w);
+    CHECK_INT(wc.woken, N_WRITER_THREADS * N_WRITER_DOCS);
+
+    static int64_t ids[N_WRITER_THREADS * N_WRITER_DOCS];
+    int n = 0, ok = 0, right = 0;
+    for (int i = 0; i < N_WRITER_THREADS; i++)
+        for (int k = 0; k < N_WRITER_DOCS; k++) {
+            ok += sa[i].items[k].rc == STORE_OK;
+            ids[n++] = sa[i].recs[k].id;
+            record_t g = {0};
+            if (t->ops->record_get(t->c, KIND_DOC, sa[i].user, sa[i].recs[k].id, &t->a, &g) ==
+                    STORE_OK &&
+                g.result && strcmp(g.result, sa[i].texts[k]) == 0 && strcmp(g.state, "completed") == 0)
+                right++;
+        }
+    CHECK_INT(ok, n);
+    CHECK_INT(right, n);
+    qsort(ids, (size_t)n, sizeof(ids[0]), cmp_i64);
+    int dup = 0;
+    for (int i = 1; i < n; i++)
+        dup += ids[i] == ids[i - 1] || ids[i] <= 0;
+    CHECK_INT(dup, 0);
+    pthread_cond_destroy(&wc.cv);
+    pthread_mutex_destroy(&wc.mu);
+}
+
 static void test_rate(ctx_t *t)
 {
     int64_t n = 0;
@@ -902,6 +1060,8 @@ static void run_suite(const char *url)
         test_jobs_lease(&t);
         test_jobs_concurrent(&t);
         test_rate(&t);
+        test_docs_completed(&t);
+        test_writer(&t);
     }
     arena_free(&t.a);
     store_close(t.s);
