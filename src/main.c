@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "gen/jobs.h"
 #include "gen/provider.h"
+#include "api/rcache.h"
 #include "store/writer.h"
 
 #include <malloc.h>
@@ -96,6 +97,8 @@ static int serve(int argc, char **argv)
     app.media = media;
     app.jobs = jobs;
     app.prov = prov;
+    if (store->ops->list_probes)
+        app.rcache = rcache_new((size_t)cfg.record_cache_mb << 20);
     if (prov->text_inline && !(app.writer = writer_start(store, WRITER_MAX_BATCH))) {
         log_error("cannot start the writer thread");
         goto out;
@@ -130,6 +133,7 @@ out:
     http_stop(http);
     jobs_stop(jobs); /* running jobs are released for the next start */
     writer_stop(app.writer);
+    rcache_free(app.rcache);
     if (prov)
         prov->destroy(prov);
     ratelimit_free(app.rl);

@@ -24,6 +24,7 @@ typedef struct {
     jobs_t *jobs;
     const provider_t *prov;
     struct writer *writer; /* group commit of inline-generated documents (store/writer.h) */
+    struct rcache *rcache; /* rendered records (api/rcache.h); NULL = none */
     ratelimit_t *rl;
     char *public_url; /* no trailing slash */
 } app_t;

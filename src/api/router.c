@@ -155,6 +155,9 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
     return ROUTE_NOT_FOUND;
 }
 
+static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int64_t id,
+                     int allowed);
+
 void api_handle(void *appv, http_req_t *r)
 {
     app_t *app = appv;
@@ -162,9 +165,25 @@ void api_handle(void *appv, http_req_t *r)
     int64_t id;
     int allowed;
     route_t rt = api_route(r->method, r->path, &kind, &id, &allowed);
-    /* everything under /api/v1 is authenticated and rate limited, known route or not */
-    if (strncmp(r->path, "/api/v1/", 8) == 0 && !admit(app, r))
+    bool api = strncmp(r->path, "/api/v1/", 8) == 0;
+    /* a GET under /api/v1 only reads: its key and its records in one read session */
+    store_conn_t *session = NULL;
+    if (api && strcmp(r->method, "GET") == 0 && (session = api_conn(app, r)) == NULL)
         return;
+    if (session && session->ops->read_begin)
+        session->ops->read_begin(session);
+    else
+        session = NULL;
+    /* everything under /api/v1 is authenticated and rate limited, known route or not */
+    if (!api || admit(app, r))
+        dispatch(app, r, rt, kind, id, allowed);
+    if (session)
+        session->ops->read_end(session);
+}
+
+static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int64_t id,
+                     int allowed)
+{
     switch (rt) {
     case ROUTE_NOT_FOUND: api_not_found(r); break;
     case ROUTE_NOT_ALLOWED: not_allowed(r, allowed); break;

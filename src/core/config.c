@@ -49,6 +49,7 @@ static const setting_t settings[] = {
     L("workers", workers, "4", 1, 256, "generation workers"),
     L("threads", threads, "2", 1, 256, "HTTP server threads"),
     L("max-body", max_body, "1048576", 1024, 1073741824, "largest request body, bytes"),
+    L("record-cache-mb", record_cache_mb, "64", 0, 1048576, "memory for rendered records answered to lists (SQLite); 0 turns it off"),
     L("max-connections", max_connections, "1024", 1, 100000, "most connections at once"),
     L("connection-timeout", connection_timeout, "30", 1, 3600, "seconds a connection may stay silent before it is closed"),
     L("request-timeout", request_timeout, "30", 1, 3600, "seconds a client may take to send one whole request (slow clients are cut off)"),

@@ -29,6 +29,7 @@ typedef struct {
     long threads;        /* HTTP threads */
     long max_body;       /* bytes */
     long max_connections;
+    long record_cache_mb; /* rendered-record cache (api/rcache.h); 0 = none */
     long connection_timeout; /* seconds of idleness before a connection is closed */
     long request_timeout;    /* seconds a client may take to send one request */
     double job_lease;    /* seconds a claimed job is held before another worker may take it */

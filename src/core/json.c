@@ -181,3 +181,9 @@ void jw_raw(jw_t *w, const char *json)
     sep(w);
     buf_puts(w->out, json);
 }
+
+void jw_rawn(jw_t *w, const char *json, size_t n)
+{
+    sep(w);
+    buf_append(w->out, json, n);
+}

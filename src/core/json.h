@@ -33,6 +33,7 @@ void jw_num(jw_t *w, double v); /* shortest form that reads back the same; 0.5, 
 void jw_bool(jw_t *w, bool v);
 void jw_null(jw_t *w);
 void jw_raw(jw_t *w, const char *json); /* an already-encoded value */
+void jw_rawn(jw_t *w, const char *json, size_t n);
 
 /* Appends s as a JSON string literal (with quotes) to out. */
 void json_escape(buf_t *out, const char *s, size_t n);

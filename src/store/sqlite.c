@@ -209,10 +209,10 @@ static const char *const stmt_sql[ST_COUNT] = {
                       "result = CASE WHEN ?4 THEN ?5 ELSE result END, "
                       "words = CASE WHEN ?4 THEN ?6 ELSE words END, "
                       "favorite = CASE WHEN ?7 >= 0 THEN ?7 ELSE favorite END, "
-                      "updated_us = ?8 WHERE id = ?1 AND user_id = ?2 RETURNING " DOC_COLS,
+                      "updated_us = max(?8, updated_us + 1) WHERE id = ?1 AND user_id = ?2 RETURNING " DOC_COLS,
     [ST_UPDATE_IMG] = "UPDATE images SET name = COALESCE(?3, name), "
                       "favorite = CASE WHEN ?7 >= 0 THEN ?7 ELSE favorite END, "
-                      "updated_us = ?8 WHERE id = ?1 AND user_id = ?2 RETURNING " IMG_COLS,
+                      "updated_us = max(?8, updated_us + 1) WHERE id = ?1 AND user_id = ?2 RETURNING " IMG_COLS,
     [ST_DELETE_DOC] = "DELETE FROM documents WHERE id = ?1 AND user_id = ?2 RETURNING NULL",
     [ST_DELETE_IMG] = "DELETE FROM images WHERE id = ?1 AND user_id = ?2 RETURNING media_key",
     [ST_JOB_DELETE_RECORD] = "DELETE FROM jobs WHERE kind = ?1 AND record_id = ?2",
@@ -222,19 +222,19 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "OR lease_until_us < ?3 ORDER BY id LIMIT 1) "
                      "RETURNING id, kind, record_id, attempts",
     [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1",
-    [ST_START_DOC] = "UPDATE documents SET state = 'generating', updated_us = ?2 "
+    [ST_START_DOC] = "UPDATE documents SET state = 'generating', updated_us = max(?2, updated_us + 1) "
                      "WHERE id = ?1 RETURNING " DOC_COLS,
-    [ST_START_IMG] = "UPDATE images SET state = 'generating', updated_us = ?2 "
+    [ST_START_IMG] = "UPDATE images SET state = 'generating', updated_us = max(?2, updated_us + 1) "
                      "WHERE id = ?1 RETURNING " IMG_COLS,
     [ST_JOB_RENEW] = "UPDATE jobs SET lease_until_us = ?3 WHERE id = ?1 AND token = ?2",
     [ST_JOB_FINISH] = "DELETE FROM jobs WHERE id = ?1 AND token = ?2 RETURNING kind, record_id",
     [ST_COMPLETE_DOC] = "UPDATE documents SET state = 'completed', error = NULL, result = ?3, "
-                        "words = ?4, updated_us = ?2 WHERE id = ?1",
+                        "words = ?4, updated_us = max(?2, updated_us + 1) WHERE id = ?1",
     [ST_COMPLETE_IMG] = "UPDATE images SET state = 'completed', error = NULL, media_key = ?3, "
-                        "revised_prompt = ?4, updated_us = ?2 WHERE id = ?1",
-    [ST_FAIL_DOC] = "UPDATE documents SET state = 'failed', error = ?3, updated_us = ?2 "
+                        "revised_prompt = ?4, updated_us = max(?2, updated_us + 1) WHERE id = ?1",
+    [ST_FAIL_DOC] = "UPDATE documents SET state = 'failed', error = ?3, updated_us = max(?2, updated_us + 1) "
                     "WHERE id = ?1",
-    [ST_FAIL_IMG] = "UPDATE images SET state = 'failed', error = ?3, updated_us = ?2 "
+    [ST_FAIL_IMG] = "UPDATE images SET state = 'failed', error = ?3, updated_us = max(?2, updated_us + 1) "
                     "WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
     [ST_USER_TOTAL] = "SELECT n FROM record_counts WHERE user_id = ?1 AND kind = ?2",
@@ -256,7 +256,8 @@ enum {
     LQ_BY_NAME = 64,
     LQ_ASC = 128,
     LQ_COUNT = 256, /* the COUNT(*) twin: no order, no limit */
-    LQ_SLOTS = 512
+    LQ_KEYS = 512,  /* only id and updated_us (a list with a probe) */
+    LQ_SLOTS = 1024
 };
 
 /* Parameter numbers used by every list statement. */
@@ -267,6 +268,8 @@ typedef struct {
     sqlite3 *db;
     sqlite3_stmt *stmt[ST_COUNT];
     sqlite3_stmt *list[LQ_SLOTS];
+    bool session; /* a read session (read_begin) holds a read transaction open */
+    bool nested;  /* a read transaction of an operation runs inside the session */
 } sq_conn_t;
 
 static sq_conn_t *sq(store_conn_t *c)
@@ -369,13 +372,29 @@ static int step_row(sq_conn_t *c, sqlite3_stmt *st, const char *what)
 
 /* ---- transactions ---------------------------------------------------------------------- */
 
+/* Ends a read session's transaction (a write must not run inside it). */
+static void session_close(sq_conn_t *c)
+{
+    if (!c->session)
+        return;
+    c->session = c->nested = false;
+    if (!sqlite3_get_autocommit(c->db))
+        run_fixed(c, ST_COMMIT, "commit");
+}
+
 static int tx_begin(sq_conn_t *c)
 {
+    session_close(c);
     return run_fixed(c, ST_BEGIN_WRITE, "begin");
 }
 
+/* Inside a read session, an operation's reads share the session's transaction. */
 static int tx_begin_read(sq_conn_t *c)
 {
+    if (c->session) {
+        c->nested = true;
+        return STORE_OK;
+    }
     return run_fixed(c, ST_BEGIN_READ, "begin");
 }
 
@@ -388,6 +407,10 @@ static void tx_rollback(sq_conn_t *c)
 /* Commits when rc is STORE_OK, else rolls back; returns the final code. */
 static int tx_end(sq_conn_t *c, int rc)
 {
+    if (c->nested) {
+        c->nested = false;
+        return rc; /* the session's transaction goes on */
+    }
     if (rc == STORE_OK) {
         rc = run_fixed(c, ST_COMMIT, "commit");
         if (rc == STORE_OK)
@@ -607,6 +630,20 @@ static int sq_key_insert(store_conn_t *conn, int64_t user_id, const char *hash_h
     if (rc == STORE_OK)
         *key_id = id;
     return rc;
+}
+
+/* A read session: BEGIN now, so the reads of one request (its key, then its
+ * records) share one read transaction — one snapshot, one lock. */
+static void sq_read_begin(store_conn_t *conn)
+{
+    sq_conn_t *c = sq(conn);
+    if (!c->session && sqlite3_get_autocommit(c->db) && run_fixed(c, ST_BEGIN_READ, "begin") == STORE_OK)
+        c->session = true;
+}
+
+static void sq_read_end(store_conn_t *conn)
+{
+    session_close(sq(conn));
 }
 
 static int sq_key_auth(store_conn_t *conn, const char *hash_hex, int64_t *user_id,
@@ -935,6 +972,8 @@ static void list_sql(int k, buf_t *b)
     bool img = k & LQ_IMG;
     if (k & LQ_COUNT)
         buf_puts(b, "SELECT COUNT(*) FROM ");
+    else if (k & LQ_KEYS)
+        buf_puts(b, "SELECT id, updated_us FROM ");
     else
         buf_puts(b, img ? "SELECT " IMG_COLS " FROM " : "SELECT " DOC_COLS " FROM ");
     buf_puts(b, img ? "images WHERE user_id = ?1" : "documents WHERE user_id = ?1");
@@ -1027,7 +1066,7 @@ static int list_total(sq_conn_t *c, int k, const list_query_t *q, const char *pa
         }
         return rc;
     }
-    rc = list_stmt(c, (k & ~(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT, &st);
+    rc = list_stmt(c, (k & ~(LQ_BY_NAME | LQ_ASC | LQ_KEYS)) | LQ_COUNT, &st);
     if (rc != STORE_OK)
         return rc;
     list_bind(st, k, q, pattern);
@@ -1058,10 +1097,29 @@ static int list_page(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q
     sqlite3_bind_int(st, LP_LIMIT, per_page);
     sqlite3_bind_int64(st, LP_OFFSET, (page - 1) * per_page);
     int src = SQLITE_DONE;
-    while (out->n < (size_t)per_page && (src = sqlite3_step(st)) == SQLITE_ROW)
-        read_record(st, kind, a, &out->items[out->n++]);
+    bool keys = k & LQ_KEYS;
+    while (out->n < (size_t)per_page && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        record_t *it = &out->items[out->n++];
+        if (!keys) {
+            read_record(st, kind, a, it);
+            continue;
+        }
+        memset(it, 0, sizeof(*it));
+        it->kind = kind;
+        it->id = sqlite3_column_int64(st, 0);
+        it->updated_us = sqlite3_column_int64(st, 1);
+        it->probed = q->probe(q->probe_arg, kind, it->id, it->updated_us);
+    }
     rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "record_list");
     stmt_done(st);
+    /* the rows the caller does not hold, whole, in the same read transaction */
+    for (size_t i = 0; keys && rc == STORE_OK && i < out->n; i++) {
+        record_t *it = &out->items[i];
+        if (!it->probed)
+            rc = sq_record_get(&c->base, kind, q->user_id, it->id, a, it);
+        if (rc == STORE_NOTFOUND)
+            rc = STORE_ERROR; /* cannot happen: the same snapshot listed it */
+    }
     if (rc == STORE_OK && out->n > 0 && out->n < (size_t)per_page) {
         out->total = (page - 1) * per_page + (int64_t)out->n;
         *total_known = true;
@@ -1074,7 +1132,7 @@ static int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_
                           arena_t *a, record_list_t *out)
 {
     sq_conn_t *c = sq(conn);
-    int k = list_key(kind, q);
+    int k = list_key(kind, q) | (q->probe ? LQ_KEYS : 0);
     const char *pattern = has_search(q) ? like_pattern(q->search, a) : NULL;
     record_list_t r = {0};
     bool total_known = false;
@@ -1309,12 +1367,15 @@ out:
 
 const store_ops_t store_sqlite_ops = {
     .name = "sqlite",
+    .list_probes = true,
     .connect = sq_connect,
     .disconnect = sq_disconnect,
     .migrate = sq_migrate,
     .ping = sq_ping,
     .user_ensure = sq_user_ensure,
     .key_insert = sq_key_insert,
+    .read_begin = sq_read_begin,
+    .read_end = sq_read_end,
     .key_auth = sq_key_auth,
     .key_list = sq_key_list,
     .key_revoke = sq_key_revoke,

@@ -10,7 +10,9 @@
  *    match exactly); '%', '_' and '\' in the search text are literal;
  *  - sort by name compares bytes (SQLite BINARY, PostgreSQL COLLATE "C"); ties, and
  *    sort by id, break by id in the same direction;
- *  - strings handed in are valid UTF-8 without NUL (the HTTP layer checks).
+ *  - strings handed in are valid UTF-8 without NUL (the HTTP layer checks);
+ *  - every change to a record moves its updated_us strictly forward (it becomes
+ *    max(now, updated_us + 1)), so (id, updated_us) names one version of a record.
  *
  * Connections: one store_conn_t per thread (store_conn() caches it in thread-local
  * storage). A backend that loses its server reconnects on the next call and answers
@@ -57,6 +59,9 @@ typedef struct {
     const char *style;          /* "vivid" | "natural" | NULL */
     const char *media_key;      /* NULL until generated; the media store's key */
     const char *revised_prompt; /* NULL unless the provider revised the description */
+    /* From a list with a probe (list_query_t.probe): the caller already has this
+     * version of the record; only kind, id and updated_us are set. */
+    bool probed;
 } record_t;
 
 /* True when the record's generation has ended (completed or failed). */
@@ -73,6 +78,11 @@ typedef struct {
     int favorite; /* -1, 0, 1 */
 } record_patch_t;
 
+/* Asked for each row of a list page, in page order, with the row's updated_us: true
+ * when the caller already holds that exact version (e.g. rendered), so the row's other
+ * columns need not be read. */
+typedef bool (*record_probe_fn)(void *arg, rec_kind_t kind, int64_t id, int64_t updated_us);
+
 typedef struct {
     int64_t user_id;
     const char *search;    /* NULL or "" = no search */
@@ -85,6 +95,10 @@ typedef struct {
     bool asc;              /* else desc */
     int per_page;          /* 10, 25, 50, 100 */
     int64_t page;          /* >= 1 */
+    /* Optional. A backend that uses it says so (store_ops_t.list_probes); one that
+     * does not returns whole rows and never calls it. */
+    record_probe_fn probe;
+    void *probe_arg;
 } list_query_t;
 
 typedef struct {
@@ -122,6 +136,7 @@ struct store_conn {
 
 typedef struct store_ops {
     const char *name; /* "sqlite" | "postgres" */
+    bool list_probes; /* record_list calls list_query_t.probe */
     /* Opens a connection for the calling thread. */
     store_conn_t *(*connect)(store_t *s, char *err, size_t errlen);
     void (*disconnect)(store_conn_t *c);
@@ -129,6 +144,12 @@ typedef struct store_ops {
     int (*migrate)(store_conn_t *c);
     /* STORE_OK when the database answers a trivial query. */
     int (*ping)(store_conn_t *c);
+
+    /* Optional (NULL when a backend has none): a read session. Every operation
+     * between the two reads one snapshot; a write ends the session first. For the
+     * reads of one GET request: its key, then its records. */
+    void (*read_begin)(store_conn_t *c);
+    void (*read_end)(store_conn_t *c);
 
     /* Users and keys. */
     int (*user_ensure)(store_conn_t *c, const char *name, int64_t *user_id);

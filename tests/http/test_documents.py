@@ -391,3 +391,69 @@ class Lists(ServerTest):
         self.assertEqual(j["meta"]["total"], 7)
         _, j = self.names(k, "?page=2")
         self.assertEqual((j["meta"]["total"], j["data"]), (7, []))
+
+
+class RecordCache(ServerTest):
+    """Lists answer unchanged records from rendered JSON kept in memory (api/rcache.h),
+    checked against each row's updated_us. Every change must show at once."""
+
+    def listed(self, doc_id, key="alice"):
+        for d in self.req("GET", "/api/v1/documents?per_page=100", key=key).json["data"]:
+            if d["id"] == doc_id:
+                return d
+        return None
+
+    def test_list_follows_every_change(self):
+        d = self.make_doc(name="cached one", prompt="a note on cache coherence")
+        first = self.listed(d["id"])
+        self.assertEqual(first, d)
+        self.assertEqual(self.listed(d["id"]), d)  # now from the cache: the same
+        seen = {d["updated_at"]}
+        # changes in quick succession, each seen by the very next list
+        for i, patch in enumerate([{"name": "renamed 1"}, {"favorite": "1"}, {"result": "new text here"},
+                                   {"name": "renamed 2"}, {"favorite": "0"}, {"result": "x"},
+                                   {"name": "renamed 3", "favorite": "true"}]):
+            r = self.req("PATCH", f"/api/v1/documents/{d['id']}", form=patch)
+            self.assertEqual(r.status, 200, r)
+            now = self.listed(d["id"])
+            self.assertEqual(now, r.json["data"], (i, patch))
+            self.assertNotIn(now["updated_at"], seen)  # every change moves updated_at forward
+            self.assertGreater(now["updated_at"], max(seen))
+            seen.add(now["updated_at"])
+        self.assertEqual((now["name"], now["favorite"], now["result"], now["words"]),
+                         ("renamed 3", True, "x", 1))
+        # a filter or a sort answers the same rendering
+        fav = self.req("GET", "/api/v1/documents?favorite=1&sort_by=name&sort=asc&per_page=100").json["data"]
+        self.assertIn(now, fav)
+        r = self.req("DELETE", f"/api/v1/documents/{d['id']}")
+        self.assertEqual(r.status, 200)
+        self.assertIsNone(self.listed(d["id"]))
+        # another user's list never holds it, cached or not
+        self.assertIsNone(self.listed(d["id"], key="bob"))
+
+    def test_same_bytes_with_and_without_cache(self):
+        from harness import Server
+        srv = Server()
+        srv.start()
+        key = srv.key("bytes")
+        for i in range(30):
+            r = srv.request("POST", "/api/v1/documents", key=key,
+                            form={"name": f"b{i % 7} \"q\" \\ é", "prompt": f"p {i}\n\ttab",
+                                  "template_id": str(i % 52 + 1), "creativity": str((i % 5) / 4)})
+            self.assertEqual(r.status, 201, r)
+        srv.request("PATCH", "/api/v1/documents/3", key=key, form={"favorite": "1", "result": "ünïcode \u2028 ok"})
+        paths = ["/api/v1/documents", "/api/v1/documents?per_page=25&page=2", "/api/v1/documents?sort_by=name",
+                 "/api/v1/documents?favorite=1", "/api/v1/documents?search=b3&sort=asc",
+                 "/api/v1/documents?template_id=4", "/api/v1/documents?per_page=100"]
+        warm = {}
+        for p in paths:
+            srv.request("GET", p, key=key)  # fills the cache
+            warm[p] = srv.request("GET", p, key=key).body
+        self.assertEqual(srv.stop(), 0)
+        cold = Server("--record-cache-mb", "0", data_dir=srv.data_dir, database=srv.database)
+        cold.start(port=srv.port)  # the same port: links name it
+        try:
+            for p in paths:
+                self.assertEqual(cold.request("GET", p, key=key).body, warm[p], p)
+        finally:
+            self.assertEqual(cold.stop(), 0)

@@ -32,6 +32,22 @@ class Async(ServerTest):
         done = poll(self, self.alice, f"/api/v1/images/{r.json['data']['id']}")
         self.assertTrue(done["url"])
 
+    def test_list_shows_each_state_of_a_job(self):
+        # lists keep rendered records (api/rcache.h): a queued rendering must not outlive the state
+        r = self.req("POST", "/api/v1/documents", form={"name": "states", "prompt": "watch me"},
+                     headers={"Prefer": "respond-async"})
+        doc_id = r.json["data"]["id"]
+
+        def listed():
+            return [d for d in self.req("GET", "/api/v1/documents?per_page=100").json["data"] if d["id"] == doc_id][0]
+        early = listed()
+        self.assertIn(early["state"], ("queued", "generating"))
+        self.assertEqual(listed()["state"] in ("queued", "generating", "completed"), True)
+        done = poll(self, self.alice, f"/api/v1/documents/{doc_id}")
+        self.assertEqual(done["state"], "completed")
+        self.assertEqual(listed(), done)
+        self.assertTrue(listed()["result"])
+
     def test_wait_under_limit_gives_201(self):
         t = time.time()
         r = self.req("POST", "/api/v1/documents", form={"name": "w", "prompt": "wait for me"})

@@ -10,6 +10,7 @@
 #include "test.h"
 
 #include <libpq-fe.h>
+#include <sqlite3.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1008,6 +1009,64 @@ static void test_writer(ctx_t *t)
     pthread_mutex_destroy(&wc.mu);
 }
 
+/* Runs one SQL statement on the suite's database behind the store's back. */
+static bool raw_sql(ctx_t *t, const char *url, const char *sql)
+{
+    if (strcmp(t->ops->name, "sqlite") == 0) {
+        sqlite3 *db;
+        bool ok = sqlite3_open(url, &db) == SQLITE_OK &&
+                  sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+        sqlite3_close(db);
+        return ok;
+    }
+    PGconn *pc = PQconnectdb(url);
+    PGresult *r = PQexec(pc, sql);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    PQfinish(pc);
+    return ok;
+}
+
+/* (id, updated_us) names one version of a record: every change moves updated_us
+ * forward, even when the clock says it is already later (a clock step back, or two
+ * changes within one microsecond). */
+static void test_updated_moves_forward(ctx_t *t, const char *url)
+{
+    int64_t id = make_doc(t, t->alice, "Clockwise", 1, 0);
+    int64_t future = now_us() + 3600LL * 1000000;
+    char sql[160];
+    snprintf(sql, sizeof(sql), "UPDATE documents SET updated_us = %lld WHERE id = %lld",
+             (long long)future, (long long)id);
+    CHECK(raw_sql(t, url, sql));
+    record_patch_t p = {.name = "Clockwise 2", .words = -1, .favorite = -1};
+    record_t u = {0};
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, t->alice, id, &p, &t->a, &u), STORE_OK);
+    CHECK_INT(u.updated_us, future + 1);
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, t->alice, id, &p, &t->a, &u), STORE_OK);
+    CHECK_INT(u.updated_us, future + 2);
+    record_t g = {0};
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, id, &t->a, &g), STORE_OK);
+    CHECK_INT(g.updated_us, future + 2);
+    /* a claim and a completion move it too */
+    drain_jobs(t);
+    int64_t jid = 0;
+    record_t r = {.kind = KIND_DOC, .user_id = t->alice, .name = "Clock job", .prompt = "p",
+                  .creativity = 0.5, .template_id = 1};
+    CHECK_INT(t->ops->record_create(t->c, &r, &jid), STORE_OK);
+    snprintf(sql, sizeof(sql), "UPDATE documents SET updated_us = %lld WHERE id = %lld",
+             (long long)future, (long long)r.id);
+    CHECK(raw_sql(t, url, sql));
+    job_t job;
+    CHECK_INT(t->ops->job_claim(t->c, 30, &t->a, &job), STORE_OK);
+    CHECK_INT(job.rec.id, r.id);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
+    CHECK_INT(g.updated_us, future + 1);
+    CHECK_INT(t->ops->job_complete(t->c, &job, "done", 1, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
+    CHECK_INT(g.updated_us, future + 2);
+    CHECK_STR(g.state, "completed");
+}
+
 static void test_rate(ctx_t *t)
 {
     int64_t n = 0;
@@ -1061,6 +1120,7 @@ static void run_suite(const char *url)
         test_jobs_concurrent(&t);
         test_rate(&t);
         test_docs_completed(&t);
+        test_updated_moves_forward(&t, url);
         test_writer(&t);
     }
     arena_free(&t.a);

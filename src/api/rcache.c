@@ -1,0 +1,229 @@
+/* rcache.c — see rcache.h. Each shard: a chained hash table of entries, and a doubly
+ * linked list in use order (head = most recent) for eviction. */
+#include "api/rcache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHARDS 16
+#define ENTRY_OVERHEAD 64 /* bytes counted per entry beyond its JSON */
+
+typedef struct entry {
+    struct entry *hnext;        /* hash chain */
+    struct entry *prev, *next;  /* use order */
+    int64_t id, updated_us;
+    rec_kind_t kind;
+    size_t len;
+    char json[];
+} entry_t;
+
+typedef struct {
+    pthread_mutex_t mu;
+    entry_t **table;
+    size_t nbuckets, count, bytes, budget;
+    entry_t *head, *tail;
+    uint64_t hits, misses;
+} shard_t;
+
+struct rcache {
+    shard_t shards[SHARDS];
+};
+
+static uint64_t mix(rec_kind_t kind, int64_t id)
+{
+    uint64_t x = (uint64_t)id * 2 + (uint64_t)kind;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+rcache_t *rcache_new(size_t max_bytes)
+{
+    if (max_bytes == 0)
+        return NULL;
+    rcache_t *c = xcalloc(1, sizeof(*c));
+    for (int i = 0; i < SHARDS; i++) {
+        shard_t *s = &c->shards[i];
+        pthread_mutex_init(&s->mu, NULL);
+        s->nbuckets = 1024;
+        s->table = xcalloc(s->nbuckets, sizeof(*s->table));
+        s->budget = max_bytes / SHARDS;
+    }
+    return c;
+}
+
+void rcache_free(rcache_t *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < SHARDS; i++) {
+        shard_t *s = &c->shards[i];
+        for (entry_t *e = s->head, *next; e; e = next) {
+            next = e->next;
+            free(e);
+        }
+        free(s->table);
+        pthread_mutex_destroy(&s->mu);
+    }
+    free(c);
+}
+
+static shard_t *shard_of(rcache_t *c, uint64_t h)
+{
+    return &c->shards[h % SHARDS];
+}
+
+static entry_t **slot(shard_t *s, uint64_t h, rec_kind_t kind, int64_t id)
+{
+    entry_t **p = &s->table[(h / SHARDS) & (s->nbuckets - 1)];
+    while (*p && !((*p)->id == id && (*p)->kind == kind))
+        p = &(*p)->hnext;
+    return p;
+}
+
+static void unlink_use(shard_t *s, entry_t *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        s->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        s->tail = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void push_front(shard_t *s, entry_t *e)
+{
+    e->prev = NULL;
+    e->next = s->head;
+    if (s->head)
+        s->head->prev = e;
+    s->head = e;
+    if (!s->tail)
+        s->tail = e;
+}
+
+/* Unlinks the entry at *p from both lists and frees it. */
+static void remove_at(shard_t *s, entry_t **p)
+{
+    entry_t *e = *p;
+    *p = e->hnext;
+    unlink_use(s, e);
+    s->count--;
+    s->bytes -= e->len + ENTRY_OVERHEAD;
+    free(e);
+}
+
+static void grow(shard_t *s)
+{
+    size_t n = s->nbuckets * 2;
+    entry_t **t = xcalloc(n, sizeof(*t));
+    for (size_t i = 0; i < s->nbuckets; i++)
+        for (entry_t *e = s->table[i], *next; e; e = next) {
+            next = e->hnext;
+            entry_t **b = &t[(mix(e->kind, e->id) / SHARDS) & (n - 1)];
+            e->hnext = *b;
+            *b = e;
+        }
+    free(s->table);
+    s->table = t;
+    s->nbuckets = n;
+}
+
+bool rcache_get(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, buf_t *out)
+{
+    if (!c)
+        return false;
+    uint64_t h = mix(kind, id);
+    shard_t *s = shard_of(c, h);
+    pthread_mutex_lock(&s->mu);
+    entry_t *e = *slot(s, h, kind, id);
+    bool hit = e && e->updated_us == updated_us;
+    if (hit) {
+        buf_append(out, e->json, e->len);
+        if (s->head != e) {
+            unlink_use(s, e);
+            push_front(s, e);
+        }
+        s->hits++;
+    } else {
+        s->misses++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return hit;
+}
+
+void rcache_put(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, const char *json,
+                size_t len)
+{
+    if (!c)
+        return;
+    uint64_t h = mix(kind, id);
+    shard_t *s = shard_of(c, h);
+    if (s->budget < ENTRY_OVERHEAD || len > s->budget - ENTRY_OVERHEAD) {
+        rcache_drop(c, kind, id); /* too big to keep: no older rendering stays behind */
+        return;
+    }
+    entry_t *e = xmalloc(sizeof(*e) + len);
+    e->id = id;
+    e->kind = kind;
+    e->updated_us = updated_us;
+    e->len = len;
+    memcpy(e->json, json, len);
+    pthread_mutex_lock(&s->mu);
+    entry_t **p = slot(s, h, kind, id);
+    if (*p && (*p)->updated_us > updated_us) {
+        /* a newer rendering is already kept (another thread read a later version) */
+        pthread_mutex_unlock(&s->mu);
+        free(e);
+        return;
+    }
+    if (*p)
+        remove_at(s, p);
+    while (s->bytes + len + ENTRY_OVERHEAD > s->budget && s->tail)
+        remove_at(s, slot(s, mix(s->tail->kind, s->tail->id), s->tail->kind, s->tail->id));
+    p = slot(s, h, kind, id);
+    e->hnext = *p;
+    *p = e;
+    push_front(s, e);
+    s->count++;
+    s->bytes += len + ENTRY_OVERHEAD;
+    if (s->count > s->nbuckets)
+        grow(s);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void rcache_drop(rcache_t *c, rec_kind_t kind, int64_t id)
+{
+    if (!c)
+        return;
+    uint64_t h = mix(kind, id);
+    shard_t *s = shard_of(c, h);
+    pthread_mutex_lock(&s->mu);
+    entry_t **p = slot(s, h, kind, id);
+    if (*p)
+        remove_at(s, p);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void rcache_stats(rcache_t *c, rcache_stats_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!c)
+        return;
+    for (int i = 0; i < SHARDS; i++) {
+        shard_t *s = &c->shards[i];
+        pthread_mutex_lock(&s->mu);
+        out->hits += s->hits;
+        out->misses += s->misses;
+        out->entries += s->count;
+        out->bytes += s->bytes;
+        pthread_mutex_unlock(&s->mu);
+    }
+}

@@ -1,0 +1,41 @@
+/* rcache.h — rendered records: the JSON object of a document or an image, kept by
+ * (kind, id) together with the updated_us it was rendered from.
+ *
+ * The database stays the one source of truth: a list still reads every row's id and
+ * updated_us in its own transaction, and only a row whose updated_us equals the kept
+ * one is answered from here. Every change to a record moves its updated_us strictly
+ * forward (the stores write max(now, updated_us + 1)), so a kept rendering can never
+ * be answered for a record that changed since. Ids are never reused.
+ *
+ * Bounded: least recently used renderings go first once the budget is spent. Safe
+ * from any thread (16 shards, one mutex each). */
+#ifndef INK_API_RCACHE_H
+#define INK_API_RCACHE_H
+
+#include "core/util.h"
+#include "store/store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rcache rcache_t;
+
+/* max_bytes 0: no cache (rcache_new returns NULL; every call takes NULL). */
+rcache_t *rcache_new(size_t max_bytes);
+void rcache_free(rcache_t *c);
+/* Appends the rendering of (kind, id) at updated_us to out; false (out untouched)
+ * when there is none for that exact version. */
+bool rcache_get(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, buf_t *out);
+/* Keeps a rendering (replacing an older one of the same record). */
+void rcache_put(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, const char *json,
+                size_t len);
+/* Forgets a record (deleted). */
+void rcache_drop(rcache_t *c, rec_kind_t kind, int64_t id);
+
+typedef struct {
+    uint64_t hits, misses, entries, bytes;
+} rcache_stats_t;
+void rcache_stats(rcache_t *c, rcache_stats_t *out);
+
+#endif
