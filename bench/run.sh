@@ -53,6 +53,14 @@ LUA
 results=("$base")
 results+=("$(wrk_run show "http://127.0.0.1:$iport/api/v1/documents/5000" "$work/get.lua")")
 results+=("$(wrk_run list "http://127.0.0.1:$iport/api/v1/documents" "$work/get.lua")")
+# the same list from a second process on the same database with the rendered-record
+# cache off (SQLite WAL lets it read beside the first); stopped before any job exists
+nport=$(port)
+taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$nport" --data-dir "$work/data" --threads 1 \
+  --workers 1 --rate-limit 0 --log-level warn --record-cache-mb 0 & nopid=$!
+waitport "$nport" healthz
+results+=("$(wrk_run list-nocache "http://127.0.0.1:$nport/api/v1/documents" "$work/get.lua")")
+kill "$nopid"; wait "$nopid" 2>/dev/null || true
 results+=("$(wrk_run list-search "http://127.0.0.1:$iport/api/v1/documents?search=garden" "$work/get.lua")")
 results+=("$(wrk_run create "http://127.0.0.1:$iport" bench/post.lua)")
 for res in 1024x1024 1792x1024 1024x1792; do

@@ -244,13 +244,40 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     if (!c)
         return;
     record_t rec;
-    int rc = c->ops->record_get(c, kind, r->user_id, id, &r->arena, &rec);
+    probe_t pb = {.rc = app->rcache};
+    buf_init(&pb.held);
+    int rc;
+    if (app->rcache && c->ops->record_get_probed)
+        rc = c->ops->record_get_probed(c, kind, r->user_id, id, probe_rcache, &pb, &r->arena,
+                                       &rec);
+    else
+        rc = c->ops->record_get(c, kind, r->user_id, id, &r->arena, &rec);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
         api_store_error(r, rc);
-    else
-        api_respond_record(app, r, 200, &rec);
+    else {
+        /* {"data":<the record>,"status":200}, the record from the cache or rendered
+         * (and then kept) */
+        buf_reset(&r->resp);
+        jw_t w;
+        jw_init(&w, &r->resp);
+        jw_obj_begin(&w);
+        jw_key(&w, "data");
+        if (rec.probed) {
+            jw_rawn(&w, pb.held.data, pb.held.len - 1); /* without its NUL */
+        } else {
+            size_t start = r->resp.len;
+            api_record_json(app, &w, &rec);
+            rcache_put(app->rcache, kind, rec.id, rec.updated_us, r->resp.data + start,
+                       r->resp.len - start);
+        }
+        jw_key(&w, "status");
+        jw_int(&w, 200);
+        jw_obj_end(&w);
+        http_respond(r, 200);
+    }
+    buf_free(&pb.held);
 }
 
 /* ---- store ---- */

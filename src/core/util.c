@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,12 +335,44 @@ uint64_t random_u64(void)
     return v;
 }
 
+/* SHA-256 is fetched from the provider once (OpenSSL 3 would otherwise look it up on
+ * every call, under a lock), and each thread reuses one digest context. */
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+static _Thread_local EVP_MD_CTX *sha256_ctx;
+
+static void sha256_fetch(void)
+{
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+static pthread_key_t sha256_key;
+static pthread_once_t sha256_key_once = PTHREAD_ONCE_INIT;
+
+static void sha256_ctx_free(void *ctx)
+{
+    EVP_MD_CTX_free(ctx);
+}
+
+static void sha256_key_make(void)
+{
+    pthread_key_create(&sha256_key, sha256_ctx_free);
+}
+
 void sha256_hex(const void *data, size_t n, char out[65])
 {
     static const char hex[] = "0123456789abcdef";
+    pthread_once(&sha256_once, sha256_fetch);
+    if (!sha256_ctx) {
+        pthread_once(&sha256_key_once, sha256_key_make);
+        sha256_ctx = EVP_MD_CTX_new();
+        pthread_setspecific(sha256_key, sha256_ctx); /* freed when the thread exits */
+    }
     unsigned char md[32];
     unsigned int mdlen = 0;
-    if (EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32) {
+    if (!sha256_md || !sha256_ctx || EVP_DigestInit_ex(sha256_ctx, sha256_md, NULL) != 1 ||
+        EVP_DigestUpdate(sha256_ctx, data, n) != 1 ||
+        EVP_DigestFinal_ex(sha256_ctx, md, &mdlen) != 1 || mdlen != 32) {
         fputs("inkwell: SHA-256 failed\n", stderr);
         abort();
     }

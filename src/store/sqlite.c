@@ -871,6 +871,33 @@ static int sq_record_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, i
     return rc;
 }
 
+static int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                                record_probe_fn probe, void *probe_arg, arena_t *a,
+                                record_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, ST_GET_DOC + (kind == KIND_IMG), &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, user_id);
+    if ((rc = step_row(c, st, "record_get")) != STORE_OK)
+        return rc;
+    int64_t updated = sqlite3_column_int64(st, 7); /* DOC_COLS, IMG_COLS: column 7 */
+    if (probe(probe_arg, kind, id, updated)) {
+        memset(out, 0, sizeof(*out));
+        out->kind = kind;
+        out->id = id;
+        out->updated_us = updated;
+        out->probed = true;
+    } else {
+        read_record(st, kind, a, out);
+    }
+    stmt_done(st);
+    return STORE_OK;
+}
+
 static int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                             const record_patch_t *p, arena_t *a, record_t *out)
 {
@@ -1382,6 +1409,7 @@ const store_ops_t store_sqlite_ops = {
     .record_create = sq_record_create,
     .docs_create_completed = sq_docs_create_completed,
     .record_get = sq_record_get,
+    .record_get_probed = sq_record_get_probed,
     .record_update = sq_record_update,
     .record_delete = sq_record_delete,
     .record_list = sq_record_list,

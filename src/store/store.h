@@ -171,6 +171,12 @@ typedef struct store_ops {
     int (*docs_create_completed)(store_conn_t *c, record_t *const *recs, size_t n);
     int (*record_get)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, arena_t *a,
                       record_t *out);
+    /* Optional (NULL when a backend has none): record_get, but probe is asked first
+     * with the row's updated_us; when it answers true only kind, id, updated_us and
+     * probed are set. */
+    int (*record_get_probed)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                             record_probe_fn probe, void *probe_arg, arena_t *a,
+                             record_t *out);
     /* Applies the patch (updated = now) and returns the record as it now is. */
     int (*record_update)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                          const record_patch_t *p, arena_t *a, record_t *out);

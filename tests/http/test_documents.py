@@ -417,17 +417,22 @@ class RecordCache(ServerTest):
             self.assertEqual(r.status, 200, r)
             now = self.listed(d["id"])
             self.assertEqual(now, r.json["data"], (i, patch))
+            for _ in range(2):  # a show, then a show from the cache
+                self.assertEqual(self.req("GET", f"/api/v1/documents/{d['id']}").json["data"], now)
             self.assertNotIn(now["updated_at"], seen)  # every change moves updated_at forward
             self.assertGreater(now["updated_at"], max(seen))
             seen.add(now["updated_at"])
         self.assertEqual((now["name"], now["favorite"], now["result"], now["words"]),
                          ("renamed 3", True, "x", 1))
+        # held in the cache now, and still another user's 404
+        self.assertEqual(self.req("GET", f"/api/v1/documents/{d['id']}", key="bob").json, NOTFOUND)
         # a filter or a sort answers the same rendering
         fav = self.req("GET", "/api/v1/documents?favorite=1&sort_by=name&sort=asc&per_page=100").json["data"]
         self.assertIn(now, fav)
         r = self.req("DELETE", f"/api/v1/documents/{d['id']}")
         self.assertEqual(r.status, 200)
         self.assertIsNone(self.listed(d["id"]))
+        self.assertEqual(self.req("GET", f"/api/v1/documents/{d['id']}").status, 404)
         # another user's list never holds it, cached or not
         self.assertIsNone(self.listed(d["id"], key="bob"))
 
@@ -444,7 +449,8 @@ class RecordCache(ServerTest):
         srv.request("PATCH", "/api/v1/documents/3", key=key, form={"favorite": "1", "result": "ünïcode \u2028 ok"})
         paths = ["/api/v1/documents", "/api/v1/documents?per_page=25&page=2", "/api/v1/documents?sort_by=name",
                  "/api/v1/documents?favorite=1", "/api/v1/documents?search=b3&sort=asc",
-                 "/api/v1/documents?template_id=4", "/api/v1/documents?per_page=100"]
+                 "/api/v1/documents?template_id=4", "/api/v1/documents?per_page=100",
+                 "/api/v1/documents/3", "/api/v1/documents/30", "/api/v1/documents/1"]
         warm = {}
         for p in paths:
             srv.request("GET", p, key=key)  # fills the cache

@@ -2,6 +2,8 @@
 #include "core/util.h"
 #include "test.h"
 
+#include <pthread.h>
+#include <string.h>
 #include <time.h>
 
 static void check_ts(int64_t us)
@@ -17,8 +19,49 @@ static void check_ts(int64_t us)
     CHECK_STR(got, want);
 }
 
+/* SHA-256 known answers (FIPS 180-2 examples), from several threads at once: each
+ * thread has its own digest context. */
+static const struct {
+    const char *in, *hex;
+} sha_cases[] = {
+    {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+    {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+    {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+     "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+};
+
+static void *sha_thread(void *p)
+{
+    int *bad = p;
+    for (int i = 0; i < 3000; i++) {
+        char out[65];
+        size_t k = (size_t)i % ARRAY_LEN(sha_cases);
+        sha256_hex(sha_cases[k].in, strlen(sha_cases[k].in), out);
+        *bad += strcmp(out, sha_cases[k].hex) != 0;
+    }
+    return NULL;
+}
+
+static void test_sha256(void)
+{
+    for (size_t k = 0; k < ARRAY_LEN(sha_cases); k++) {
+        char out[65];
+        sha256_hex(sha_cases[k].in, strlen(sha_cases[k].in), out);
+        CHECK_STR(out, sha_cases[k].hex);
+    }
+    pthread_t th[4];
+    int bad[4] = {0};
+    for (int i = 0; i < 4; i++)
+        pthread_create(&th[i], NULL, sha_thread, &bad[i]);
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_INT(bad[i], 0);
+    }
+}
+
 int main(void)
 {
+    test_sha256();
     static const int64_t fixed[] = {0, 1, 999999, 1000000, 951782400000000LL /* 2000-02-29 */,
                                     1795262400123456LL, 4102444799999999LL /* 2099-12-31 */,
                                     -1, -1000001, 253402300799999999LL /* 9999-12-31 */};
