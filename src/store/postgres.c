@@ -812,29 +812,39 @@ static int pg_insert_doc_done(pg_conn_t *c, record_t *rec, int64_t now)
     return pg_find_id(c, S_DOC_INSERT_DONE, p, &rec->id);
 }
 
-/* One document is one statement (atomic as it is); several share a transaction. */
+/* All in one transaction. Its BEGIN is also the test of a connection that has sat
+ * idle (the writer thread's, between batches): when the server restarted meanwhile,
+ * the BEGIN fails before anything that could commit was sent, so the connection is
+ * remade, once the reconnect pause has passed, and the batch tried once more.
+ * Without this, the first create after a database restart would be a 503 although
+ * the database is back. A failure after BEGIN is never retried: a lost COMMIT may
+ * have been applied. */
 static int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n)
 {
     pg_conn_t *c = pg_cast(sc);
     for (size_t i = 0; i < n; i++)
         if (recs[i]->kind != KIND_DOC || !recs[i]->result)
             return STORE_ERROR;
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    int64_t now = now_us();
-    if (n == 1)
-        rc = pg_insert_doc_done(c, recs[0], now);
-    else if ((rc = pg_command(c, "BEGIN", "docs create begin")) == STORE_OK) {
-        for (size_t i = 0; i < n && rc == STORE_OK; i++)
-            rc = pg_insert_doc_done(c, recs[i], now);
-        if (rc == STORE_OK)
-            rc = pg_command(c, "COMMIT", "docs create commit");
-        if (rc != STORE_OK)
-            pg_rollback(c);
+    int rc = STORE_UNAVAILABLE;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        rc = pg_ready(c);
+        if (rc == STORE_OK && (rc = pg_command(c, "BEGIN", "docs create begin")) == STORE_OK)
+            break;
+        if (rc != STORE_UNAVAILABLE || attempt == 1)
+            return rc;
+        double wait = c->last_try + PG_RETRY_S - mono_s();
+        if (wait > 0)
+            sleep_ms((int)(wait * 1000) + 1);
     }
-    if (rc != STORE_OK)
+    int64_t now = now_us();
+    for (size_t i = 0; i < n && rc == STORE_OK; i++)
+        rc = pg_insert_doc_done(c, recs[i], now);
+    if (rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "docs create commit");
+    if (rc != STORE_OK) {
+        pg_rollback(c);
         return rc;
+    }
     for (size_t i = 0; i < n; i++) {
         recs[i]->state = "completed";
         recs[i]->error = NULL;

@@ -130,7 +130,7 @@ class Outage(unittest.TestCase):
         srv = Server().start()
         key = srv.key("outage")
         try:
-            statuses, ready = [], []
+            statuses, ready, created = [], [], []
             t = threading.Thread(target=lambda: subprocess.run(
                 ["scripts/pg-test.sh", "restart", PG_DIR], check=True, capture_output=True))
             t.start()
@@ -141,6 +141,11 @@ class Outage(unittest.TestCase):
                     self.assertEqual(r.json["status"], 503)
                     self.assertNotIn("postgres", r.body.decode().lower())
                 ready.append(srv.request("GET", "/readyz").status)
+                # creates go through the writer thread's own connection
+                r = srv.request("POST", "/api/v1/documents", key=key, form={"name": "during", "prompt": "p"})
+                self.assertIn(r.status, (201, 503), r)
+                if r.status == 201:
+                    created.append(r.json["data"]["id"])
                 time.sleep(0.02)
             self.assertTrue(set(statuses) <= {200, 503}, set(statuses))
             self.assertIn(503, ready)
@@ -153,5 +158,7 @@ class Outage(unittest.TestCase):
             self.assertEqual(srv.request("GET", "/readyz").status, 200)
             r = srv.request("POST", "/api/v1/documents", key=key, form={"name": "after", "prompt": "p"})
             self.assertEqual(r.status, 201, r)
+            for i in created:  # every create answered 201 was stored
+                self.assertEqual(srv.request("GET", f"/api/v1/documents/{i}", key=key).status, 200)
         finally:
             self.assertEqual(srv.stop(), 0)
