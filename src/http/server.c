@@ -403,6 +403,11 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     log_write(LOG_DEBUG, "http: %s", msg);
 }
 
+/* Each connection's memory pool holds its request line and headers (more is a 431).
+ * 16 KiB rather than the library's 32: an API request's headers are far smaller, and
+ * the pool is cleared for every request of a keep-alive connection. */
+#define HTTP_CONN_MEMORY 16384
+
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
 {
     struct sockaddr_in sa;
@@ -417,7 +422,8 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
         flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads, MHD_OPTION_CONNECTION_LIMIT,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)o->connection_timeout, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);

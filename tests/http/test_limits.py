@@ -68,6 +68,11 @@ class Limits(ServerTest):
     def test_header_too_large_431(self):
         r = self.req("GET", "/api/v1/documents", headers={"X-Big": "a" * 70000})
         self.assertEqual(r.status, 431)
+        r = self.req("GET", "/api/v1/documents", headers={"X-Big": "a" * 17000})
+        self.assertEqual(r.status, 431)
+        # the limit is 16 KiB of request line and headers: 12 KiB of them is fine
+        r = self.req("GET", "/api/v1/documents", headers={"X-Big": "a" * 6000, "X-Big-2": "b" * 6000})
+        self.assertEqual(r.status, 200, r)
 
     def test_ambiguous_framing_400_and_closed(self):
         h = (f"POST /api/v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {self.alice}\r\n"
