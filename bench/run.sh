@@ -31,7 +31,6 @@ wrk_run() {
 bport=$(port)
 taskset -c 0 "$BUILD/bench-baseline" "$bport" 1 & pids+=($!)
 waitport "$bport" ""
-base=$(wrk_run baseline "http://127.0.0.1:$bport/")
 
 iport=$(port)
 "$BUILD/inkwell" key create --user bench --data-dir "$work/data" > "$work/key" 2>/dev/null
@@ -46,40 +45,56 @@ for _ in $(seq 600); do  # wait for the seeded jobs to finish
   [ "$n" = 10000 ] && break; sleep 0.2
 done
 export BENCH_KEY=$key
-auth=(-H "Authorization: Bearer $key")
 cat > "$work/get.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $key"
 LUA
-results=("$base")
-results+=("$(wrk_run show "http://127.0.0.1:$iport/api/v1/documents/5000" "$work/get.lua")")
-results+=("$(wrk_run list "http://127.0.0.1:$iport/api/v1/documents" "$work/get.lua")")
+
+# This machine's speed drifts by several percent from one minute to the next, so the
+# baseline is measured again between scenarios, and each ratio is to the mean of the
+# baseline runs just before and just after its scenario.
+bases=("$(wrk_run baseline "http://127.0.0.1:$bport/")")
+rated=()
+rated_run() {  # NAME URL [lua]: the scenario, then the next baseline
+  rated+=("$(wrk_run "$@")")
+  bases+=("$(wrk_run baseline "http://127.0.0.1:$bport/")")
+}
+rated_run show "http://127.0.0.1:$iport/api/v1/documents/5000" "$work/get.lua"
+rated_run list "http://127.0.0.1:$iport/api/v1/documents" "$work/get.lua"
 # the same list from a second process on the same database with the rendered-record
 # cache off (SQLite WAL lets it read beside the first); stopped before any job exists
 nport=$(port)
 taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$nport" --data-dir "$work/data" --threads 1 \
   --workers 1 --rate-limit 0 --log-level warn --record-cache-mb 0 & nopid=$!
 waitport "$nport" healthz
-results+=("$(wrk_run list-nocache "http://127.0.0.1:$nport/api/v1/documents" "$work/get.lua")")
+rated_run list-nocache "http://127.0.0.1:$nport/api/v1/documents" "$work/get.lua"
 kill "$nopid"; wait "$nopid" 2>/dev/null || true
-results+=("$(wrk_run list-search "http://127.0.0.1:$iport/api/v1/documents?search=garden" "$work/get.lua")")
-results+=("$(wrk_run create "http://127.0.0.1:$iport" bench/post.lua)")
+rated_run list-search "http://127.0.0.1:$iport/api/v1/documents?search=garden" "$work/get.lua"
+rated_run create "http://127.0.0.1:$iport" bench/post.lua
+images=()
 for res in 1024x1024 1792x1024 1024x1792; do
-  results+=("$(IMAGE_RES=$res CONNS=2 wrk_run "image-$res" "http://127.0.0.1:$iport" bench/post.lua)")
+  images+=("$(IMAGE_RES=$res CONNS=2 wrk_run "image-$res" "http://127.0.0.1:$iport" bench/post.lua)")
 done
-# the baseline again at the end: this machine's speed drifts; ratios use the mean
-base2=$(wrk_run baseline-end "http://127.0.0.1:$bport/")
-results=("$base2" "${results[@]}")
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 wait 2>/dev/null || true
 pids=()
 
-base_rps=$(echo "$base $base2" | awk '{print ($2 + $7) / 2}')
-printf '\n%-20s %12s %10s %10s %8s %8s\n' scenario req/s p50 p99 ratio non-2xx
-for r in "${results[@]}"; do
-  set -- $r
-  printf '%-20s %12s %10s %10s %8.3f %8s\n' "$1" "$2" "$3" "$4" "$(awk -v a="$2" -v b="$base_rps" 'BEGIN {print a / b}')" "$5"
+printf '\n%-16s %12s %10s %10s %8s %12s %8s\n' scenario req/s p50 p99 non-2xx baseline ratio
+for i in "${!bases[@]}"; do
+  set -- ${bases[$i]}
+  printf '%-16s %12s %10s %10s %8s\n' "baseline-$i" "$2" "$3" "$4" "$5"
 done
-echo "ratios are to the mean of the two baseline runs ($base_rps req/s)"
+for i in "${!rated[@]}"; do
+  set -- ${rated[$i]}
+  b0=$(echo "${bases[$i]}" | awk '{print $2}'); b1=$(echo "${bases[$((i + 1))]}" | awk '{print $2}')
+  printf '%-16s %12s %10s %10s %8s %12.0f %8.3f\n' "$1" "$2" "$3" "$4" "$5" \
+    "$(awk -v x="$b0" -v y="$b1" 'BEGIN {print (x + y) / 2}')" \
+    "$(awk -v a="$2" -v x="$b0" -v y="$b1" 'BEGIN {print 2 * a / (x + y)}')"
+done
+for r in "${images[@]}"; do
+  set -- $r
+  printf '%-16s %12s %10s %10s %8s\n' "$1" "$2" "$3" "$4" "$5"
+done
+echo "each ratio is to the mean of the baseline runs just before and after its scenario"
 echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline"
 for b in "$BUILD"/bench-text "$BUILD"/bench-image; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
