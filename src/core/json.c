@@ -69,8 +69,11 @@ static const unsigned char must_escape[256] = {
 void json_escape(buf_t *out, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    buf_reserve(out, n + 2);
-    out->data[out->len++] = '"';
+    /* room for the worst case (every byte a \u00XX escape), so the loop writes
+     * without checking: the buffer is reused across a response */
+    buf_reserve(out, 6 * n + 2);
+    char *o = out->data + out->len;
+    *o++ = '"';
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         /* skip 8 plain bytes at a time: none below 0x20, none '"' or '\\' */
@@ -89,24 +92,30 @@ void json_escape(buf_t *out, const char *s, size_t n)
         unsigned char c = (unsigned char)s[i];
         if (!must_escape[c])
             continue;
-        buf_append(out, s + start, i - start);
+        memcpy(o, s + start, i - start);
+        o += i - start;
         start = i + 1;
+        *o++ = '\\';
         switch (c) {
-        case '"': buf_append(out, "\\\"", 2); break;
-        case '\\': buf_append(out, "\\\\", 2); break;
-        case '\n': buf_append(out, "\\n", 2); break;
-        case '\r': buf_append(out, "\\r", 2); break;
-        case '\t': buf_append(out, "\\t", 2); break;
-        case '\b': buf_append(out, "\\b", 2); break;
-        case '\f': buf_append(out, "\\f", 2); break;
-        default: {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            buf_append(out, u, 6);
-        }
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        default:
+            memcpy(o, "u00", 3);
+            o[3] = hex[c >> 4];
+            o[4] = hex[c & 15];
+            o += 5;
         }
     }
-    buf_append(out, s + start, n - start);
-    buf_putc(out, '"');
+    memcpy(o, s + start, n - start);
+    o += n - start;
+    *o++ = '"';
+    *o = '\0';
+    out->len = (size_t)(o - out->data);
 }
 
 void jw_strn(jw_t *w, const char *s, size_t n)
@@ -153,6 +162,17 @@ void jw_num(jw_t *w, double v)
     }
     if (fabs(v) < 1e15 && v == (double)(int64_t)v) {
         put_int(w->out, (int64_t)v);
+        return;
+    }
+    /* quarters (every creativity) without printf: exact in binary, shortest as below */
+    double q = v * 4;
+    if (fabs(v) < 1e9 && q == (double)(int64_t)q) {
+        static const char *const frac[] = {"", ".25", ".5", ".75"};
+        int64_t whole = (int64_t)(fabs(v)), part = (int64_t)fabs(q) % 4;
+        if (v < 0)
+            buf_putc(w->out, '-');
+        put_int(w->out, whole);
+        buf_puts(w->out, frac[part]);
         return;
     }
     char tmp[32];

@@ -169,7 +169,8 @@ void arena_free(arena_t *a)
     a->head = NULL;
 }
 
-void *arena_alloc(arena_t *a, size_t n)
+/* n bytes, 16-aligned, not cleared. */
+static void *arena_take(arena_t *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
     arena_block_t *b = a->head;
@@ -189,6 +190,12 @@ void *arena_alloc(arena_t *a, size_t n)
     }
     void *p = b->mem + b->used;
     b->used += n;
+    return p;
+}
+
+void *arena_alloc(arena_t *a, size_t n)
+{
+    void *p = arena_take(a, n);
     memset(p, 0, n);
     return p;
 }
@@ -197,7 +204,7 @@ char *arena_strndup(arena_t *a, const char *s, size_t n)
 {
     if (!s)
         return NULL;
-    char *p = arena_alloc(a, n + 1);
+    char *p = arena_take(a, n + 1); /* every byte written below */
     memcpy(p, s, n);
     p[n] = '\0';
     return p;

@@ -375,10 +375,31 @@ static void check_num(double v, const char *text, size_t i)
     buf_free(&b);
 }
 
+/* The shortest %g form that reads back: what jw_num must write for non-integers. */
+static void shortest_g(double v, char *out, size_t n)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(out, n, "%.*g", prec, v);
+        if (strtod(out, NULL) == v)
+            return;
+    }
+}
+
 static void test_numbers(void)
 {
     for (size_t i = 0; i < ARRAY_LEN(num_cases); i++)
         check_num(num_cases[i].v, num_cases[i].text, i);
+    /* quarters (every creativity) take a path without printf: the same text as %g */
+    static const double big[] = {123456789.75, -999999999.25, 999999999.5, 1e9 - 0.75};
+    for (int k = -4000; k <= 4000 + (int)ARRAY_LEN(big); k++) {
+        double v = k <= 4000 ? k / 4.0 : big[k - 4001];
+        char want[64];
+        if (v == (double)(int64_t)v)
+            snprintf(want, sizeof(want), "%lld", (long long)v);
+        else
+            shortest_g(v, want, sizeof(want));
+        check_num(v, want, 10000 + (size_t)(k + 4000));
+    }
     /* shortest form: 0.1 + 0.2 needs 17 digits, 1e-7 only one */
     buf_t b;
     buf_init(&b);
