@@ -137,7 +137,6 @@ int api_list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *p
 typedef struct {
     rcache_t *rc;
     buf_t held;
-    size_t used; /* bytes of held already answered */
 } probe_t;
 
 static bool probe_rcache(void *arg, rec_kind_t kind, int64_t id, int64_t updated_us)
@@ -147,6 +146,22 @@ static bool probe_rcache(void *arg, rec_kind_t kind, int64_t id, int64_t updated
         return false;
     buf_putc(&pb->held, '\0');
     return true;
+}
+
+/* Writes a record: the rendering the probe held for it (and moves *held past it), or,
+ * when it was read whole, renders it now and keeps that rendering. */
+static void record_json_cached(app_t *app, jw_t *w, const record_t *rec, const char **held)
+{
+    if (rec->probed) {
+        size_t len = strlen(*held);
+        jw_rawn(w, *held, len);
+        *held += len + 1;
+        return;
+    }
+    size_t start = w->out->len + (w->need_comma[w->depth] ? 1 : 0); /* past the comma */
+    api_record_json(app, w, rec);
+    rcache_put(app->rcache, rec->kind, rec->id, rec->updated_us, w->out->data + start,
+               w->out->len - start);
 }
 
 void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
@@ -179,20 +194,9 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     jw_obj_begin(&w);
     jw_key(&w, "data");
     jw_arr_begin(&w);
-    for (size_t i = 0; i < l.n; i++) {
-        const record_t *it = &l.items[i];
-        if (it->probed) { /* held renderings come in page order */
-            const char *json = pb.held.data + pb.used;
-            size_t len = strlen(json);
-            jw_rawn(&w, json, len);
-            pb.used += len + 1;
-            continue;
-        }
-        size_t start = r->resp.len + (i > 0); /* past the comma */
-        api_record_json(app, &w, it);
-        rcache_put(app->rcache, kind, it->id, it->updated_us, r->resp.data + start,
-                   r->resp.len - start);
-    }
+    const char *held = pb.held.data; /* held renderings come in page order */
+    for (size_t i = 0; i < l.n; i++)
+        record_json_cached(app, &w, &l.items[i], &held);
     buf_free(&pb.held);
     jw_arr_end(&w);
     jw_key(&w, "links");
@@ -264,14 +268,8 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         jw_init(&w, &r->resp);
         jw_obj_begin(&w);
         jw_key(&w, "data");
-        if (rec.probed) {
-            jw_rawn(&w, pb.held.data, pb.held.len - 1); /* without its NUL */
-        } else {
-            size_t start = r->resp.len;
-            api_record_json(app, &w, &rec);
-            rcache_put(app->rcache, kind, rec.id, rec.updated_us, r->resp.data + start,
-                       r->resp.len - start);
-        }
+        const char *held = pb.held.data;
+        record_json_cached(app, &w, &rec, &held);
         jw_key(&w, "status");
         jw_int(&w, 200);
         jw_obj_end(&w);

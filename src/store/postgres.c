@@ -757,14 +757,18 @@ static int pg_key_revoke(store_conn_t *sc, int64_t key_id)
 
 /* ---- records --------------------------------------------------------------------- */
 
-static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, int64_t *id)
+/* A new record, "queued"; done: a document already "completed" with its result. */
+static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, bool done,
+                            int64_t *id)
 {
     num_t uid = num_i64(rec->user_id), ts = num_i64(now);
     const char *fav = rec->favorite ? "t" : "f";
     if (rec->kind == KIND_DOC) {
-        num_t cr = num_f64(rec->creativity), tpl = num_i64(rec->template_id);
-        const char *p[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s};
-        return pg_find_id(c, S_DOC_INSERT, p, id);
+        num_t cr = num_f64(rec->creativity), tpl = num_i64(rec->template_id),
+              words = num_i64(rec->words);
+        const char *p[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s,
+                           rec->result, words.s};
+        return pg_find_id(c, done ? S_DOC_INSERT_DONE : S_DOC_INSERT, p, id);
     }
     const char *p[] = {uid.s, rec->name, fav, ts.s, rec->description, rec->resolution, rec->style};
     return pg_find_id(c, S_IMG_INSERT, p, id);
@@ -779,7 +783,7 @@ static int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
     int64_t now = now_us(), id = 0, jid = 0;
     if ((rc = pg_command(c, "BEGIN", "record create begin")) != STORE_OK)
         return rc;
-    rc = pg_insert_record(c, rec, now, &id);
+    rc = pg_insert_record(c, rec, now, false, &id);
     if (rc == STORE_OK) {
         num_t kind = num_i64(rec->kind), rid = num_i64(id), ts = num_i64(now);
         const char *p[] = {kind.s, rid.s, ts.s};
@@ -801,15 +805,6 @@ static int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
     rec->revised_prompt = NULL;
     *job_id = jid;
     return STORE_OK;
-}
-
-static int pg_insert_doc_done(pg_conn_t *c, record_t *rec, int64_t now)
-{
-    num_t uid = num_i64(rec->user_id), ts = num_i64(now), cr = num_f64(rec->creativity),
-          tpl = num_i64(rec->template_id), words = num_i64(rec->words);
-    const char *p[] = {uid.s, rec->name, rec->favorite ? "t" : "f", ts.s, rec->prompt,
-                       cr.s,  tpl.s,     rec->result,               words.s};
-    return pg_find_id(c, S_DOC_INSERT_DONE, p, &rec->id);
 }
 
 /* All in one transaction. Its BEGIN is also the test of a connection that has sat
@@ -838,7 +833,7 @@ static int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, siz
     }
     int64_t now = now_us();
     for (size_t i = 0; i < n && rc == STORE_OK; i++)
-        rc = pg_insert_doc_done(c, recs[i], now);
+        rc = pg_insert_record(c, recs[i], now, true, &recs[i]->id);
     if (rc == STORE_OK)
         rc = pg_command(c, "COMMIT", "docs create commit");
     if (rc != STORE_OK) {

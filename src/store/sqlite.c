@@ -750,10 +750,11 @@ static void read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t 
     }
 }
 
-static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, int64_t *id)
+/* A new record, "queued"; done: a document already "completed" with its result. */
+static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool done, int64_t *id)
 {
     sqlite3_stmt *st;
-    int rc = stmt(c, ST_INSERT_DOC + (rec->kind == KIND_IMG), &st);
+    int rc = stmt(c, done ? ST_INSERT_DOC_DONE : ST_INSERT_DOC + (rec->kind == KIND_IMG), &st);
     if (rc != STORE_OK)
         return rc;
     sqlite3_bind_int64(st, 1, rec->user_id);
@@ -764,6 +765,10 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, int64_t
         bind_text(st, 5, rec->prompt);
         sqlite3_bind_double(st, 6, rec->creativity);
         sqlite3_bind_int(st, 7, rec->template_id);
+        if (done) {
+            bind_text(st, 8, rec->result);
+            sqlite3_bind_int64(st, 9, rec->words);
+        }
     } else {
         bind_text(st, 5, rec->description);
         bind_text(st, 6, rec->resolution);
@@ -798,7 +803,7 @@ static int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id)
     int rc = tx_begin(c);
     if (rc != STORE_OK)
         return rc;
-    rc = insert_record(c, rec, now, &id);
+    rc = insert_record(c, rec, now, false, &id);
     if (rc == STORE_OK)
         rc = insert_job(c, rec->kind, id, now, &jid);
     if ((rc = tx_end(c, rc)) != STORE_OK)
@@ -825,24 +830,8 @@ static int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, s
     int rc = tx_begin(c);
     if (rc != STORE_OK)
         return rc;
-    for (size_t i = 0; i < n && rc == STORE_OK; i++) {
-        const record_t *rec = recs[i];
-        sqlite3_stmt *st;
-        if ((rc = stmt(c, ST_INSERT_DOC_DONE, &st)) != STORE_OK)
-            break;
-        sqlite3_bind_int64(st, 1, rec->user_id);
-        bind_text(st, 2, rec->name);
-        sqlite3_bind_int(st, 3, rec->favorite ? 1 : 0);
-        sqlite3_bind_int64(st, 4, now);
-        bind_text(st, 5, rec->prompt);
-        sqlite3_bind_double(st, 6, rec->creativity);
-        sqlite3_bind_int(st, 7, rec->template_id);
-        bind_text(st, 8, rec->result);
-        sqlite3_bind_int64(st, 9, rec->words);
-        rc = run(c, st, "docs_create_completed");
-        if (rc == STORE_OK)
-            recs[i]->id = sqlite3_last_insert_rowid(c->db);
-    }
+    for (size_t i = 0; i < n && rc == STORE_OK; i++)
+        rc = insert_record(c, recs[i], now, true, &recs[i]->id);
     if ((rc = tx_end(c, rc)) != STORE_OK)
         return rc;
     for (size_t i = 0; i < n; i++) {
@@ -853,24 +842,7 @@ static int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, s
     return STORE_OK;
 }
 
-static int sq_record_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
-                         arena_t *a, record_t *out)
-{
-    sq_conn_t *c = sq(conn);
-    sqlite3_stmt *st;
-    int rc = stmt(c, ST_GET_DOC + (kind == KIND_IMG), &st);
-    if (rc != STORE_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, user_id);
-    rc = step_row(c, st, "record_get");
-    if (rc == STORE_OK) {
-        read_record(st, kind, a, out);
-        stmt_done(st);
-    }
-    return rc;
-}
-
+/* With a probe that answers true, only kind, id, updated_us and probed are set. */
 static int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                                 record_probe_fn probe, void *probe_arg, arena_t *a,
                                 record_t *out)
@@ -885,7 +857,7 @@ static int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t use
     if ((rc = step_row(c, st, "record_get")) != STORE_OK)
         return rc;
     int64_t updated = sqlite3_column_int64(st, 7); /* DOC_COLS, IMG_COLS: column 7 */
-    if (probe(probe_arg, kind, id, updated)) {
+    if (probe && probe(probe_arg, kind, id, updated)) {
         memset(out, 0, sizeof(*out));
         out->kind = kind;
         out->id = id;
@@ -896,6 +868,12 @@ static int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t use
     }
     stmt_done(st);
     return STORE_OK;
+}
+
+static int sq_record_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                         arena_t *a, record_t *out)
+{
+    return sq_record_get_probed(conn, kind, user_id, id, NULL, NULL, a, out);
 }
 
 static int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
