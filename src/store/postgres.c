@@ -128,6 +128,10 @@ static const char *const migrations[] = {
     "resolution, style, media_key, revised_prompt"
 #define REC_NCOLS 13
 
+/* Every change to a record moves updated_us strictly forward, so (id, updated_us) names
+ * one version of it (api/rcache.h relies on this). */
+#define BUMP(now) "updated_us = GREATEST(" now "::bigint, updated_us + 1)"
+
 /* complete/fail: deletes the job while the token matches and updates its record (of
  * the kind the job row names), in one statement: one transaction. The row says whether
  * the job was there. */
@@ -223,11 +227,11 @@ static const pg_stmt_t stmts[S_COUNT] = {
                       " result = CASE WHEN $4::boolean THEN $5::text ELSE result END,"
                       " words = CASE WHEN $4::boolean THEN $6::bigint ELSE words END,"
                       " favorite = CASE WHEN $7::int < 0 THEN favorite ELSE $7::int <> 0 END,"
-                      " updated_us = GREATEST($8::bigint, updated_us + 1) WHERE user_id = $1 AND id = $2 RETURNING " DOC_COLS},
+                      " " BUMP("$8") " WHERE user_id = $1 AND id = $2 RETURNING " DOC_COLS},
     [S_IMG_UPDATE] = {"ink_img_update", 5,
                       "UPDATE images SET name = COALESCE($3::text, name),"
                       " favorite = CASE WHEN $4::int < 0 THEN favorite ELSE $4::int <> 0 END,"
-                      " updated_us = GREATEST($5::bigint, updated_us + 1) WHERE user_id = $1 AND id = $2 RETURNING " IMG_COLS},
+                      " " BUMP("$5") " WHERE user_id = $1 AND id = $2 RETURNING " IMG_COLS},
     [S_DOC_DELETE] = {"ink_doc_delete", 2,
                       "WITH r AS (DELETE FROM documents WHERE user_id = $1 AND id = $2"
                       " RETURNING id),"
@@ -244,10 +248,10 @@ static const pg_stmt_t stmts[S_COUNT] = {
                     " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
                     " RETURNING id, kind, record_id, attempts"},
     [S_DOC_CLAIM] = {"ink_doc_claim", 2,
-                     "UPDATE documents SET state = 'generating', updated_us = GREATEST($2::bigint, updated_us + 1) WHERE id = $1"
+                     "UPDATE documents SET state = 'generating', " BUMP("$2") " WHERE id = $1"
                      " RETURNING " DOC_COLS},
     [S_IMG_CLAIM] = {"ink_img_claim", 2,
-                     "UPDATE images SET state = 'generating', updated_us = GREATEST($2::bigint, updated_us + 1) WHERE id = $1"
+                     "UPDATE images SET state = 'generating', " BUMP("$2") " WHERE id = $1"
                      " RETURNING " IMG_COLS},
     [S_JOB_DROP] = {"ink_job_drop", 1, "DELETE FROM jobs WHERE id = $1"},
     [S_JOB_RENEW] = {"ink_job_renew", 3,
@@ -255,13 +259,13 @@ static const pg_stmt_t stmts[S_COUNT] = {
     /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now */
     [S_JOB_COMPLETE] = {"ink_job_complete", 7,
                         JOB_FINISH("state = 'completed', error = NULL, result = $3::text,"
-                                   " words = $4::bigint, updated_us = GREATEST($7::bigint, updated_us + 1)",
+                                   " words = $4::bigint, " BUMP("$7"),
                                    "state = 'completed', error = NULL, media_key = $5::text,"
-                                   " revised_prompt = $6::text, updated_us = GREATEST($7::bigint, updated_us + 1)")},
+                                   " revised_prompt = $6::text, " BUMP("$7"))},
     /* $3 error, $4 now */
     [S_JOB_FAIL] = {"ink_job_fail", 4,
-                    JOB_FINISH("state = 'failed', error = $3::text, updated_us = GREATEST($4::bigint, updated_us + 1)",
-                               "state = 'failed', error = $3::text, updated_us = GREATEST($4::bigint, updated_us + 1)")},
+                    JOB_FINISH("state = 'failed', error = $3::text, " BUMP("$4"),
+                               "state = 'failed', error = $3::text, " BUMP("$4"))},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
     /* also drops this bucket's windows older than window - 1 */
     [S_RATE_HIT] = {"ink_rate_hit", 2,

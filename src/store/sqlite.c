@@ -131,6 +131,10 @@ static const char *const migrations[] = {
     "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
     "resolution, style, media_key, revised_prompt"
 
+/* Every change to a record moves updated_us strictly forward, so (id, updated_us) names
+ * one version of it (api/rcache.h relies on this). */
+#define BUMP(now) "updated_us = max(" now ", updated_us + 1)"
+
 /* Pairs are laid out documents first, images second: ST_X_DOC + kind. */
 enum {
     ST_BEGIN_WRITE,
@@ -209,10 +213,10 @@ static const char *const stmt_sql[ST_COUNT] = {
                       "result = CASE WHEN ?4 THEN ?5 ELSE result END, "
                       "words = CASE WHEN ?4 THEN ?6 ELSE words END, "
                       "favorite = CASE WHEN ?7 >= 0 THEN ?7 ELSE favorite END, "
-                      "updated_us = max(?8, updated_us + 1) WHERE id = ?1 AND user_id = ?2 RETURNING " DOC_COLS,
+                      BUMP("?8") " WHERE id = ?1 AND user_id = ?2 RETURNING " DOC_COLS,
     [ST_UPDATE_IMG] = "UPDATE images SET name = COALESCE(?3, name), "
                       "favorite = CASE WHEN ?7 >= 0 THEN ?7 ELSE favorite END, "
-                      "updated_us = max(?8, updated_us + 1) WHERE id = ?1 AND user_id = ?2 RETURNING " IMG_COLS,
+                      BUMP("?8") " WHERE id = ?1 AND user_id = ?2 RETURNING " IMG_COLS,
     [ST_DELETE_DOC] = "DELETE FROM documents WHERE id = ?1 AND user_id = ?2 RETURNING NULL",
     [ST_DELETE_IMG] = "DELETE FROM images WHERE id = ?1 AND user_id = ?2 RETURNING media_key",
     [ST_JOB_DELETE_RECORD] = "DELETE FROM jobs WHERE kind = ?1 AND record_id = ?2",
@@ -222,19 +226,19 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "OR lease_until_us < ?3 ORDER BY id LIMIT 1) "
                      "RETURNING id, kind, record_id, attempts",
     [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1",
-    [ST_START_DOC] = "UPDATE documents SET state = 'generating', updated_us = max(?2, updated_us + 1) "
+    [ST_START_DOC] = "UPDATE documents SET state = 'generating', " BUMP("?2") " "
                      "WHERE id = ?1 RETURNING " DOC_COLS,
-    [ST_START_IMG] = "UPDATE images SET state = 'generating', updated_us = max(?2, updated_us + 1) "
+    [ST_START_IMG] = "UPDATE images SET state = 'generating', " BUMP("?2") " "
                      "WHERE id = ?1 RETURNING " IMG_COLS,
     [ST_JOB_RENEW] = "UPDATE jobs SET lease_until_us = ?3 WHERE id = ?1 AND token = ?2",
     [ST_JOB_FINISH] = "DELETE FROM jobs WHERE id = ?1 AND token = ?2 RETURNING kind, record_id",
     [ST_COMPLETE_DOC] = "UPDATE documents SET state = 'completed', error = NULL, result = ?3, "
-                        "words = ?4, updated_us = max(?2, updated_us + 1) WHERE id = ?1",
+                        "words = ?4, " BUMP("?2") " WHERE id = ?1",
     [ST_COMPLETE_IMG] = "UPDATE images SET state = 'completed', error = NULL, media_key = ?3, "
-                        "revised_prompt = ?4, updated_us = max(?2, updated_us + 1) WHERE id = ?1",
-    [ST_FAIL_DOC] = "UPDATE documents SET state = 'failed', error = ?3, updated_us = max(?2, updated_us + 1) "
+                        "revised_prompt = ?4, " BUMP("?2") " WHERE id = ?1",
+    [ST_FAIL_DOC] = "UPDATE documents SET state = 'failed', error = ?3, " BUMP("?2") " "
                     "WHERE id = ?1",
-    [ST_FAIL_IMG] = "UPDATE images SET state = 'failed', error = ?3, updated_us = max(?2, updated_us + 1) "
+    [ST_FAIL_IMG] = "UPDATE images SET state = 'failed', error = ?3, " BUMP("?2") " "
                     "WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
     [ST_USER_TOTAL] = "SELECT n FROM record_counts WHERE user_id = ?1 AND kind = ?2",
@@ -637,7 +641,8 @@ static int sq_key_insert(store_conn_t *conn, int64_t user_id, const char *hash_h
 static void sq_read_begin(store_conn_t *conn)
 {
     sq_conn_t *c = sq(conn);
-    if (!c->session && sqlite3_get_autocommit(c->db) && run_fixed(c, ST_BEGIN_READ, "begin") == STORE_OK)
+    if (!c->session && sqlite3_get_autocommit(c->db) &&
+        run_fixed(c, ST_BEGIN_READ, "begin") == STORE_OK)
         c->session = true;
 }
 
