@@ -800,13 +800,7 @@ static int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
         return rc;
     }
     rec->id = id;
-    rec->state = "queued";
-    rec->error = NULL;
-    rec->created_us = rec->updated_us = now;
-    rec->result = NULL;
-    rec->words = 0;
-    rec->media_key = NULL;
-    rec->revised_prompt = NULL;
+    store_record_inserted(rec, "queued", now);
     *job_id = jid;
     return STORE_OK;
 }
@@ -821,9 +815,8 @@ static int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
 static int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n)
 {
     pg_conn_t *c = pg_cast(sc);
-    for (size_t i = 0; i < n; i++)
-        if (recs[i]->kind != KIND_DOC || !recs[i]->result)
-            return STORE_ERROR;
+    if (!store_docs_finished(recs, n))
+        return STORE_ERROR;
     int rc = STORE_UNAVAILABLE;
     for (int attempt = 0; attempt < 2; attempt++) {
         rc = pg_ready(c);
@@ -844,11 +837,8 @@ static int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, siz
         pg_rollback(c);
         return rc;
     }
-    for (size_t i = 0; i < n; i++) {
-        recs[i]->state = "completed";
-        recs[i]->error = NULL;
-        recs[i]->created_us = recs[i]->updated_us = now;
-    }
+    for (size_t i = 0; i < n; i++)
+        store_record_inserted(recs[i], "completed", now);
     return STORE_OK;
 }
 

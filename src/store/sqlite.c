@@ -814,13 +814,7 @@ static int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id)
     if ((rc = tx_end(c, rc)) != STORE_OK)
         return rc;
     rec->id = id;
-    rec->state = "queued";
-    rec->error = NULL;
-    rec->created_us = rec->updated_us = now;
-    rec->result = NULL;
-    rec->words = 0;
-    rec->media_key = NULL;
-    rec->revised_prompt = NULL;
+    store_record_inserted(rec, "queued", now);
     *job_id = jid;
     return STORE_OK;
 }
@@ -828,9 +822,8 @@ static int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id)
 static int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, size_t n)
 {
     sq_conn_t *c = sq(conn);
-    for (size_t i = 0; i < n; i++)
-        if (recs[i]->kind != KIND_DOC || !recs[i]->result)
-            return STORE_ERROR;
+    if (!store_docs_finished(recs, n))
+        return STORE_ERROR;
     int64_t now = now_us();
     int rc = tx_begin(c);
     if (rc != STORE_OK)
@@ -839,11 +832,8 @@ static int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, s
         rc = insert_record(c, recs[i], now, true, &recs[i]->id);
     if ((rc = tx_end(c, rc)) != STORE_OK)
         return rc;
-    for (size_t i = 0; i < n; i++) {
-        recs[i]->state = "completed";
-        recs[i]->error = NULL;
-        recs[i]->created_us = recs[i]->updated_us = now;
-    }
+    for (size_t i = 0; i < n; i++)
+        store_record_inserted(recs[i], "completed", now);
     return STORE_OK;
 }
 

@@ -84,3 +84,24 @@ const char *store_rc_name(int rc)
     default: return "database error";
     }
 }
+
+bool store_docs_finished(record_t *const *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (recs[i]->kind != KIND_DOC || !recs[i]->result)
+            return false;
+    return true;
+}
+
+void store_record_inserted(record_t *rec, const char *state, int64_t now)
+{
+    rec->state = state;
+    rec->error = NULL;
+    rec->created_us = rec->updated_us = now;
+    if (strcmp(state, "queued") == 0) {
+        rec->result = NULL;
+        rec->words = 0;
+        rec->media_key = NULL;
+        rec->revised_prompt = NULL;
+    }
+}

@@ -227,4 +227,11 @@ void store_close(store_t *s);
 store_conn_t *store_conn(store_t *s, char *err, size_t errlen);
 const char *store_rc_name(int rc);
 
+/* For the backends (store.c). True when every record is a document with its result
+ * (what docs_create_completed takes). */
+bool store_docs_finished(record_t *const *recs, size_t n);
+/* A record just inserted: its state, no error, created = updated = now; a queued one
+ * has no result, words, media key or revised prompt yet. */
+void store_record_inserted(record_t *rec, const char *state, int64_t now);
+
 #endif
