@@ -20,6 +20,7 @@
 
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,10 +416,27 @@ static int pg_fail(pg_conn_t *c, const PGresult *res, const char *what)
     return STORE_ERROR;
 }
 
+/* An idle connection expects nothing from the server: it has something to read only
+ * when the server ended it (a restart sends "terminating connection" and closes, which
+ * arrive while the connection sits in the pool). Seeing that now, before any statement
+ * is sent, lets the operation reconnect instead of failing on its first statement. */
+static bool pg_closed_while_idle(pg_conn_t *c)
+{
+    struct pollfd p = {.fd = PQsocket(c->pg), .events = POLLIN};
+    if (p.fd < 0)
+        return true;
+    return poll(&p, 1, 0) != 0;
+}
+
 /* Makes the connection usable: reconnects a broken one (not more than once every
  * PG_RETRY_S), forgetting every prepared statement. */
 static int pg_ready(pg_conn_t *c)
 {
+    if (!c->broken && PQstatus(c->pg) == CONNECTION_OK &&
+        PQtransactionStatus(c->pg) == PQTRANS_IDLE && pg_closed_while_idle(c)) {
+        log_info("postgres: the server closed an idle connection; reconnecting");
+        c->broken = true;
+    }
     if (!c->broken && PQstatus(c->pg) == CONNECTION_OK) {
         if (PQtransactionStatus(c->pg) != PQTRANS_IDLE) {
             /* left over from a failed call: never run inside someone else's transaction */

@@ -126,13 +126,39 @@ class Takeover(unittest.TestCase):
 
 @unittest.skipUnless(PG_DIR, "needs the test cluster's directory")
 class Outage(unittest.TestCase):
+    def test_idle_connections_reconnect_after_restart(self):
+        # Connections that sat idle through a database restart are found closed before
+        # they are used, so no request after the restart sees a 503.
+        srv = Server("--threads", "4", "--workers", "2").start()
+        key = srv.key("idle")
+        try:
+            for n in range(16):
+                self.assertEqual(srv.request("GET", "/api/v1/documents", key=key).status, 200)
+                r = srv.request("POST", "/api/v1/documents", key=key, form={"name": f"b{n}", "prompt": "p"})
+                self.assertEqual(r.status, 201, r)
+            subprocess.run(["scripts/pg-test.sh", "restart", PG_DIR], check=True, capture_output=True)
+            for n in range(16):
+                r = srv.request("GET", "/api/v1/documents", key=key)
+                self.assertEqual(r.status, 200, r)
+                r = srv.request("POST", "/api/v1/documents", key=key, form={"name": f"a{n}", "prompt": "p"})
+                self.assertEqual(r.status, 201, r)
+                r = srv.request("POST", "/api/v1/documents", key=key, form={"name": f"q{n}", "prompt": "p"},
+                                headers={"Prefer": "respond-async"})
+                self.assertEqual(r.status, 202, r)
+            self.assertEqual(srv.request("GET", "/readyz").status, 200)
+            self.assertIn("closed an idle connection", srv.read_log())
+        finally:
+            self.assertEqual(srv.stop(), 0)
+
     def test_postgres_restart_503_then_recovers(self):
         srv = Server().start()
         key = srv.key("outage")
         try:
             statuses, ready, created = [], [], []
+            # down long enough (1.5 s) that the loop below meets the outage however slow the machine
             t = threading.Thread(target=lambda: subprocess.run(
-                ["scripts/pg-test.sh", "restart", PG_DIR], check=True, capture_output=True))
+                ["scripts/pg-test.sh", "restart", PG_DIR], check=True, capture_output=True,
+                env=dict(os.environ, PG_TEST_PAUSE="1.5")))
             t.start()
             while t.is_alive():
                 r = srv.request("GET", "/api/v1/documents", key=key)
@@ -156,8 +182,13 @@ class Outage(unittest.TestCase):
                     break
                 time.sleep(0.1)
             self.assertEqual(srv.request("GET", "/readyz").status, 200)
-            r = srv.request("POST", "/api/v1/documents", key=key, form={"name": "after", "prompt": "p"})
-            self.assertEqual(r.status, 201, r)
+            # A thread whose reconnect failed while the database was down tries again
+            # once its pause (0.5 s) has passed; after that, every request succeeds.
+            time.sleep(0.6)
+            for n in range(12):  # fresh connections, so every HTTP thread is met
+                r = srv.request("POST", "/api/v1/documents", key=key, form={"name": f"after{n}", "prompt": "p"})
+                self.assertEqual(r.status, 201, r)
+                self.assertEqual(srv.request("GET", "/api/v1/documents", key=key).status, 200)
             for i in created:  # every create answered 201 was stored
                 self.assertEqual(srv.request("GET", f"/api/v1/documents/{i}", key=key).status, 200)
         finally:
