@@ -42,6 +42,13 @@ store_t *store_open(const char *url, char *err, size_t errlen)
         return NULL;
     }
     s->priv = p;
+    if (s->ops->open && !s->ops->open(s, err, errlen)) {
+        pthread_key_delete(p->key);
+        free(p);
+        free(s->url);
+        free(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -69,6 +76,8 @@ void store_close(store_t *s)
     }
     pthread_key_delete(p->key);
     free(p);
+    if (s->ops->close)
+        s->ops->close(s);
     free(s->url);
     free(s);
 }

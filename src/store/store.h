@@ -137,6 +137,10 @@ struct store_conn {
 typedef struct store_ops {
     const char *name; /* "sqlite" | "postgres" */
     bool list_probes; /* record_list calls list_query_t.probe */
+    /* Optional: the backend's own per-store state (store_t.backend), made by
+     * store_open and freed by store_close, after every other thread's connection. */
+    bool (*open)(store_t *s, char *err, size_t errlen);
+    void (*close)(store_t *s);
     /* Opens a connection for the calling thread. */
     store_conn_t *(*connect)(store_t *s, char *err, size_t errlen);
     void (*disconnect)(store_conn_t *c);
@@ -213,6 +217,7 @@ struct store {
     const store_ops_t *ops;
     char *url;       /* postgres://... or the sqlite file path */
     void *priv;
+    void *backend; /* ops->open's state, or NULL */
 };
 
 extern const store_ops_t store_sqlite_ops;
@@ -226,6 +231,18 @@ void store_close(store_t *s);
  * cannot be opened. Closed when the thread exits or by store_close for this thread. */
 store_conn_t *store_conn(store_t *s, char *err, size_t errlen);
 const char *store_rc_name(int rc);
+
+/* SQLite's WAL checkpoints run in a background thread of the store, so no commit
+ * waits for one (sqlite.c). A commit that leaves the WAL at or above `pages` pages
+ * wakes that thread; one at four times that (the thread falling behind) checkpoints
+ * itself. Default 8192 pages (32 MiB at 4 KiB a page); for tests and tuning. */
+typedef struct {
+    unsigned long background; /* checkpoints run by the background thread */
+    unsigned long finish;     /* its last small parts, copied by a committing thread */
+    unsigned long self;       /* whole checkpoints run by a committing thread */
+} store_checkpoint_stats_t;
+void store_sqlite_checkpoint_pages(store_t *s, int pages);
+bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out);
 
 /* For the backends (store.c). True when every record is a document with its result
  * (what docs_create_completed takes). */

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define N_CLAIM_THREADS 4
@@ -1127,6 +1128,135 @@ static void run_suite(const char *url)
     store_close(t.s);
 }
 
+/* ---- SQLite: background checkpoints ------------------------------------------------------ */
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static store_checkpoint_stats_t ckpt_stats(store_t *s)
+{
+    store_checkpoint_stats_t st = {0};
+    CHECK(store_sqlite_checkpoint_stats(s, &st));
+    return st;
+}
+
+/* Commits one finished document whose text fills about two pages. */
+static void ckpt_commit(store_conn_t *c, int64_t uid, int i, const char *text)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "ck %d", i);
+    record_t r = {.kind = KIND_DOC, .user_id = uid, .name = name, .prompt = "p",
+                  .creativity = 0.5, .template_id = 1, .result = text, .words = 1};
+    record_t *rs[] = {&r};
+    CHECK_INT(c->ops->docs_create_completed(c, rs, 1), STORE_OK);
+}
+
+static void test_checkpoints(const char *dir)
+{
+    enum { PAGES = 64, N1 = 400 };
+    char path[256], wal[300];
+    snprintf(path, sizeof(path), "%s/ckpt.db", dir);
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    char err[256];
+    store_t *s = store_open(path, err, sizeof(err));
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    store_sqlite_checkpoint_pages(s, PAGES);
+    store_conn_t *c = store_conn(s, err, sizeof(err));
+    int64_t uid = 0;
+    if (!c || c->ops->migrate(c) != STORE_OK || c->ops->user_ensure(c, "ck", &uid) != STORE_OK) {
+        CHECK_MSG(false, "cannot set up %s", path);
+        store_close(s);
+        return;
+    }
+    char *text = xmalloc(7001);
+    memset(text, 'w', 7000);
+    text[7000] = '\0';
+
+    /* ~3 pages a commit, ~1200 in all: without the WAL starting over it would hold
+     * them all; the thread copies them, each commit waits for none of it */
+    long wal_max = 0;
+    for (int i = 0; i < N1; i++) {
+        ckpt_commit(c, uid, i, text);
+        long w = file_size(wal);
+        wal_max = w > wal_max ? w : wal_max;
+        sleep_ms(2);
+    }
+    store_checkpoint_stats_t st = ckpt_stats(s);
+    CHECK_MSG(st.background >= 2, "background %lu", st.background);
+    CHECK_MSG(st.self == 0, "%lu whole checkpoints ran in a committing thread", st.self);
+    /* a WAL page is 4096 bytes and a 24-byte frame header */
+    CHECK_MSG(wal_max <= (4 * PAGES + 8) * 4120L, "WAL grew to %ld bytes", wal_max);
+
+    /* commits back to back, as under load: each run of the thread ends with more
+     * committed meanwhile, so the WAL can start over only when a commit copies the
+     * small last part itself (finish); then the same connection's next transaction
+     * starts it over. (How long the WAL gets meanwhile depends on how long one run of
+     * the thread takes to sync, so it is not checked here.) */
+    int n2 = 0;
+    double t0 = mono_s();
+    while (ckpt_stats(s).finish < st.finish + 3 && mono_s() - t0 < 20)
+        ckpt_commit(c, uid, N1 + n2++, text);
+    st = ckpt_stats(s);
+    CHECK_MSG(st.finish >= 3, "background %lu, finish %lu, self %lu after %d commits",
+              st.background, st.finish, st.self, n2);
+    CHECK(n2 > 0);
+
+    /* a reader holding its snapshot keeps the thread from copying past it: the WAL
+     * grows, and at four times the threshold the committing thread tries itself */
+    sqlite3 *rd = NULL;
+    CHECK_INT(sqlite3_open_v2(path, &rd, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(rd, "BEGIN; SELECT count(*) FROM documents;", NULL, NULL, NULL),
+              SQLITE_OK);
+    for (int i = 0; i < 5 * PAGES / 2; i++)
+        ckpt_commit(c, uid, N1 + n2 + i, text);
+    st = ckpt_stats(s);
+    CHECK_MSG(st.self >= 1, "self %lu", st.self);
+    CHECK_INT(sqlite3_exec(rd, "COMMIT;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(rd);
+    /* released: the next rounds catch up and the WAL starts over */
+    unsigned long finish = st.finish;
+    for (int i = 0; i < 2000 && ckpt_stats(s).finish < finish + 2; i++) {
+        ckpt_commit(c, uid, 10000 + i, "short");
+        sleep_ms(2);
+    }
+    CHECK_MSG(ckpt_stats(s).finish >= finish + 2, "no catching up after the reader left");
+
+    arena_t a;
+    arena_init(&a);
+    list_query_t q = {.user_id = uid, .favorite = -1, .per_page = 10, .page = 1};
+    record_list_t l = {0};
+    CHECK_INT(c->ops->record_list(c, KIND_DOC, &q, &a, &l), STORE_OK);
+    int64_t total = l.total;
+    CHECK(total >= N1 + n2 + 5 * PAGES / 2);
+    store_close(s);
+
+    /* everything committed is there for the next process */
+    s = store_open(path, err, sizeof(err));
+    c = s ? store_conn(s, err, sizeof(err)) : NULL;
+    CHECK(c != NULL);
+    if (c) {
+        CHECK_INT(c->ops->record_list(c, KIND_DOC, &q, &a, &l), STORE_OK);
+        CHECK_INT(l.total, total);
+        record_t g = {0};
+        CHECK_INT(c->ops->record_get(c, KIND_DOC, uid, 1, &a, &g), STORE_OK);
+        CHECK_STR(g.result, text);
+    }
+    store_close(s);
+    arena_free(&a);
+    free(text);
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < ARRAY_LEN(suffixes); i++) {
+        char f[300];
+        snprintf(f, sizeof(f), "%s%s", path, suffixes[i]);
+        unlink(f);
+    }
+}
+
 static void run_sqlite(void)
 {
     char dir[] = "/tmp/inkwell-store-XXXXXX";
@@ -1137,6 +1267,7 @@ static void run_sqlite(void)
     char path[256];
     snprintf(path, sizeof(path), "%s/inkwell.db", dir);
     run_suite(path);
+    test_checkpoints(dir);
     const char *suffixes[] = {"", "-wal", "-shm"};
     for (size_t i = 0; i < ARRAY_LEN(suffixes); i++) {
         char f[300];
