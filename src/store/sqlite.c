@@ -475,8 +475,10 @@ static bool set_wal(sqlite3 *db)
  * so that last little part is copied by the next committing thread right after its
  * commit (as SQLite's automatic checkpoint would, but small); its next transaction
  * then starts the WAL over. When a commit finds the WAL at four times the threshold
- * (the thread cannot keep up, or could not start), it checkpoints itself, which bounds
- * the WAL. */
+ * (the thread cannot keep up, or could not start), it checkpoints itself, as SQLite
+ * would; while a run of the thread holds the checkpoint lock that attempt answers
+ * SQLITE_BUSY at once and the next commit tries again, so the WAL grows by what is
+ * committed during one run, never without bound. */
 
 #define CKPT_PAGES_DEFAULT 8192
 #define CKPT_FINISH 256
