@@ -557,7 +557,7 @@ static int ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
         }
         return SQLITE_OK;
     }
-    bool self = false;
+    unsigned long *count = NULL; /* the checkpoint this commit runs itself, if any */
     pthread_mutex_lock(&k->mu);
     if (!k->started && !k->failed && !k->stopping) {
         if (pthread_create(&k->thread, NULL, ckpt_main, k) == 0)
@@ -567,18 +567,22 @@ static int ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
     }
     if (atomic_load(&k->finish)) {
         atomic_store(&k->finish, false);
-        k->stats.finish++;
-        self = true;
+        count = &k->stats.finish;
     } else if (pages >= 4 * k->pages || k->failed || k->stopping) {
-        k->stats.self++;
-        self = true;
+        count = &k->stats.self;
     } else {
         k->pending = true;
         pthread_cond_signal(&k->cv);
     }
     pthread_mutex_unlock(&k->mu);
-    if (self)
-        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    /* counted when it ran: while a run of the thread holds the checkpoint lock it
+     * answers SQLITE_BUSY at once */
+    if (count && sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) ==
+                     SQLITE_OK) {
+        pthread_mutex_lock(&k->mu);
+        (*count)++;
+        pthread_mutex_unlock(&k->mu);
+    }
     return SQLITE_OK;
 }
 

@@ -239,7 +239,7 @@ const char *store_rc_name(int rc);
 typedef struct {
     unsigned long background; /* checkpoints run by the background thread */
     unsigned long finish;     /* its last small parts, copied by a committing thread */
-    unsigned long self;       /* whole checkpoints run by a committing thread */
+    unsigned long self;       /* whole checkpoints run by a committing thread (fallback) */
 } store_checkpoint_stats_t;
 void store_sqlite_checkpoint_pages(store_t *s, int pages);
 bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out);
