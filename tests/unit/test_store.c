@@ -1127,6 +1127,17 @@ static void run_suite(const char *url)
     store_close(t.s);
 }
 
+/* Removes a SQLite database file with its WAL and shared-memory files. */
+static void remove_db(const char *path)
+{
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < ARRAY_LEN(suffixes); i++) {
+        char f[300];
+        snprintf(f, sizeof(f), "%s%s", path, suffixes[i]);
+        unlink(f);
+    }
+}
+
 /* ---- SQLite: background checkpoints ------------------------------------------------------ */
 
 static store_checkpoint_stats_t ckpt_stats(store_t *s)
@@ -1240,12 +1251,7 @@ static void test_checkpoints(const char *dir)
     store_close(s);
     arena_free(&a);
     free(text);
-    const char *suffixes[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < ARRAY_LEN(suffixes); i++) {
-        char f[300];
-        snprintf(f, sizeof(f), "%s%s", path, suffixes[i]);
-        unlink(f);
-    }
+    remove_db(path);
 }
 
 static void run_sqlite(void)
@@ -1259,12 +1265,7 @@ static void run_sqlite(void)
     snprintf(path, sizeof(path), "%s/inkwell.db", dir);
     run_suite(path);
     test_checkpoints(dir);
-    const char *suffixes[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < ARRAY_LEN(suffixes); i++) {
-        char f[300];
-        snprintf(f, sizeof(f), "%s%s", path, suffixes[i]);
-        unlink(f);
-    }
+    remove_db(path);
     rmdir(dir);
 }
 
