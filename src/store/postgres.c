@@ -432,11 +432,6 @@ static bool pg_closed_while_idle(pg_conn_t *c)
  * PG_RETRY_S), forgetting every prepared statement. */
 static int pg_ready(pg_conn_t *c)
 {
-    if (!c->broken && PQstatus(c->pg) == CONNECTION_OK &&
-        PQtransactionStatus(c->pg) == PQTRANS_IDLE && pg_closed_while_idle(c)) {
-        log_info("postgres: the server closed an idle connection; reconnecting");
-        c->broken = true;
-    }
     if (!c->broken && PQstatus(c->pg) == CONNECTION_OK) {
         if (PQtransactionStatus(c->pg) != PQTRANS_IDLE) {
             /* left over from a failed call: never run inside someone else's transaction */
@@ -444,6 +439,9 @@ static int pg_ready(pg_conn_t *c)
             PQclear(r);
             if (PQstatus(c->pg) != CONNECTION_OK)
                 c->broken = true;
+        } else if (pg_closed_while_idle(c)) {
+            log_info("postgres: the server closed an idle connection; reconnecting");
+            c->broken = true;
         }
         if (!c->broken)
             return STORE_OK;
@@ -823,29 +821,18 @@ static int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
     return STORE_OK;
 }
 
-/* All in one transaction. Its BEGIN is also the test of a connection that has sat
- * idle (the writer thread's, between batches): when the server restarted meanwhile,
- * the BEGIN fails before anything that could commit was sent, so the connection is
- * remade, once the reconnect pause has passed, and the batch tried once more.
- * Without this, the first create after a database restart would be a 503 although
- * the database is back. A failure after BEGIN is never retried: a lost COMMIT may
- * have been applied. */
+/* All in one transaction (all or none). A connection that sat idle through a database
+ * restart is remade by pg_ready, as for every operation. */
 static int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n)
 {
     pg_conn_t *c = pg_cast(sc);
     if (!store_docs_finished(recs, n))
         return STORE_ERROR;
-    int rc = STORE_UNAVAILABLE;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        rc = pg_ready(c);
-        if (rc == STORE_OK && (rc = pg_command(c, "BEGIN", "docs create begin")) == STORE_OK)
-            break;
-        if (rc != STORE_UNAVAILABLE || attempt == 1)
-            return rc;
-        double wait = c->last_try + PG_RETRY_S - mono_s();
-        if (wait > 0)
-            sleep_ms((int)(wait * 1000) + 1);
-    }
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    if ((rc = pg_command(c, "BEGIN", "docs create begin")) != STORE_OK)
+        return rc;
     int64_t now = now_us();
     for (size_t i = 0; i < n && rc == STORE_OK; i++)
         rc = pg_insert_record(c, recs[i], now, true, &recs[i]->id);
