@@ -586,17 +586,14 @@ static int ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
     return SQLITE_OK;
 }
 
-static bool sq_open(store_t *s, char *err, size_t errlen)
+static void sq_open(store_t *s)
 {
-    (void)err;
-    (void)errlen;
     sq_ckpt_t *k = xcalloc(1, sizeof(*k));
     k->store = s;
     k->pages = CKPT_PAGES_DEFAULT;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
     s->backend = k;
-    return true;
 }
 
 static void sq_close(store_t *s)

@@ -42,13 +42,8 @@ store_t *store_open(const char *url, char *err, size_t errlen)
         return NULL;
     }
     s->priv = p;
-    if (s->ops->open && !s->ops->open(s, err, errlen)) {
-        pthread_key_delete(p->key);
-        free(p);
-        free(s->url);
-        free(s);
-        return NULL;
-    }
+    if (s->ops->open)
+        s->ops->open(s);
     return s;
 }
 

@@ -139,7 +139,7 @@ typedef struct store_ops {
     bool list_probes; /* record_list calls list_query_t.probe */
     /* Optional: the backend's own per-store state (store_t.backend), made by
      * store_open and freed by store_close, after every other thread's connection. */
-    bool (*open)(store_t *s, char *err, size_t errlen);
+    void (*open)(store_t *s);
     void (*close)(store_t *s);
     /* Opens a connection for the calling thread. */
     store_conn_t *(*connect)(store_t *s, char *err, size_t errlen);
