@@ -266,7 +266,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
         return;
     }
     hb_t hb = {j, c, job, mono_s(), false};
-    gen_ctx_t ctx = {job->id, ws, heartbeat, &hb};
+    gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat, .heartbeat_arg = &hb};
     gen_result_t res;
     gen_result_init(&res);
     double t0 = mono_s();

@@ -17,6 +17,8 @@ void gen_result_init(gen_result_t *r)
     buf_init(&r->text);
     buf_init(&r->png);
     r->revised_prompt = NULL;
+    r->prompt_tokens = r->completion_tokens = -1;
+    r->truncated = false;
     r->error[0] = '\0';
 }
 
@@ -63,6 +65,8 @@ static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text
         return -1;
     }
     builtin_text(req->template_id, req->prompt, req->creativity, random_u64(), &res->text);
+    if (ctx->on_text && res->text.len) /* TODO(issue 11): pieces as they are written */
+        ctx->on_text(ctx, res->text.data, res->text.len);
     return 0;
 }
 

@@ -23,6 +23,14 @@ struct gen_ctx {
      * server is stopping: the provider should give up at once. */
     bool (*heartbeat)(gen_ctx_t *ctx);
     void *heartbeat_arg;
+    /* Optional (NULL = nobody listens): a text generator calls it with each next
+     * piece of the text as it is written, in order, from the generating thread. A
+     * piece never splits a UTF-8 character, and the pieces joined are exactly the
+     * final res->text. Once a piece has been passed on, the provider never takes it
+     * back: a failure after that fails the generation (no retry that could write
+     * different text). */
+    void (*on_text)(gen_ctx_t *ctx, const char *piece, size_t len);
+    void *on_text_arg;
 };
 
 typedef struct {
@@ -41,6 +49,10 @@ typedef struct {
     buf_t text;           /* text: the generated text */
     buf_t png;            /* image: a whole PNG file */
     char *revised_prompt; /* image: malloc'd, or NULL */
+    /* text: the provider's token usage (-1 when it did not say) and whether the
+     * model stopped at its output limit (finish_reason "length"). */
+    int64_t prompt_tokens, completion_tokens;
+    bool truncated;
     char error[256];      /* on failure: why, in words for the user */
 } gen_result_t;
 
