@@ -28,14 +28,19 @@ endif
 
 SRCS      := $(shell find src -name '*.c' | sort)
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# Static files compiled into the binary (core/assets.h), as URL=FILE: every file under
+# web/ is served at its path below web/; others are listed by hand.
+WEB_FILES := $(sort $(shell find web -type f 2>/dev/null))
+ASSETS    := $(foreach f,$(WEB_FILES),$(patsubst web/%,/%,$(f))=$(f))
+ASSET_FILES := $(foreach a,$(ASSETS),$(word 2,$(subst =, ,$(a))))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all run check bench fuzz install clean unit deps valgrind
+.PHONY: all run check bench fuzz install clean unit deps valgrind FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -44,6 +49,21 @@ all: $(BUILD)/inkwell $(UNIT_BINS) $(BUILD)/bench-baseline $(BENCH_BINS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $< -lz
+
+# Rewritten when a file or the list changes (the list is kept in assets.list).
+$(BUILD)/gen/assets.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(ASSETS)' | cmp -s - $@ || echo '$(ASSETS)' > $@
+
+$(BUILD)/gen/assets.c: $(BUILD)/tools/embed $(BUILD)/gen/assets.list $(ASSET_FILES)
+	$(BUILD)/tools/embed $@ $(ASSETS)
+
+$(BUILD)/gen/assets.o: $(BUILD)/gen/assets.c
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libinkwell.a: $(LIB_OBJS)
 	@rm -f $@

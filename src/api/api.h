@@ -7,6 +7,7 @@
 #ifndef INK_API_H
 #define INK_API_H
 
+#include "core/assets.h"
 #include "core/config.h"
 #include "core/json.h"
 #include "gen/jobs.h"
@@ -115,6 +116,10 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind);
 void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+
+/* ---- static.c ---- */
+/* Answers a compiled-in file (ETag/304, gzip when accepted, the Cache-Control given). */
+void api_asset(http_req_t *r, const asset_t *a, const char *cache_control);
 
 /* ---- misc.c ---- */
 void api_templates(app_t *app, http_req_t *r);
