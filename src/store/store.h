@@ -244,6 +244,29 @@ typedef struct {
 void store_sqlite_checkpoint_pages(store_t *s, int pages);
 bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out);
 
+/* Wrappers: what the rest of the program calls instead of the ops table, so the
+ * checks of what a backend can do live here (in the spirit of Redis's connWrite). */
+/* probe may be NULL; it is used only when the backend has probed reads. */
+int store_record_get(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                     record_probe_fn probe, void *probe_arg, arena_t *a, record_t *out);
+/* q->probe is dropped when the backend does not take list probes. */
+int store_record_list(store_conn_t *c, rec_kind_t kind, list_query_t *q, arena_t *a,
+                      record_list_t *out);
+int store_record_create(store_conn_t *c, record_t *rec, int64_t *job_id);
+int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        const record_patch_t *p, arena_t *a, record_t *out);
+int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        arena_t *a, const char **media_key);
+/* A read session, when the backend has them (else nothing). */
+void store_read_begin(store_conn_t *c);
+void store_read_end(store_conn_t *c);
+/* True when several processes may share this store (PostgreSQL): jobs, rate limits and
+ * events must then go through the database. */
+bool store_shared(const store_t *s);
+/* True when the backend reads lists and shows with probes (a rendered-record cache
+ * pays off). */
+bool store_probes(const store_t *s);
+
 /* For the backends (store.c). True when every record is a document with its result
  * (what docs_create_completed takes). */
 bool store_docs_finished(record_t *const *recs, size_t n);
