@@ -294,11 +294,17 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now)
         else if (strcmp(now->state, "failed") == 0) {
             x->end = END_FAILED;
             snprintf(x->error, sizeof(x->error), "%s", now->error ? now->error : "Generation failed.");
-        } else if (now->result) {
-            learn_text(x, 0, now->result, strlen(now->result)); /* partial text (another process) */
         }
     }
     pthread_mutex_unlock(&x->mu);
+    if (rc == STORE_OK && !record_finished(now)) {
+        /* the text so far of a generation another process runs */
+        const char *partial = records_partial(x->app->records, c, x->kind, x->id, &x->arena);
+        pthread_mutex_lock(&x->mu);
+        if (partial)
+            learn_text(x, 0, partial, strlen(partial));
+        pthread_mutex_unlock(&x->mu);
+    }
     free(live);
     return rc;
 }

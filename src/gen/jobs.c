@@ -25,6 +25,7 @@ struct jobs {
     media_t *media;
     const provider_t *prov;
     records_t *records;
+    bool shared; /* several processes share the store: keep the text so far there */
     atomic_bool stopping;
 
     pthread_mutex_t mu;
@@ -42,6 +43,8 @@ typedef struct {
     double last_renew;
     bool lost;
     int64_t offset; /* bytes of text published so far */
+    buf_t text;     /* shared store: the text so far, kept for other processes */
+    double last_flush;
 } hb_t;
 
 static void publish(jobs_t *j, rev_type_t type, const record_t *rec, const char *error,
@@ -63,6 +66,11 @@ static void on_text(gen_ctx_t *ctx, const char *piece, size_t len)
     rev_t ev = {.type = REV_TEXT, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
                 .text = piece, .len = len, .offset = hb->offset};
     records_publish(hb->j->records, &ev);
+    if (hb->j->shared) {
+        buf_append(&hb->text, piece, len);
+        if (records_progress_due(hb->j->records, &hb->last_flush))
+            records_progress(hb->j->records, hb->c, hb->job, buf_cstr(&hb->text));
+    }
 }
 
 /* ---- workers ---- */
@@ -120,7 +128,8 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
             publish(j, REV_FAILED, rec, why, mono_s());
         return;
     }
-    hb_t hb = {j, c, job, mono_s(), false, 0};
+    hb_t hb = {j, c, job, mono_s(), false, 0, {0}, mono_s()};
+    buf_init(&hb.text);
     gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat,
                      .heartbeat_arg = &hb, .on_text = on_text, .on_text_arg = &hb};
     publish(j, REV_GENERATING, rec, NULL, 0);
@@ -181,6 +190,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
     else if (rc == STORE_OK)
         completed(j, c, rec, t0);
 out:
+    buf_free(&hb.text);
     gen_result_free(&res);
 }
 
@@ -260,6 +270,7 @@ jobs_t *jobs_start(const cfg_t *cfg, store_t *store, media_t *media, const provi
     j->media = media;
     j->prov = prov;
     j->records = records;
+    j->shared = store_shared(store);
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->work_cv, NULL);
     j->nworkers = (int)cfg->workers;

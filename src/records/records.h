@@ -97,6 +97,18 @@ void records_unsubscribe(records_t *s, records_sub_t *sub);
  * other processes. For the workers (gen/jobs.c) and the service itself. */
 void records_publish(records_t *s, const rev_t *ev);
 
+/* With a store shared by several processes (PostgreSQL), a worker keeps the text so
+ * far of its generation in the database every RECORDS_PROGRESS_S while it grows, and
+ * the other processes are told (NOTIFY), so any of them can stream the record. */
+#define RECORDS_PROGRESS_S 0.25
+/* True (and *last_flush moved to now) when the text so far is due to be kept. */
+bool records_progress_due(records_t *s, double *last_flush);
+/* Keeps the text so far of job's record and tells the other processes. */
+void records_progress(records_t *s, store_conn_t *c, const job_t *job, const char *text);
+/* The text so far of a record another process generates (NULL when none is known). */
+const char *records_partial(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t id,
+                            arena_t *a);
+
 /* ---- the service ---- */
 
 typedef struct {

@@ -95,6 +95,8 @@ void records_unsubscribe(records_t *s, records_sub_t *sub)
 void records_publish(records_t *s, const rev_t *ev)
 {
     hub_publish(s->hub, ev, true);
+    if (s->remote && !ev->inline_path)
+        remote_announce(s->remote, ev);
 }
 
 void records_set_create_hook(records_t *s, const records_create_hook_t *h)

@@ -170,3 +170,32 @@ bool store_probes(const store_t *s)
 {
     return s->ops->list_probes;
 }
+
+int store_job_progress(store_conn_t *c, const job_t *job, const char *text, const char *payload)
+{
+    return c->ops->job_progress ? c->ops->job_progress(c, job, text, payload) : STORE_OK;
+}
+
+int store_record_partial(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
+                         const char **text)
+{
+    *text = NULL;
+    return c->ops->record_partial ? c->ops->record_partial(c, kind, id, a, text) : STORE_OK;
+}
+
+int store_notify(store_conn_t *c, const char *payload)
+{
+    return c->ops->notify ? c->ops->notify(c, payload) : STORE_OK;
+}
+
+store_listener_t *store_listen(store_t *s, void (*fn)(void *arg, const char *payload),
+                               void (*connected)(void *arg), void *arg)
+{
+    return s->ops->listen_start ? s->ops->listen_start(s, fn, connected, arg) : NULL;
+}
+
+void store_listen_stop(store_t *s, store_listener_t *l)
+{
+    if (l && s->ops->listen_stop)
+        s->ops->listen_stop(l);
+}

@@ -210,6 +210,23 @@ typedef struct store_ops {
     /* Rate limiting: adds one hit to (bucket, window) and returns the window's count.
      * Windows older than window - 1 may be pruned. */
     int (*rate_hit)(store_conn_t *c, const char *bucket, int64_t window, int64_t *count);
+
+    /* Optional (NULL when one process owns the store): events between processes.
+     * job_progress keeps the text so far of a running job (while the token matches,
+     * else STALE) and sends payload to the listeners, in one statement.
+     * record_partial reads it back (*text NULL when none yet; NOTFOUND when the
+     * record has no job). notify sends payload to every listener (of every process).
+     * listen_start runs a thread with a connection of its own that calls fn with each
+     * payload, and connected after each (re)connection (notifications may have been
+     * missed before it). */
+    int (*job_progress)(store_conn_t *c, const job_t *job, const char *text,
+                        const char *payload);
+    int (*record_partial)(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
+                          const char **text);
+    int (*notify)(store_conn_t *c, const char *payload);
+    struct store_listener *(*listen_start)(store_t *s, void (*fn)(void *arg, const char *payload),
+                                           void (*connected)(void *arg), void *arg);
+    void (*listen_stop)(struct store_listener *l);
 } store_ops_t;
 
 /* The shared handle; backends put their settings behind it. */
@@ -263,6 +280,16 @@ void store_read_end(store_conn_t *c);
 /* True when several processes may share this store (PostgreSQL): jobs, rate limits and
  * events must then go through the database. */
 bool store_shared(const store_t *s);
+/* Events between processes (see store_ops_t.job_progress...); STORE_OK doing nothing
+ * (NULL listener) when the store is not shared. */
+typedef struct store_listener store_listener_t;
+int store_job_progress(store_conn_t *c, const job_t *job, const char *text, const char *payload);
+int store_record_partial(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
+                         const char **text);
+int store_notify(store_conn_t *c, const char *payload);
+store_listener_t *store_listen(store_t *s, void (*fn)(void *arg, const char *payload),
+                               void (*connected)(void *arg), void *arg);
+void store_listen_stop(store_t *s, store_listener_t *l);
 /* True when the backend reads lists and shows with probes (a rendered-record cache
  * pays off). */
 bool store_probes(const store_t *s);
