@@ -121,7 +121,6 @@ static void copy_record(arena_t *a, record_t *dst, const record_t *src)
     *dst = *src;
 #define DUP(f) dst->f = src->f ? arena_strdup(a, src->f) : NULL
     DUP(name);
-    DUP(state);
     DUP(error);
     DUP(prompt);
     DUP(result);
@@ -212,6 +211,9 @@ static void create_inline(records_t *s, create_priv_t *p)
     }
     cr->rec.result = arena_strndup(cr->arena, res.text.data ? res.text.data : "", res.text.len);
     cr->rec.words = count_words(cr->rec.result);
+    cr->rec.prompt_tokens = res.prompt_tokens;
+    cr->rec.completion_tokens = res.completion_tokens;
+    cr->rec.truncated = res.truncated;
     gen_result_free(&res);
     p->item.rec = &cr->rec;
     p->item.wake = on_written;
@@ -226,7 +228,7 @@ void records_create(records_t *s, records_create_t *cr)
     p->s = s;
     p->cr = cr;
     cr->priv = p;
-    cr->rec.state = "queued";
+    cr->rec.state = REC_QUEUED;
     if (s->has_hook && s->hook.begin && s->hook.begin(s->hook.arg, cr)) {
         atomic_store(&p->resolved, true);
         cr->outcome = CREATE_HOOK;
@@ -269,10 +271,10 @@ void records_create(records_t *s, records_create_t *cr)
     arena_init(&a);
     record_t now;
     rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL, &a, &now);
-    if (rc == STORE_OK && strcmp(now.state, "completed") == 0) {
+    if (rc == STORE_OK && now.state == REC_COMPLETED) {
         rev_t done = {.type = REV_COMPLETED, .kind = now.kind, .id = now.id, .rec = &now};
         on_wait_event(p, &done);
-    } else if (rc == STORE_OK && strcmp(now.state, "failed") == 0) {
+    } else if (rc == STORE_OK && now.state == REC_FAILED) {
         rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error};
         on_wait_event(p, &failed);
     } else if (rc == STORE_NOTFOUND) {
