@@ -75,7 +75,7 @@ void builtin_text(int template_id, const char *prompt, double creativity, uint64
         creativity = 1;
     size_t len = strlen(prompt);
     if (len > TRANSFORM_MAX)
-        len = bt_u8_floor(prompt, TRANSFORM_MAX);
+        len = utf8_floor(prompt, TRANSFORM_MAX);
 
     topic_t tp;
     bt_analyse(prompt, len, &tp);

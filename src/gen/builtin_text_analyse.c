@@ -76,55 +76,13 @@ const char *const fallback_audiences[] = {"people", "readers", "teams", "custome
 
 /* ------------------------------------------------------------------ UTF-8 */
 
-/* Decodes one sequence of s[0..n); returns its length, or 1 with *cp = UINT32_MAX
- * when the byte does not start a complete valid sequence. */
-size_t bt_u8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t len;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2, v = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3, v = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4, v = c & 0x07, min = 0x10000;
-    else
-        goto bad;
-    if (len > n)
-        goto bad;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            goto bad;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        goto bad;
-    *cp = v;
-    return len;
-bad:
-    *cp = UINT32_MAX;
-    return 1;
-}
-
-static bool bt_is_space(uint32_t c)
-{
-    return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-           c == 0x205F || c == 0x3000;
-}
-
 /* Letters and digits of any script; punctuation, symbols, emoji and joiners are not. */
 bool bt_is_word_cp(uint32_t c)
 {
     if (c < 0x80)
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                c == '_';
-    if (c == UINT32_MAX || bt_is_space(c))
+    if (c == UTF8_BAD || utf8_is_space(c))
         return false;
     if (c < 0xC0)
         return c == 0xAA || c == 0xB5 || c == 0xBA;
@@ -161,28 +119,12 @@ static bool bt_is_hiragana_particle(const char *s, size_t n)
     size_t i = 0, chars = 0;
     while (i < n) {
         uint32_t cp;
-        i += bt_u8_next((const unsigned char *)s + i, n - i, &cp);
+        i += utf8_next(s + i, n - i, &cp);
         if (cp < 0x3040 || cp > 0x309F)
             return false;
         chars++;
     }
     return chars <= 2;
-}
-
-/* Largest n' <= n that does not cut a UTF-8 sequence of s. */
-size_t bt_u8_floor(const char *s, size_t n)
-{
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-        n--;
-    return n;
-}
-
-size_t bt_u8_chars(const char *s, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return k;
 }
 
 /* Appends s[0..n) replacing invalid sequences by U+FFFD. */
@@ -199,10 +141,10 @@ void bt_append_clean(buf_t *out, const char *s, size_t n)
     size_t run = 0, i = 0;
     while (i < n) {
         uint32_t cp;
-        size_t len = bt_u8_next(u + i, n - i, &cp);
-        if (cp == UINT32_MAX || cp == 0) {
+        size_t len = utf8_next((const char *)u + i, n - i, &cp);
+        if (cp == UTF8_BAD || cp == 0) {
             buf_append(out, s + run, i - run);
-            if (cp == UINT32_MAX)
+            if (cp == UTF8_BAD)
                 buf_append(out, "\xEF\xBF\xBD", 3);
             run = i + len;
         }
@@ -308,7 +250,7 @@ static size_t bt_tokenize(const char *s, size_t n, token_t *tok, size_t max)
     bool brk = true;
     while (i < n && nt < max) {
         uint32_t cp;
-        size_t len = bt_u8_next(u + i, n - i, &cp);
+        size_t len = utf8_next((const char *)u + i, n - i, &cp);
         if (!bt_is_word_cp(cp)) {
             if (cp != ' ' && cp != '\t' && cp != 0xA0 && cp != 0x3000)
                 brk = true;
@@ -318,7 +260,7 @@ static size_t bt_tokenize(const char *s, size_t n, token_t *tok, size_t max)
         size_t start = i, j = i + len, skip = 0;
         uint32_t prev = cp;
         while (j < n) {
-            size_t l2 = bt_u8_next(u + j, n - j, &cp);
+            size_t l2 = utf8_next((const char *)u + j, n - j, &cp);
             if (bt_is_particle(cp) && bt_is_kanji_kana(prev)) {
                 skip = l2; /* 東京で… → 東京 | … */
                 break;
@@ -329,7 +271,7 @@ static size_t bt_tokenize(const char *s, size_t n, token_t *tok, size_t max)
                 continue;
             }
             uint32_t after;
-            if (bt_is_inner_cp(cp) && j + l2 < n && (bt_u8_next(u + j + l2, n - j - l2, &after),
+            if (bt_is_inner_cp(cp) && j + l2 < n && (utf8_next((const char *)u + j + l2, n - j - l2, &after),
                                                      bt_is_word_cp(after))) {
                 j += l2;
                 continue;
@@ -338,7 +280,7 @@ static size_t bt_tokenize(const char *s, size_t n, token_t *tok, size_t max)
         }
         size_t wn = j - start;
         if (wn > WORD_MAX - 1)
-            wn = bt_u8_floor(s + start, WORD_MAX - 1);
+            wn = utf8_floor(s + start, WORD_MAX - 1);
         token_t *t = &tok[nt++];
         t->p = s + start;
         t->n = (uint16_t)wn;

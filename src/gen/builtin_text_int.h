@@ -6,6 +6,7 @@
 #ifndef INK_BUILTIN_TEXT_INT_H
 #define INK_BUILTIN_TEXT_INT_H
 
+#include "core/utf8.h"
 #include "gen/builtin.h"
 
 #include <stdbool.h>
@@ -54,10 +55,7 @@ typedef struct {
 
 /* ---- functions shared between the files ---- */
 
-size_t bt_u8_next(const unsigned char *s, size_t n, uint32_t *cp);
 bool bt_is_word_cp(uint32_t c);
-size_t bt_u8_floor(const char *s, size_t n);
-size_t bt_u8_chars(const char *s, size_t n);
 void bt_append_clean(buf_t *out, const char *s, size_t n);
 bool bt_in_list(const char *lower, const char *const *list, size_t n);
 void bt_lower(const char *s, size_t n, char *out);

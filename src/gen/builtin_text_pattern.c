@@ -93,7 +93,7 @@ void g_emit_title(gen_t *g, const char *s)
     char tmp[PHRASE_MAX];
     size_t n = strlen(s);
     if (n >= sizeof tmp)
-        n = bt_u8_floor(s, sizeof tmp - 1);
+        n = utf8_floor(s, sizeof tmp - 1);
     memcpy(tmp, s, n);
     tmp[n] = '\0';
     size_t i = 0;
@@ -271,7 +271,7 @@ bool g_fit(gen_t *g, const char *pattern, size_t max, char *dst, size_t dstsize)
     g->cap_pending = pending;
     const char *s = buf_cstr(&tmp);
     size_t n = tmp.len;
-    if (bt_u8_chars(s, n) > max) {
+    if (utf8_chars(s, n) > max) {
         size_t cut = 0, chars = 0, last_space = 0;
         while (cut < n && chars < max) {
             cut++;
@@ -289,7 +289,7 @@ bool g_fit(gen_t *g, const char *pattern, size_t max, char *dst, size_t dstsize)
         cut_short = true;
     }
     if (n >= dstsize)
-        n = bt_u8_floor(s, dstsize - 1);
+        n = utf8_floor(s, dstsize - 1);
     memcpy(dst, s, n);
     dst[n] = '\0';
     buf_free(&tmp);

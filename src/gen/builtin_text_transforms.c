@@ -59,7 +59,7 @@ static size_t bt_word_len(const char *s, size_t n)
         if (bt_ascii_alpha(c) || c >= 0x80) {
             if (c >= 0x80) {
                 uint32_t cp;
-                size_t l = bt_u8_next((const unsigned char *)s + i, n - i, &cp);
+                size_t l = utf8_next(s + i, n - i, &cp);
                 if (!bt_is_word_cp(cp) && cp != 0x2019)
                     break;
                 i += l;
@@ -378,7 +378,7 @@ void t_content_summary(gen_t *g)
     size_t n;
     bt_body(g->prompt, g->prompt_len, &body, &n);
     if (n > 16384)
-        n = bt_u8_floor(body, 16384);
+        n = utf8_floor(body, 16384);
     buf_t *out = g->out;
     size_t start = out->len;
     if (n < 60) {
@@ -447,7 +447,7 @@ void t_content_summary(gen_t *g)
         while (keep_n > 0 && out->data[start + keep_n] != ' ')
             keep_n--;
         if (keep_n == 0)
-            keep_n = bt_u8_floor(out->data + start, n / 2);
+            keep_n = utf8_floor(out->data + start, n / 2);
         out->len = start + keep_n;
         buf_append(out, "…", 3);
     }
