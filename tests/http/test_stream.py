@@ -208,6 +208,15 @@ class SlowGenerations(unittest.TestCase):
         self.assertIn(evs[0][2]["state"], ("queued", "generating"))
         self.assertEqual(evs[-1][0], "done")
         self.assertEqual(check_deltas(self, evs), evs[-1][2]["result"])
+        # the builtin generator spreads its delay over its pieces: the text grows
+        self.assertGreater(sum(1 for e in evs if e[0] == "delta"), 1)
+
+    def test_keepalive_comments_while_nothing_happens(self):
+        # an image has no deltas: while it is generated the stream only has comments
+        s = self.stream("POST", "/api/v1/images", form={"name": "k", "description": "slow sky",
+                                                        "resolution": "1024x1024"})
+        evs = s.events()
+        self.assertEqual([e[0] for e in evs], ["record", "done"])
         self.assertIn(": keep-alive", s.comments)
 
     def test_show_of_a_running_record(self):
