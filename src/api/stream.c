@@ -113,6 +113,10 @@ static void on_event(void *arg, const rev_t *ev)
         x->end = END_FAILED;
         snprintf(x->error, sizeof(x->error), "%s", ev->error ? ev->error : "Generation failed.");
         break;
+    case REV_DELETED:
+        x->end = END_FAILED;
+        snprintf(x->error, sizeof(x->error), "The record was deleted.");
+        break;
     case REV_RELEASED: x->end = END_RELEASED; break;
     case REV_TICK:
         wake = ev->now_mono - x->last_send >= x->keepalive;

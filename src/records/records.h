@@ -17,6 +17,7 @@
  *   REV_COMPLETED   the generation ended and was stored (rec: the stored record)
  *   REV_FAILED      the generation failed (error: why, in words for the user; rec may
  *                   be NULL)
+ *   REV_DELETED     the record was deleted (whatever its state)
  * Two kinds of listeners:
  *  - subscribers of one record (records_subscribe): waiting creates and SSE streams.
  *    Their callback runs in the publishing thread (a worker, the writer thread, the
@@ -52,6 +53,7 @@ typedef enum {
     REV_TEXT,
     REV_COMPLETED,
     REV_FAILED,
+    REV_DELETED,
     /* Subscribers only: the server is stopping; the subscription has been removed. */
     REV_RELEASED,
     /* Subscribers only: a periodic tick (records_tick_s), for deadlines and SSE

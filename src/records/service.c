@@ -160,6 +160,15 @@ static void on_wait_event(void *arg, const rev_t *ev)
         p->cr->done(p->cr);
         break;
     }
+    case REV_DELETED: {
+        bool expected = false;
+        if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
+            return;
+        p->cr->error = "The record was deleted before its generation finished.";
+        p->cr->outcome = CREATE_FAILED;
+        p->cr->done(p->cr);
+        break;
+    }
     case REV_RELEASED: resolve(p, CREATED_PENDING); break;
     case REV_TICK:
         if (ev->now_mono >= p->deadline)
@@ -266,7 +275,9 @@ void records_create(records_t *s, records_create_t *cr)
     p->sub = hub_subscribe(s->hub, cr->rec.kind, cr->rec.user_id, cr->rec.id, on_wait_event, p, NULL, NULL);
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
-    /* the job may have ended before the subscription */
+    /* The job may have ended before the subscription. (p lives in the request's arena:
+     * a resolution above resumes the connection, which libmicrohttpd hands back to this
+     * same thread only after this returns, so p is still there.) */
     arena_t a;
     arena_init(&a);
     record_t now;
@@ -278,9 +289,8 @@ void records_create(records_t *s, records_create_t *cr)
         rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error};
         on_wait_event(p, &failed);
     } else if (rc == STORE_NOTFOUND) {
-        rev_t failed = {.type = REV_FAILED, .kind = cr->rec.kind, .id = cr->rec.id,
-                        .error = "The record was deleted before its generation finished."};
-        on_wait_event(p, &failed);
+        rev_t deleted = {.type = REV_DELETED, .kind = cr->rec.kind, .id = cr->rec.id};
+        on_wait_event(p, &deleted);
     }
     arena_free(&a);
 }
@@ -348,6 +358,8 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
         rcache_drop(s->d.rcache, kind, id);
         if (media_key && media_remove(s->d.media, media_key) != 0)
             log_warn("record=%lld: could not remove its media file", (long long)id);
+        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
+        records_publish(s, &ev);
     }
     arena_free(&a);
     return rc;
