@@ -1,4 +1,4 @@
-/* api.h — the HTTP API of inkwell (/api/v1, /healthz, /readyz, /media).
+/* api.h — the HTTP API of inkwell (/api/v1, /healthz, /readyz, /media) and the web app (/).
  *
  * api_handle() is the server's request handler: it routes, authenticates, rate
  * limits and calls one handler per route (documents and images in records.c,
@@ -44,6 +44,7 @@ typedef enum {
     ROUTE_HEALTHZ,
     ROUTE_READYZ,
     ROUTE_MEDIA,
+    ROUTE_WEB, /* the web app: / and its compiled-in files */
 } route_t;
 
 /* The route of a request: pure, no I/O. kind and id are set for record routes;
@@ -120,6 +121,12 @@ void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 /* ---- static.c ---- */
 /* Answers a compiled-in file (ETag/304, gzip when accepted, the Cache-Control given). */
 void api_asset(http_req_t *r, const asset_t *a, const char *cache_control);
+
+/* ---- web.c ---- */
+/* The web app's file for a path ("/" is /index.html), or NULL. */
+const asset_t *api_web_asset(const char *path);
+/* Answers GET / and the app's files, with the security headers (CSP...). */
+void api_web(app_t *app, http_req_t *r);
 
 /* ---- misc.c ---- */
 void api_templates(app_t *app, http_req_t *r);

@@ -3,7 +3,8 @@
  * Order for /api/v1: authentication (401; bad keys are rate limited per client
  * address), the key's rate limit (429), then the route: an unknown path is 404,
  * a known path with another method 405 with Allow, an {id} that is not a positive
- * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png. */
+ * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png, and the
+ * web app (/ and its compiled-in files, api/web.c), all without auth. */
 #include "api/api.h"
 
 #include "auth/keys.h"
@@ -152,6 +153,10 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
         *allowed = M_GET;
         return m == M_GET ? ROUTE_MEDIA : ROUTE_NOT_ALLOWED;
     }
+    if (strncmp(path, "/api/", 5) != 0 && api_web_asset(path)) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_WEB : ROUTE_NOT_ALLOWED;
+    }
     return ROUTE_NOT_FOUND;
 }
 
@@ -196,5 +201,6 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_HEALTHZ: api_healthz(app, r); break;
     case ROUTE_READYZ: api_readyz(app, r); break;
     case ROUTE_MEDIA: api_media(app, r, r->path + 7); break;
+    case ROUTE_WEB: api_web(app, r); break;
     }
 }

@@ -41,7 +41,15 @@ static const struct {
     {"GET", "/readyz", ROUTE_READYZ, KIND_DOC, 0},
     {"GET", "/media/0123456789abcdef0123456789abcdef.png", ROUTE_MEDIA, KIND_DOC, 0},
     {"DELETE", "/media/x.png", ROUTE_NOT_ALLOWED, KIND_DOC, 0},
-    {"GET", "/", ROUTE_NOT_FOUND, KIND_DOC, 0},
+    {"GET", "/", ROUTE_WEB, KIND_DOC, 0},
+    {"HEAD", "/", ROUTE_WEB, KIND_DOC, 0},
+    {"POST", "/", ROUTE_NOT_ALLOWED, KIND_DOC, 0},
+    {"GET", "/index.html", ROUTE_WEB, KIND_DOC, 0},
+    {"GET", "/app.js", ROUTE_WEB, KIND_DOC, 0},
+    {"GET", "/app.css", ROUTE_WEB, KIND_DOC, 0},
+    {"GET", "/nope.js", ROUTE_NOT_FOUND, KIND_DOC, 0},
+    {"GET", "/app.js/", ROUTE_NOT_FOUND, KIND_DOC, 0},
+    {"GET", "//app.js", ROUTE_NOT_FOUND, KIND_DOC, 0},
     {"OPTIONS", "/api/v1/documents", ROUTE_NOT_ALLOWED, KIND_DOC, 0},
 };
 
