@@ -215,7 +215,7 @@ export function docNew(root) {
   const form = h('form', {class: 'panel', novalidate: true},
     formAlert(), field('Name', name), field('Prompt', prompt, {hint: 'Up to 16,384 characters.'}),
     picker, levels, h('div', {class: 'actions'}, submit));
-  const live = h('section', {class: 'panel live', hidden: true, 'aria-label': 'The new document'});
+  const live = h('section', {class: 'panel live writing', hidden: true, 'aria-label': 'The new document'});
   root.append(h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
     h('h1', {text: 'New document'}), form, live);
 
@@ -258,6 +258,7 @@ export function docNew(root) {
     fill(status, ...busy);
     fill(live, heading, status, out);
     live.hidden = false;
+    live.scrollIntoView({block: 'start'});
     stopBtn.addEventListener('click', () => {
       mine.abort();
       out.classList.remove('caret');

@@ -145,6 +145,7 @@ export function imgNew(root) {
     fill(progress, h('div', {class: 'status', role: 'status'}, h('span', {class: 'spinner', 'aria-hidden': 'true'}), state),
       h('progress', {'aria-label': 'Making the picture'}));
     progress.hidden = false;
+    progress.scrollIntoView({block: 'nearest'});
     try {
       const final = await stream('POST', '/images', {body, signal: mine.signal,
         record: (r) => { state.textContent = r.state === 'queued' ? 'Queued: waiting for a worker…' : 'Making the picture…'; }});

@@ -370,11 +370,17 @@ describe('streaming', () => {
       await page.check('.picker-list input[value="9"]');
       await page.click('button:text("Write it")');
       await page.waitForSelector('.live:not([hidden]) .spinner');
-      await shot(page, 'writing');
       // watch the live text: partial lengths seen before the document page opens
       const seen = new Set();
       while (!/#\/documents\/\d+$/.test(page.url())) {
         const n = await page.evaluate(() => document.querySelector('.live .doc-text')?.textContent.length ?? -1);
+        if (n > 0 && !seen.size) {
+          // the live panel is in view while the text comes
+          assert.ok(await page.locator('.live .status').isVisible());
+          const box = await page.locator('.live').boundingBox();
+          assert.ok(box.y < 800 && box.y >= 0, `live panel at y=${box.y}`);
+          await shot(page, 'writing');
+        }
         if (n > 0) seen.add(n);
         await page.waitForTimeout(40);
       }
