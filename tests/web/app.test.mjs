@@ -529,6 +529,34 @@ describe('errors', () => {
   }));
 });
 
+describe('errors: generation', () => {
+  test('a failed generation (502) is shown in words and the form keeps what was typed', () => withPage(async (page) => {
+    page.allow(/status of 502/);
+    // an OpenAI-compatible provider at a closed port: every call fails, retried briefly
+    const broken = await new Server('--provider', 'openai', '--openai-base-url', 'http://127.0.0.1:9/v1',
+      '--openai-api-key', 'sk-test-not-a-key', '--provider-timeout', '2').start();
+    try {
+      const key = broken.key('kim');
+      await signIn(page, broken, key);
+      await page.goto(broken.base + '/#/documents/new');
+      await page.waitForSelector('.picker-list label');
+      await page.fill('input[name=name]', 'Doomed');
+      await page.fill('textarea[name=prompt]', 'a prompt that stays');
+      await page.click('button:text("Write it")');
+      const alert = page.locator('form .form-alert');
+      await alert.waitFor({timeout: 60000});
+      assert.match(await alert.textContent(), /^Generation failed: The AI provider could not be reached\.$/);
+      assert.equal(await page.inputValue('input[name=name]'), 'Doomed');
+      assert.equal(await page.inputValue('textarea[name=prompt]'), 'a prompt that stays');
+      assert.equal(await page.isEnabled('button:text("Write it")'), true);
+      await shot(page, 'error-502');
+      assert.equal((await broken.api('GET', '/documents', key)).json.meta.total, 0, 'no record left behind');
+    } finally {
+      await broken.stop();
+    }
+  }));
+});
+
 describe('screenshots', () => {
   test('every page on desktop and phone, light and dark, keyboard focus visible', () => withPage(async (page) => {
     const jo = srv.key('jo');
