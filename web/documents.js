@@ -176,10 +176,13 @@ async function download(d, fmt) {
   try {
     const res = await fetch(`/api/v1/documents/${d.id}/export?format=${fmt}`, {headers: {Authorization: `Bearer ${getKey()}`}});
     if (!res.ok) throw new ApiError(res.status, `The download failed (error ${res.status}).`);
+    // the UTF-8 name (RFC 5987 filename*) when given, else the plain one
     const cd = res.headers.get('Content-Disposition') || '';
-    const m = cd.match(/filename="([^"]+)"/);
+    const star = cd.match(/filename\*=UTF-8''([^;\s]+)/i), plain = cd.match(/filename="([^"]+)"/);
+    let name = `document.${fmt}`;
+    try { name = star ? decodeURIComponent(star[1]) : plain ? plain[1] : name; } catch { /* keep the plain name */ }
     const url = URL.createObjectURL(await res.blob());
-    const a = h('a', {href: url, download: m ? m[1] : `document.${fmt}`});
+    const a = h('a', {href: url, download: name});
     document.body.append(a);
     a.click();
     a.remove();

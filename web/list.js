@@ -29,10 +29,18 @@ export function listView(root, route, cfg) {
   bar.append(h('button', {type: 'submit', class: 'sr', text: 'Search'}));
 
   const results = h('section', {'aria-live': 'polite', 'aria-busy': 'true', 'aria-label': cfg.title});
+  // on a phone the filters fold away (open when one is in use); always open on a desktop
+  const phone = matchMedia('(max-width: 700px)');
+  const folded = phone.matches;
+  const unfold = () => { if (!phone.matches) box.open = true; };
+  phone.addEventListener('change', unfold);
+  const active = cfg.filters.filter((f) => params[f.name] && params[f.name] !== f.def).length;
+  const summaryText = h('summary', {text: active ? `Filters and sort (${active} in use)` : 'Filters and sort'});
+  const box = h('details', {class: 'filters-box', open: !folded || active > 0}, summaryText, bar);
   root.append(
     h('div', {class: 'head'}, h('h1', {text: cfg.title}),
       h('a', {class: 'btn primary', href: `#${cfg.path}/new`, text: cfg.newLabel})),
-    bar, results);
+    box, results);
 
   // the form's values as API parameters (defaults dropped, page back to 1)
   const fromForm = () => {
@@ -89,11 +97,13 @@ export function listView(root, route, cfg) {
         const v = params[f.name] ?? '';
         if (!(controls[f.name] === document.activeElement && f.options === undefined)) controls[f.name].value = v;
       }
+      const n = cfg.filters.filter((f) => params[f.name] && params[f.name] !== f.def).length;
+      summaryText.textContent = n ? `Filters and sort (${n} in use)` : 'Filters and sort';
       sort.value = `${params.sort_by || 'id'}:${params.sort || 'desc'}`;
       per.value = params.per_page || '10';
       load();
     },
-    unmount() { clearTimeout(timer); seq++; },
+    unmount() { clearTimeout(timer); seq++; phone.removeEventListener('change', unfold); },
   };
 }
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import {spawn} from 'node:child_process';
-import {BACKEND, BIN, launch, newPage, ROOT, Server, shot, signIn, WEB_DIR} from './lib.mjs';
+import {BACKEND, BIN, freePort, launch, newPage, ROOT, Server, shot, signIn, WEB_DIR} from './lib.mjs';
 
 const XSS = '<img src=x onerror=alert(1)>';
 let srv, browser, alice, bob;
@@ -124,11 +124,12 @@ describe('sign-in', () => {
 
   test('make run prints the address of the app with the demo key, and it signs in', () => withPage(async (page) => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'inkwell-run-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
     const run = spawn(path.join(ROOT, 'scripts/run.sh'), [], {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
       env: {...process.env, BUILD: path.dirname(BIN), INKWELL_DATA_DIR: data, INKWELL_LISTEN: `127.0.0.1:${port}`}});
     try {
       let out = '';
+      run.stderr.on('data', (b) => { out += b; });
       const url = await new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`no address printed: ${out}`)), 15000);
         run.stdout.on('data', (b) => {
@@ -137,8 +138,10 @@ describe('sign-in', () => {
           if (m) { clearTimeout(t); resolve(m[1]); }
         });
       });
-      for (let i = 0; i < 400; i++) {
-        try { if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break; } catch { /* starting */ }
+      for (let up = false, deadline = Date.now() + 30000; !up;) {
+        assert.equal(run.exitCode, null, `make run's server exited: ${out}`);
+        assert.ok(Date.now() < deadline, `make run's server did not answer in 30 s: ${out}`);
+        try { up = (await fetch(`http://127.0.0.1:${port}/healthz`)).ok; } catch { /* starting */ }
         await new Promise((r) => setTimeout(r, 50));
       }
       await page.goto(url);

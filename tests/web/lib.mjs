@@ -18,7 +18,7 @@ export const WEB_DIR = path.join(ROOT, 'web');
 const LOGDIR = process.env.INKWELL_TEST_LOGDIR || os.tmpdir();
 const CHROMIUM = process.env.INKWELL_TEST_CHROMIUM || '/usr/bin/chromium';
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.listen(0, '127.0.0.1', () => { const {port} = s.address(); s.close(() => resolve(port)); });
