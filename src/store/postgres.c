@@ -117,6 +117,17 @@ static const char *const migrations[] = {
     "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
     "CREATE TRIGGER images_count AFTER INSERT OR DELETE ON images"
     "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
+    /* 3: the search index: pg_trgm GIN indexes on the searched expression (the
+     * contract's folding: lower() under "C" folds A-Z only), which LIKE uses for
+     * patterns of three or more characters; PostgreSQL re-checks every candidate
+     * row against the LIKE itself. pg_trgm is a trusted extension (PostgreSQL 13+):
+     * the database owner may create it. */
+    "CREATE EXTENSION IF NOT EXISTS pg_trgm;"
+    "CREATE INDEX documents_name_trgm ON documents"
+    "  USING gin (lower(name COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX documents_result_trgm ON documents"
+    "  USING gin (lower(result COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX images_name_trgm ON images USING gin (lower(name COLLATE \"C\") gin_trgm_ops);",
 };
 
 /* ---- statements ------------------------------------------------------------------ */
@@ -287,7 +298,8 @@ enum {
     LQ_BY_NAME = 1 << 6,
     LQ_ASC = 1 << 7,
     LQ_COUNT_ONLY = 1 << 8,
-    LQ_KEYS = 1 << 9
+    LQ_SHORT = 1 << 9, /* a search under three characters: no trigram to use */
+    LQ_SLOTS = 1 << 10
 };
 
 /* ---- connection ------------------------------------------------------------------ */
@@ -300,7 +312,7 @@ typedef struct {
     bool broken;          /* a connection-level error was seen: reconnect before use */
     double last_try;      /* mono_s() of the last reconnect attempt */
     uint64_t prepared;    /* bit i: stmts[i] is prepared on this connection */
-    bool list_prepared[LQ_KEYS];
+    bool list_prepared[LQ_SLOTS];
 } pg_conn_t;
 
 static pg_conn_t *pg_cast(store_conn_t *c)
@@ -921,8 +933,14 @@ static int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, 
 static unsigned list_key(rec_kind_t kind, const list_query_t *q)
 {
     unsigned k = kind == KIND_IMG ? LQ_IMG : 0;
-    if (q->search && q->search[0])
+    if (q->search && q->search[0]) {
         k |= kind == KIND_DOC && q->search_result ? LQ_SEARCH_RESULT : LQ_SEARCH_NAME;
+        size_t chars = 0;
+        for (const char *s = q->search; *s && chars < 3; s++)
+            chars += ((unsigned char)*s & 0xC0) != 0x80;
+        if (chars < 3)
+            k |= LQ_SHORT;
+    }
     if (kind == KIND_DOC ? q->template_id > 0 : q->resolution != NULL)
         k |= LQ_FILTER;
     if (kind == KIND_IMG && q->style)
@@ -944,9 +962,11 @@ static void list_where(buf_t *b, unsigned k)
     buf_puts(b, " WHERE user_id = $1");
     if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT))
         /* lower() under the "C" collation folds A-Z only, like SQLite's LIKE; the
-         * pattern comes lowered the same way (list_pattern) */
-        buf_printf(b, " AND lower(%s COLLATE \"C\") LIKE $%d ESCAPE '\\'",
-                   k & LQ_SEARCH_RESULT ? "result" : "name", ++n);
+         * pattern comes lowered the same way (list_pattern). The expression is that
+         * of the trigram indexes of migration 3; a short search, which they cannot
+         * serve (a GIN scan of every entry), spells it so that they are not used. */
+        buf_printf(b, " AND lower(%s%s COLLATE \"C\") LIKE $%d ESCAPE '\\'",
+                   k & LQ_SEARCH_RESULT ? "result" : "name", k & LQ_SHORT ? " || ''" : "", ++n);
     if (k & LQ_FILTER)
         buf_printf(b, k & LQ_IMG ? " AND resolution = $%d::text" : " AND template_id = $%d::int",
                    ++n);

@@ -122,6 +122,40 @@ static const char *const migrations[] = {
     "  ON CONFLICT (user_id, kind) DO UPDATE SET n = n + 1; END;"
     "CREATE TRIGGER images_count_del AFTER DELETE ON images BEGIN"
     "  UPDATE record_counts SET n = n - 1 WHERE user_id = OLD.user_id AND kind = 1; END;",
+    /* 3: the search index. Contentless FTS5 tables with the trigram tokenizer hold the
+     * searched columns folded by lower() (A-Z only without ICU, exactly the contract's
+     * folding), case-sensitively, so a phrase of three or more characters finds exactly
+     * the rows whose folded column contains it. Triggers keep them in step in the
+     * writing transaction; a contentless row is deleted with the values it was given. */
+    "CREATE VIRTUAL TABLE documents_fts USING fts5(name, result, content='', columnsize=0,"
+    "  tokenize='trigram case_sensitive 1');"
+    "INSERT INTO documents_fts(rowid, name, result)"
+    "  SELECT id, lower(name), lower(result) FROM documents;"
+    "CREATE TRIGGER documents_fts_ins AFTER INSERT ON documents BEGIN"
+    "  INSERT INTO documents_fts(rowid, name, result)"
+    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
+    "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents BEGIN"
+    "  INSERT INTO documents_fts(documents_fts, rowid, name, result)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result)); END;"
+    "CREATE TRIGGER documents_fts_upd AFTER UPDATE OF name, result ON documents"
+    "  WHEN OLD.name IS NOT NEW.name OR OLD.result IS NOT NEW.result BEGIN"
+    "  INSERT INTO documents_fts(documents_fts, rowid, name, result)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result));"
+    "  INSERT INTO documents_fts(rowid, name, result)"
+    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
+    "CREATE VIRTUAL TABLE images_fts USING fts5(name, content='', columnsize=0,"
+    "  tokenize='trigram case_sensitive 1');"
+    "INSERT INTO images_fts(rowid, name) SELECT id, lower(name) FROM images;"
+    "CREATE TRIGGER images_fts_ins AFTER INSERT ON images BEGIN"
+    "  INSERT INTO images_fts(rowid, name) VALUES (NEW.id, lower(NEW.name)); END;"
+    "CREATE TRIGGER images_fts_del AFTER DELETE ON images BEGIN"
+    "  INSERT INTO images_fts(images_fts, rowid, name)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name)); END;"
+    "CREATE TRIGGER images_fts_upd AFTER UPDATE OF name ON images"
+    "  WHEN OLD.name IS NOT NEW.name BEGIN"
+    "  INSERT INTO images_fts(images_fts, rowid, name)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name));"
+    "  INSERT INTO images_fts(rowid, name) VALUES (NEW.id, lower(NEW.name)); END;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -263,11 +297,12 @@ enum {
     LQ_ASC = 128,
     LQ_COUNT = 256, /* the COUNT(*) twin: no order, no limit */
     LQ_KEYS = 512,  /* only id and updated_us (a list with a probe) */
-    LQ_SLOTS = 1024
+    LQ_FTS = 1024,  /* the search is long enough for the trigram index (migration 3) */
+    LQ_SLOTS = 2048
 };
 
 /* Parameter numbers used by every list statement. */
-enum { LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET };
+enum { LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET, LP_MATCH };
 
 typedef struct {
     store_conn_t base;
@@ -1149,6 +1184,11 @@ static void list_sql(int k, buf_t *b)
     else
         buf_puts(b, img ? "SELECT " IMG_COLS " FROM " : "SELECT " DOC_COLS " FROM ");
     buf_puts(b, img ? "images WHERE user_id = ?1" : "documents WHERE user_id = ?1");
+    /* The index gives the candidates; LIKE checks each one with the contract's
+     * semantics (the index is exact by construction, the check keeps it so). */
+    if (k & LQ_FTS)
+        buf_puts(b, img ? " AND id IN (SELECT rowid FROM images_fts WHERE images_fts MATCH ?8)"
+                        : " AND id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?8)");
     if (k & LQ_SEARCH_NAME)
         buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
     if (k & LQ_SEARCH_RESULT)
@@ -1184,20 +1224,38 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
     return STORE_OK;
 }
 
-/* '%' + search with '%', '_' and '\' escaped by '\' + '%'. */
-static char *like_pattern(const char *s, arena_t *a)
+/* '%' + search with '%', '_' and '\' escaped by '\' + '%', then (after its NUL) the
+ * FTS5 query of the same search on column col: the phrase, folded like the index. */
+static char *like_pattern(const char *s, const char *col, arena_t *a)
 {
     size_t n = strlen(s);
-    char *p = arena_alloc(a, 2 * n + 3), *o = p;
+    char *p = arena_alloc(a, 4 * n + strlen(col) + 10), *o = p;
     *o++ = '%';
-    for (; *s; s++) {
-        if (*s == '%' || *s == '_' || *s == '\\')
+    for (const char *i = s; *i; i++) {
+        if (*i == '%' || *i == '_' || *i == '\\')
             *o++ = '\\';
-        *o++ = *s;
+        *o++ = *i;
     }
     *o++ = '%';
+    *o++ = '\0';
+    o += sprintf(o, "%s : \"", col);
+    for (const char *i = s; *i; i++) {
+        if (*i == '"')
+            *o++ = '"';
+        *o++ = *i >= 'A' && *i <= 'Z' ? (char)(*i - 'A' + 'a') : *i;
+    }
+    *o++ = '"';
     *o = '\0';
     return p;
+}
+
+/* Trigrams need three characters; shorter searches scan (see docs/design.md). */
+static bool search_indexed(const char *s)
+{
+    size_t chars = 0;
+    for (; *s && chars < 3; s++)
+        chars += ((unsigned char)*s & 0xC0) != 0x80;
+    return chars >= 3;
 }
 
 static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const char *pattern)
@@ -1205,6 +1263,8 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const char
     sqlite3_bind_int64(st, LP_USER, q->user_id);
     if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT))
         bind_text(st, LP_PATTERN, pattern);
+    if (k & LQ_FTS)
+        bind_text(st, LP_MATCH, pattern + strlen(pattern) + 1);
     if (k & LQ_FILTER) {
         if (k & LQ_IMG)
             bind_text(st, LP_FILTER, q->resolution);
@@ -1305,7 +1365,12 @@ static int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_
 {
     sq_conn_t *c = sq(conn);
     int k = list_key(kind, q) | (q->probe ? LQ_KEYS : 0);
-    const char *pattern = has_search(q) ? like_pattern(q->search, a) : NULL;
+    const char *pattern = NULL;
+    if (has_search(q)) {
+        pattern = like_pattern(q->search, k & LQ_SEARCH_RESULT ? "result" : "name", a);
+        if (search_indexed(q->search))
+            k |= LQ_FTS;
+    }
     record_list_t r = {0};
     bool total_known = false;
     int rc = tx_begin_read(c);
