@@ -1140,24 +1140,42 @@ typedef struct {
     bool alive;
 } prop_doc_t;
 
-/* Lists every page of q and compares ids (id order, descending) and total with the
+static const prop_doc_t *prop_sorted; /* for prop_by_name */
+
+/* Name order (bytes), ties by id; both ascending. */
+static int prop_by_name(const void *x, const void *y)
+{
+    const prop_doc_t *a = &prop_sorted[*(const int *)x], *b = &prop_sorted[*(const int *)y];
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+/* Lists every page of q (in the order asked) and compares ids and total with the
  * documents of docs that match. */
 static void prop_compare(ctx_t *t, const prop_doc_t *docs, int n, const char *needle,
-                         bool by_result)
+                         bool by_result, bool by_name, bool asc)
 {
-    int64_t want[512];
-    int nwant = 0;
-    for (int i = n - 1; i >= 0; i--)
+    int idx[512], nidx = 0;
+    for (int i = 0; i < n; i++)
         if (docs[i].alive && prop_match(by_result ? docs[i].result : docs[i].name, needle))
-            want[nwant++] = docs[i].id;
+            idx[nidx++] = i;
+    if (by_name) {
+        prop_sorted = docs;
+        qsort(idx, (size_t)nidx, sizeof(int), prop_by_name);
+    }
+    int64_t want[512];
+    for (int i = 0; i < nidx; i++)
+        want[i] = docs[idx[asc ? i : nidx - 1 - i]].id;
     list_query_t q = query(t->alice);
     q.search = needle;
     q.search_result = by_result;
-    q.per_page = 25;
+    q.sort_by_name = by_name;
+    q.asc = asc;
+    q.per_page = 10;
     int got = 0;
     bool same = true;
     int64_t total = -1;
-    for (q.page = 1; q.page <= 40; q.page++) {
+    for (q.page = 1; q.page <= 60; q.page++) {
         record_list_t l = {0};
         if (t->ops->record_list(t->c, KIND_DOC, &q, &t->a, &l) != STORE_OK) {
             same = false;
@@ -1165,19 +1183,61 @@ static void prop_compare(ctx_t *t, const prop_doc_t *docs, int n, const char *ne
         }
         total = l.total;
         for (size_t i = 0; i < l.n; i++, got++)
-            if (got >= nwant || l.items[i].id != want[got])
+            if (got >= nidx || l.items[i].id != want[got])
                 same = false;
         if (l.n < (size_t)q.per_page)
             break;
     }
-    CHECK_MSG(same && got == nwant && total == nwant,
-              "search %s \"%s\": %d rows (total %lld), a scan finds %d", by_result ? "result" : "name",
-              needle, got, (long long)total, nwant);
+    CHECK_MSG(same && got == nidx && total == nidx,
+              "search %s \"%s\" (%s %s): %d rows (total %lld), a scan finds %d",
+              by_result ? "result" : "name", needle, by_name ? "name" : "id", asc ? "asc" : "desc",
+              got, (long long)total, nidx);
+}
+
+/* Random needles: pieces of stored texts (whole characters, ASCII case flipped at
+ * random) or random pieces. */
+static char *prop_needle(unsigned *seed, const prop_doc_t *docs, int n)
+{
+    const prop_doc_t *d = &docs[rand_r(seed) % (unsigned)n];
+    const char *src = rand_r(seed) % 2 ? d->name : d->result;
+    if (!src || !src[0] || rand_r(seed) % 3 == 0)
+        return prop_text(seed, 4);
+    size_t len = strlen(src), from = rand_r(seed) % len, to = from + 1 + rand_r(seed) % 9;
+    while (from > 0 && ((unsigned char)src[from] & 0xC0) == 0x80)
+        from--;
+    if (to > len)
+        to = len;
+    while (to < len && ((unsigned char)src[to] & 0xC0) == 0x80)
+        to++;
+    char *needle = xmalloc(to - from + 1);
+    for (size_t j = from; j < to; j++) {
+        char ch = src[j];
+        if (((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) && rand_r(seed) % 2)
+            ch ^= 0x20;
+        needle[j - from] = ch;
+    }
+    needle[to - from] = '\0';
+    return needle;
+}
+
+/* Each needle in each order; asked twice so the second answer may come from the totals
+ * cache. */
+static void prop_queries(ctx_t *t, const prop_doc_t *docs, int n, char **needles, int nq)
+{
+    for (int i = 0; i < nq; i++) {
+        if (!needles[i][0])
+            continue;
+        for (int rep = 0; rep < 2; rep++) {
+            prop_compare(t, docs, n, needles[i], false, false, false);
+            prop_compare(t, docs, n, needles[i], true, false, i % 2);
+        }
+        prop_compare(t, docs, n, needles[i], i % 3 == 0, true, i % 2);
+    }
 }
 
 static void test_search_property(ctx_t *t)
 {
-    enum { N = 240, QUERIES = 160 };
+    enum { N = 240, QUERIES = 120 };
     unsigned seed = 12345;
     int64_t uid = user(t, "search-prop");
     ctx_t me = *t;
@@ -1202,7 +1262,12 @@ static void test_search_property(ctx_t *t)
         }
         docs[i].id = r.id;
     }
-    /* changes go through the index too: renames, new texts, deletes */
+    char *needles[QUERIES];
+    for (int i = 0; i < QUERIES; i++)
+        needles[i] = prop_needle(&seed, docs, N);
+    prop_queries(&me, docs, N, needles, QUERIES);
+    /* changes go through the index (and move the totals cache on): renames, new texts,
+     * favorites, deletes; then the same needles again */
     for (int i = 0; i < N; i += 7) {
         char *name = prop_text(&seed, 6), *result = prop_text(&seed, 10);
         record_patch_t p = {.name = name[0] ? name : NULL, .result = result, .words = 1,
@@ -1224,36 +1289,9 @@ static void test_search_property(ctx_t *t)
         CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, uid, docs[i].id, &t->a, &mk), STORE_OK);
         docs[i].alive = false;
     }
-    for (int i = 0; i < QUERIES; i++) {
-        char *needle;
-        const prop_doc_t *d = &docs[rand_r(&seed) % N];
-        const char *src = rand_r(&seed) % 2 ? d->name : d->result;
-        if (src && src[0] && rand_r(&seed) % 3) {
-            /* a piece of a stored text (whole characters), its ASCII case flipped at random */
-            size_t len = strlen(src), from = rand_r(&seed) % len, to = from + 1 + rand_r(&seed) % 9;
-            while (from > 0 && ((unsigned char)src[from] & 0xC0) == 0x80)
-                from--;
-            if (to > len)
-                to = len;
-            while (to < len && ((unsigned char)src[to] & 0xC0) == 0x80)
-                to++;
-            needle = xmalloc(to - from + 1);
-            for (size_t j = from; j < to; j++) {
-                char ch = src[j];
-                if (((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) && rand_r(&seed) % 2)
-                    ch ^= 0x20;
-                needle[j - from] = ch;
-            }
-            needle[to - from] = '\0';
-        } else {
-            needle = prop_text(&seed, 4);
-        }
-        if (needle[0]) {
-            prop_compare(&me, docs, N, needle, false);
-            prop_compare(&me, docs, N, needle, true);
-        }
-        free(needle);
-    }
+    prop_queries(&me, docs, N, needles, QUERIES);
+    for (int i = 0; i < QUERIES; i++)
+        free(needles[i]);
     for (int i = 0; i < N; i++) {
         free(docs[i].name);
         free(docs[i].result);
