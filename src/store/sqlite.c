@@ -990,19 +990,39 @@ out:
 
 /* How many rows of the order a name-ordered search looks through before it asks the
  * index (see list_page). */
-#define WINDOW_ROWS 2000
+#define WINDOW_ROWS 1000
 #define WINDOW_MAX_END 100 /* only for pages ending this early in the order */
 
-/* The order of key k (ORDER BY ...). */
-static void list_order(int k, buf_t *b)
+/* The filters of key k other than user and search. */
+static void list_filters(int k, buf_t *b)
+{
+    if (k & LQ_FILTER)
+        buf_puts(b, k & LQ_IMG ? " AND resolution = ?3" : " AND template_id = ?3");
+    if (k & LQ_STYLE)
+        buf_puts(b, " AND style = ?4");
+    if (k & LQ_FAVORITE)
+        buf_puts(b, " AND favorite = ?5");
+}
+
+/* LQ_WINDOW: the page among the first WINDOW_ROWS rows of the name order (with the
+ * filters) only. The window's ids and names come from the name index; the page is
+ * picked from them (a name search checks the name there, a result search reads each
+ * row's result), and only the page's rows are read whole. */
+static void list_window_sql(int k, const char *table, buf_t *b)
 {
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
-    if (k & LQ_BY_NAME)
-        buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
-    else if ((k & LQ_INDEXED) && !(k & LQ_WINDOW))
-        buf_printf(b, " ORDER BY %s_fts.rowid %s", k & LQ_IMG ? "images" : "documents", dir);
+    buf_printf(b, " FROM (SELECT wid FROM (SELECT id AS wid, name AS wname FROM %s"
+                  " WHERE user_id = ?1", table);
+    list_filters(k, b);
+    buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s LIMIT ?9)", dir, dir);
+    if (k & LQ_SEARCH_RESULT)
+        buf_printf(b, " CROSS JOIN %s ON %s.id = wid WHERE result LIKE ?2 ESCAPE '\\'", table,
+                   table);
     else
-        buf_printf(b, " ORDER BY id %s", dir);
+        buf_puts(b, " WHERE wname LIKE ?2 ESCAPE '\\'");
+    buf_printf(b, " ORDER BY wname COLLATE BINARY %s, wid %s LIMIT ?6 OFFSET ?7)"
+                  " CROSS JOIN %s ON %s.id = wid ORDER BY name COLLATE BINARY %s, id %s",
+               dir, dir, table, table, dir, dir);
 }
 
 /* The SQL of a list key, from fixed fragments only.
@@ -1011,8 +1031,7 @@ static void list_order(int k, buf_t *b)
  * each candidate's row by its id (CROSS JOIN keeps that order: the full-text table
  * gives its rowids in id order, so an id-ordered page stops after its rows). LIKE then
  * checks each candidate with the contract's semantics: the index is exact by
- * construction (migration 3), the check keeps results exactly those of a scan.
- * LQ_WINDOW: the page among the first WINDOW_ROWS rows of the name order only. */
+ * construction (migration 3), the check keeps results exactly those of a scan. */
 static void list_sql(int k, buf_t *b)
 {
     bool img = k & LQ_IMG;
@@ -1024,37 +1043,29 @@ static void list_sql(int k, buf_t *b)
     else
         buf_puts(b, img ? "SELECT " IMG_COLS : "SELECT " DOC_COLS);
     if (k & LQ_WINDOW) {
-        buf_printf(b, " FROM (SELECT id AS wid FROM %s WHERE user_id = ?1", table);
-        if (k & LQ_FILTER)
-            buf_puts(b, img ? " AND resolution = ?3" : " AND template_id = ?3");
-        if (k & LQ_STYLE)
-            buf_puts(b, " AND style = ?4");
-        if (k & LQ_FAVORITE)
-            buf_puts(b, " AND favorite = ?5");
-        list_order(k, b);
-        buf_printf(b, " LIMIT ?9) CROSS JOIN %s ON %s.id = wid WHERE 1", table, table);
-    } else if (k & LQ_INDEXED) {
+        list_window_sql(k, table, b);
+        return;
+    }
+    if (k & LQ_INDEXED)
         buf_printf(b, " FROM %s_fts CROSS JOIN %s ON %s.id = %s_fts.rowid"
                       " WHERE %s_fts MATCH ?8 AND user_id = ?1",
                    table, table, table, table, table);
-    } else {
+    else
         buf_printf(b, " FROM %s WHERE user_id = ?1", table);
-    }
     if (k & LQ_SEARCH_NAME)
         buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
     if (k & LQ_SEARCH_RESULT)
         buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
-    if (!(k & LQ_WINDOW)) {
-        if (k & LQ_FILTER)
-            buf_puts(b, img ? " AND resolution = ?3" : " AND template_id = ?3");
-        if (k & LQ_STYLE)
-            buf_puts(b, " AND style = ?4");
-        if (k & LQ_FAVORITE)
-            buf_puts(b, " AND favorite = ?5");
-    }
+    list_filters(k, b);
     if (k & LQ_COUNT)
         return;
-    list_order(k, b);
+    const char *dir = k & LQ_ASC ? "ASC" : "DESC";
+    if (k & LQ_BY_NAME)
+        buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
+    else if (k & LQ_INDEXED)
+        buf_printf(b, " ORDER BY %s_fts.rowid %s", table, dir);
+    else
+        buf_printf(b, " ORDER BY id %s", dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");
 }
 
