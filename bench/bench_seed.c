@@ -1,9 +1,11 @@
 /* bench_seed.c — the scale benchmark's bulk path: adds documents of one user straight
  * through the store layer, as the API's waiting create with the builtin generator
  * stores them (store.docs_create_completed with builtin_text's text at creativity 0
- * and count_words), in transactions of BATCH. The rows are those bench/seed.py would
- * make through the API: name "<word> note <i>", prompt "a short note on <word> <i>",
- * template i % 52 + 1, creativity 0 (the text depends only on template and prompt).
+ * and count_words), in transactions of BATCH. The rows are those the API stores for
+ * these inputs: name "<word> note <i>" ("<word> zebra note <i>" when i % 99991 == 7:
+ * the rare word, in 1, 2 and 11 names at 10k, 100k and 1M), prompt "a short note on
+ * <word> <i>", template i % 52 + 1, creativity 0 (the text then depends only on
+ * template and prompt).
  *
  * Usage: bench-seed DATABASE_URL USER FROM TO [BATCH]
  *   adds documents i = FROM .. TO-1 (so a 10k database grows to 100k by 10000 100000);
@@ -48,7 +50,8 @@ int main(int argc, char **argv)
         long n = 0;
         for (; n < batch && i < to; n++, i++) {
             const char *w = words[i % 10];
-            snprintf(names[n], sizeof(names[n]), "%s note %ld", w, i);
+            snprintf(names[n], sizeof(names[n]), "%s%s note %ld", w,
+                     i % 99991 == 7 ? " zebra" : "", i);
             snprintf(prompts[n], sizeof(prompts[n]), "a short note on %s %ld", w, i);
             int tpl = (int)(i % TEMPLATE_COUNT) + 1;
             buf_reset(&texts[n]);

@@ -6,7 +6,8 @@
 # started on the grown database (core 0, one HTTP thread), and one wrk connection
 # (core 1) times each request for BENCH_SCALE_SECONDS (default 3) seconds:
 #   search-common   ?search=note                       (every name has it)
-#   search-rare     ?search=garden note 4242           (1, 2, 12 names at 10k, 100k, 1M)
+#   search-rare     ?search=zebra                      (1, 2, 11 names at 10k, 100k, 1M)
+#   search-phrase   ?search=garden note 4242           (1, 2, 12 names; common words in it)
 #   search-result   ?search_by=result&search=garden 4242
 #   search-name-ord ?search=note&sort_by=name
 #   deep-page       ?page=<size/20>                    (the middle of the list)
@@ -58,7 +59,8 @@ for backend in $BACKENDS; do
       --threads 1 --workers 1 --rate-limit 0 --log-level warn & spid=$!
     waitport "$p" healthz
     base="http://127.0.0.1:$p/api/v1/documents"
-    for sc in "search-common|?search=note" "search-rare|?search=garden%20note%204242" \
+    for sc in "search-common|?search=note" "search-rare|?search=zebra" \
+              "search-phrase|?search=garden%20note%204242" \
               "search-result|?search_by=result&search=garden%204242" \
               "search-name-ord|?search=note&sort_by=name" "deep-page|?page=$((size / 20))" \
               "list|" "show|/$((size / 2))"; do
