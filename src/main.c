@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "export/export.h"
 #include "gen/jobs.h"
 #include "gen/provider.h"
 #include "api/rcache.h"
@@ -131,6 +132,7 @@ static int serve(int argc, char **argv)
     rc = 0;
 out:
     http_stop(http);
+    export_shutdown(); /* no request runs now: the PDF writer's font caches go */
     jobs_stop(jobs); /* running jobs are released for the next start */
     writer_stop(app.writer);
     rcache_free(app.rcache);
