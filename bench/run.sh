@@ -96,7 +96,7 @@ for r in "${images[@]}"; do
 done
 echo "each ratio is to the mean of the baseline runs just before and after its scenario"
 echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline"
-for b in "$BUILD"/bench-text "$BUILD"/bench-image; do
+for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done
 exit 0
