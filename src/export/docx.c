@@ -4,7 +4,7 @@
  *   _rels/.rels                    the main document and the core properties
  *   docProps/core.xml              the title (the document's name)
  *   word/_rels/document.xml.rels   styles and numbering
- *   word/styles.xml                Normal, Heading1..6, Title-free: the name is Heading1
+ *   word/styles.xml                Normal, Heading1..6 (the name is Heading1), List Paragraph
  *   word/numbering.xml             bullets (numId 1) and one numbering per ordered list
  *   word/document.xml              the paragraphs, A4 with 2.5 cm margins
  * Markdown headings are Heading2..6 (export_heading_level), list items List Paragraph

@@ -155,7 +155,11 @@ static void set_runs(PangoLayout *l, const md_doc_t *d, const md_block_t *b)
     pango_attr_list_unref(attrs);
 }
 
-static double line_height(const PangoFontDescription *f) { return pango_font_description_get_size(f) / PANGO_SCALE * 1.25; }
+/* About one line of text in font f, in points. */
+static double line_height(const PangoFontDescription *f)
+{
+    return pango_font_description_get_size(f) / (double)PANGO_SCALE * 1.25;
+}
 
 static void heading(pdf_t *p, int level, const char *text, size_t len, const md_doc_t *d,
                     const md_block_t *b)
