@@ -8,10 +8,10 @@
  * whatever fontconfig falls back to, so Latin, Greek, Cyrillic and CJK text all find a
  * glyph. cairo embeds the subset of each font that is used.
  *
- * Pagination is line by line: a block is laid out once (one PangoLayout, freed before
- * the next), and each of its lines goes where the cursor is, or on a new page when it
- * would cross the bottom margin; memory is one block's layout plus the PDF written so
- * far. One font map serves every export (fontconfig's font list is read once); pango
+ * Pagination is line by line: a block is laid out in slices of at most SLICE bytes (one
+ * PangoLayout at a time; see draw_text), and each line goes where the cursor is, or on
+ * a new page when it would cross the bottom margin; memory is one slice's layout plus
+ * the PDF written so far, and time is linear in the text. One font map serves every export (fontconfig's font list is read once); pango
  * objects are not shared between threads, so exports take a lock around their use. */
 #include "export/export_int.h"
 
@@ -19,7 +19,6 @@
 
 #include <cairo-pdf.h>
 #include <cairo.h>
-#include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -41,6 +40,7 @@ typedef struct {
     cairo_t *cr;
     PangoContext *ctx;
     PangoFontDescription *body, *heading[7], *footer;
+    PangoLayout *text; /* reused for every slice of text (draw_text) */
     double y;  /* the cursor: top of the next line */
     int page;  /* 1-based */
     bool page_has_text;
@@ -93,14 +93,14 @@ static void new_page(pdf_t *p)
     p->page_has_text = false;
 }
 
-/* Draws a laid-out block at x from the cursor, line by line, breaking pages between
- * lines. marker (or NULL) is drawn beside the first line, at marker_x. */
-static void draw_layout(pdf_t *p, PangoLayout *l, double x, PangoLayout *marker, double marker_x)
+/* Draws the first nlines lines of a laid-out slice at x from the cursor, breaking
+ * pages between lines. marker (or NULL) is drawn beside the first line, at marker_x. */
+static void draw_lines(pdf_t *p, PangoLayout *l, int nlines, double x, PangoLayout *marker,
+                       double marker_x)
 {
     PangoLayoutIter *it = pango_layout_get_iter(l);
     double origin = p->y; /* where the layout's top sits on this page */
-    bool first = true;
-    do {
+    for (int i = 0; i < nlines; i++) {
         PangoRectangle logical;
         pango_layout_iter_get_line_extents(it, NULL, &logical);
         double top = (double)logical.y / PANGO_SCALE;
@@ -110,49 +110,97 @@ static void draw_layout(pdf_t *p, PangoLayout *l, double x, PangoLayout *marker,
             origin = p->y - top;
         }
         double baseline = origin + (double)pango_layout_iter_get_baseline(it) / PANGO_SCALE;
-        PangoLayoutLine *line = pango_layout_iter_get_line_readonly(it);
         cairo_move_to(p->cr, x, baseline);
-        pango_cairo_show_layout_line(p->cr, line);
-        if (first && marker) {
-            PangoLayoutLine *ml = pango_layout_get_line_readonly(marker, 0);
+        pango_cairo_show_layout_line(p->cr, pango_layout_iter_get_line_readonly(it));
+        if (i == 0 && marker) {
             cairo_move_to(p->cr, marker_x, baseline);
-            pango_cairo_show_layout_line(p->cr, ml);
+            pango_cairo_show_layout_line(p->cr, pango_layout_get_line_readonly(marker, 0));
         }
-        first = false;
         p->page_has_text = true;
         p->y = origin + bottom;
-    } while (pango_layout_iter_next_line(it));
+        if (!pango_layout_iter_next_line(it))
+            break;
+    }
     pango_layout_iter_free(it);
 }
 
-/* The block's runs as the layout's text, bold and italic as attributes. */
-static void set_runs(PangoLayout *l, const md_doc_t *d, const md_block_t *b)
+/* text[start..end) as the layout's text; with a block, its runs' bold and italic as
+ * attributes (text is then the block's text, which starts at its first run). */
+static void set_slice(PangoLayout *l, const char *text, size_t start, size_t end,
+                      const md_doc_t *d, const md_block_t *b)
 {
-    if (b->nruns == 0) {
-        pango_layout_set_text(l, "", 0);
+    pango_layout_set_text(l, text + start, (int)(end - start));
+    if (!b || b->nruns == 0)
         return;
-    }
-    const md_run_t *first = &d->runs[b->run], *last = &d->runs[b->run + b->nruns - 1];
-    pango_layout_set_text(l, d->text + first->off, (int)(last->off + last->len - first->off));
     PangoAttrList *attrs = pango_attr_list_new();
+    uint32_t base = d->runs[b->run].off;
     for (size_t i = b->run; i < b->run + b->nruns; i++) {
         const md_run_t *r = &d->runs[i];
-        guint start = r->off - first->off, end = start + r->len;
+        size_t rs = r->off - base, re = rs + r->len;
+        if (!r->style || re <= start || rs >= end)
+            continue;
+        guint from = (guint)((rs > start ? rs : start) - start);
+        guint to = (guint)((re < end ? re : end) - start);
         if (r->style & MD_BOLD) {
             PangoAttribute *a = pango_attr_weight_new(PANGO_WEIGHT_BOLD);
-            a->start_index = start;
-            a->end_index = end;
+            a->start_index = from;
+            a->end_index = to;
             pango_attr_list_insert(attrs, a);
         }
         if (r->style & MD_ITALIC) {
             PangoAttribute *a = pango_attr_style_new(PANGO_STYLE_ITALIC);
-            a->start_index = start;
-            a->end_index = end;
+            a->start_index = from;
+            a->end_index = to;
             pango_attr_list_insert(attrs, a);
         }
     }
     pango_layout_set_attributes(l, attrs);
     pango_attr_list_unref(attrs);
+}
+
+/* Draws text[0..len) in font f, wrapped to width, at x from the cursor. pango shapes
+ * the rest of a paragraph again at each line break, so one layout of a long paragraph
+ * costs the square of its length: the text is laid out SLICE bytes at a time, every
+ * line of a slice but its last is drawn, and the next slice starts where that last
+ * line started (so the lines are the same as one layout would make). */
+#define SLICE 1024
+static void draw_text(pdf_t *p, const PangoFontDescription *f, double x, double width,
+                      const char *text, size_t len, const md_doc_t *d, const md_block_t *b,
+                      PangoLayout *marker, double marker_x)
+{
+    size_t start = 0;
+    bool first = true;
+    do {
+        size_t end = len;
+        if (len - start > SLICE) {
+            end = start + SLICE;
+            while (end > start + 1 && ((unsigned char)text[end] & 0xC0) == 0x80)
+                end--; /* a character boundary */
+        }
+        PangoLayout *l = p->text;
+        pango_layout_set_font_description(l, f);
+        pango_layout_set_width(l, (int)(width * PANGO_SCALE));
+        pango_layout_set_attributes(l, NULL);
+        set_slice(l, text, start, end, d, b);
+        int n = pango_layout_get_line_count(l);
+        int keep = end < len && n > 1 ? n - 1 : n;
+        draw_lines(p, l, keep, x, first ? marker : NULL, marker_x);
+        start = keep < n ? start + (size_t)pango_layout_get_line_readonly(l, keep)->start_index
+                         : end;
+        first = false;
+    } while (start < len);
+}
+
+/* The text of a block: its runs are contiguous in d->text. */
+static const char *block_text(const md_doc_t *d, const md_block_t *b, size_t *len)
+{
+    if (b->nruns == 0) {
+        *len = 0;
+        return "";
+    }
+    const md_run_t *first = &d->runs[b->run], *last = &d->runs[b->run + b->nruns - 1];
+    *len = last->off + last->len - first->off;
+    return d->text + first->off;
 }
 
 /* About one line of text in font f, in points. */
@@ -161,6 +209,7 @@ static double line_height(const PangoFontDescription *f)
     return pango_font_description_get_size(f) / (double)PANGO_SCALE * 1.25;
 }
 
+/* A heading: the name (text, no block) or a Markdown heading (its block). */
 static void heading(pdf_t *p, int level, const char *text, size_t len, const md_doc_t *d,
                     const md_block_t *b)
 {
@@ -170,13 +219,9 @@ static void heading(pdf_t *p, int level, const char *text, size_t len, const md_
     /* keep the heading with at least two lines of what follows */
     if (p->page_has_text && p->y + line_height(f) + 2 * line_height(p->body) > PAGE_H - MARGIN)
         new_page(p);
-    PangoLayout *l = layout_new(p, f, PAGE_W - 2 * MARGIN);
     if (b)
-        set_runs(l, d, b);
-    else
-        pango_layout_set_text(l, text, (int)len);
-    draw_layout(p, l, MARGIN, NULL, 0);
-    g_object_unref(l);
+        text = block_text(d, b, &len);
+    draw_text(p, f, MARGIN, PAGE_W - 2 * MARGIN, text, len, d, b, NULL, 0);
     p->y += level == 1 ? 10 : 6;
 }
 
@@ -197,20 +242,19 @@ static void list_item(pdf_t *p, const md_doc_t *d, const md_block_t *b)
     int mw;
     pango_layout_get_pixel_size(m, &mw, NULL);
     double text_x = MARGIN + indent + (mw > LIST_INDENT - 4 ? mw + 4 - LIST_INDENT : 0);
-    PangoLayout *l = layout_new(p, p->body, PAGE_W - MARGIN - text_x);
-    set_runs(l, d, b);
-    draw_layout(p, l, text_x, m, MARGIN + indent - LIST_INDENT + 2);
-    g_object_unref(l);
+    size_t len;
+    const char *text = block_text(d, b, &len);
+    draw_text(p, p->body, text_x, PAGE_W - MARGIN - text_x, text, len, d, b, m,
+              MARGIN + indent - LIST_INDENT + 2);
     g_object_unref(m);
     p->y += 3;
 }
 
 static void paragraph(pdf_t *p, const md_doc_t *d, const md_block_t *b)
 {
-    PangoLayout *l = layout_new(p, p->body, PAGE_W - 2 * MARGIN);
-    set_runs(l, d, b);
-    draw_layout(p, l, MARGIN, NULL, 0);
-    g_object_unref(l);
+    size_t len;
+    const char *text = block_text(d, b, &len);
+    draw_text(p, p->body, MARGIN, PAGE_W - 2 * MARGIN, text, len, d, b, NULL, 0);
     p->y += 8;
 }
 
@@ -230,6 +274,7 @@ int export_pdf(const char *name, const md_doc_t *d, buf_t *out)
     pango_cairo_update_context(p.cr, p.ctx);
     p.body = font(BODY_SIZE, false);
     p.footer = font(9, false);
+    p.text = layout_new(&p, p.body, PAGE_W - 2 * MARGIN);
     for (int h = 1; h <= 6; h++)
         p.heading[h] = font(heading_size[h], true);
 
@@ -248,6 +293,7 @@ int export_pdf(const char *name, const md_doc_t *d, buf_t *out)
 
     for (int h = 1; h <= 6; h++)
         pango_font_description_free(p.heading[h]);
+    g_object_unref(p.text);
     pango_font_description_free(p.body);
     pango_font_description_free(p.footer);
     g_object_unref(p.ctx);
@@ -268,10 +314,12 @@ void export_pdf_shutdown(void)
 {
     pthread_mutex_lock(&pdf_lock);
     if (font_map) {
+        /* The font map goes. cairo's and fontconfig's static caches stay (still
+         * reachable): cairo_debug_reset_static_data() and FcFini() both assert, now and
+         * then, that nothing refers to them any more, and pango's font loading (which
+         * runs in a thread of its own) may still hold a scaled font or a pattern. */
         g_object_unref(font_map);
         font_map = NULL;
-        cairo_debug_reset_static_data();
-        FcFini();
     }
     pthread_mutex_unlock(&pdf_lock);
 }

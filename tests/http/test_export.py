@@ -181,7 +181,7 @@ class Export(ServerTest):
             self.assertIn("*italic*", md)
 
     def test_pdf_checked_by_poppler_and_qpdf(self):
-        long_result = RESULT + "\n\n" + "\n\n".join(
+        long_result = RESULT + "\n\n" + " ".join(f"w{n:04d}" for n in range(1500)) + "\n\n" + "\n\n".join(
             f"Paragraph {n}: " + "the tea leaves unfold slowly in hot water. " * 12 for n in range(60))
         r = self.export(self.doc(result=long_result), "pdf")
         self.assertEqual((r.status, r.header("Content-Type")), (200, CTYPES["pdf"]))
@@ -196,6 +196,9 @@ class Export(ServerTest):
                          "中文：绿茶和红茶", "Ελληνικά: τσάι", "nested leaf", "Paragraph 59:"):
                 self.assertIn(line, text)
             self.assertNotIn("\ufffd", text)
+            # one long paragraph (laid out in slices): every word once, in order
+            words = re.findall(r"w\d{4}", text)
+            self.assertEqual(words, [f"w{n:04d}" for n in range(1500)])
             info = run("pdfinfo", path).stdout.decode()
             pages = int(re.search(r"Pages:\s+(\d+)", info).group(1))
             self.assertGreaterEqual(pages, 2)
