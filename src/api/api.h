@@ -2,8 +2,9 @@
  *
  * api_handle() is the server's request handler: it routes, authenticates, rate
  * limits and calls one handler per route (documents and images in records.c,
- * a document's export in export.c, the rest in misc.c). Shared pieces — errors in the contract's shape, body
- * decoding, field validation, record JSON — are in common.c. */
+ * a document's export in export.c, the rest in misc.c). Shared pieces — errors in
+ * the contract's shape, body decoding, field validation, record JSON — are in
+ * common.c. */
 #ifndef INK_API_H
 #define INK_API_H
 

@@ -1,6 +1,6 @@
 /* export.c — GET /documents/{id}/export?format=F (API.md §12): the document as a
- * file. The record is read as the show route reads it (by user and id: another
- * user's document is a 404); then the format is checked (422 naming `format`), then
+ * file. The record is read through the records service, as the show route reads it
+ * (by user and id: another user's document is a 404); then the format is checked (422 naming `format`), then
  * the state (409 until the document is completed). The file itself is made by the
  * export module (src/export/), here only wrapped in its headers. */
 #include "api/api.h"
@@ -15,7 +15,7 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
     if (!c)
         return;
     record_t rec;
-    int rc = c->ops->record_get(c, KIND_DOC, r->user_id, id, &r->arena, &rec);
+    int rc = records_get(app->records, c, KIND_DOC, r->user_id, id, NULL, NULL, &r->arena, &rec);
     if (rc == STORE_NOTFOUND) {
         api_not_found(r);
         return;
