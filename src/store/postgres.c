@@ -899,6 +899,19 @@ static int pg_record_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int
     return pg_one_record(c, kind == KIND_DOC ? S_DOC_GET : S_IMG_GET, p, kind, a, out);
 }
 
+/* The record cache's probe on PostgreSQL: the row comes whole in the one round trip
+ * either way; a version the caller holds is not rendered again. */
+static int pg_record_get_probed(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                                record_probe_fn probe, void *probe_arg, arena_t *a,
+                                record_t *out)
+{
+    int rc = pg_record_get(sc, kind, user_id, id, a, out);
+    if (rc == STORE_OK && probe(probe_arg, kind, out->id, out->updated_us))
+        *out = (record_t){.kind = kind, .id = out->id, .updated_us = out->updated_us,
+                          .probed = true};
+    return rc;
+}
+
 static int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
                             const record_patch_t *pt, arena_t *a, record_t *out)
 {
@@ -1070,8 +1083,18 @@ static int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t 
         return rc;
     size_t rows = (size_t)PQntuples(r);
     record_t *items = arena_alloc(a, (rows ? rows : 1) * sizeof(*items));
-    for (size_t i = 0; i < rows; i++)
+    for (size_t i = 0; i < rows; i++) {
+        if (q->probe) {
+            /* id and updated_us first: a held version needs nothing else */
+            items[i] = (record_t){.kind = kind, .id = col_i64(r, (int)i, 0),
+                                  .updated_us = col_i64(r, (int)i, 7)};
+            if (q->probe(q->probe_arg, kind, items[i].id, items[i].updated_us)) {
+                items[i].probed = true;
+                continue;
+            }
+        }
         row_record(r, (int)i, kind, a, &items[i]);
+    }
     int64_t total = 0;
     if (rows > 0 && rows < (size_t)per_page) {
         total = offset + (int64_t)rows; /* the last page tells the total */
@@ -1308,6 +1331,8 @@ static int pg_notify(store_conn_t *sc, const char *payload)
 
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
+    .list_probes = true,
+    .record_get_probed = pg_record_get_probed,
     STORE_OPS_COMMON(pg),
     .job_progress = pg_job_progress,
     .record_partial = pg_record_partial,
