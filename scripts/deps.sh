@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench]
 #   build: compiler and libraries; test: + PostgreSQL server, python3, clang;
-#   bench: + wrk. Only missing packages are installed; nothing happens when all are there.
+#   bench: + wrk, and PostgreSQL (server and psql) for the scale scenario. Only missing packages are installed; nothing happens when all are there.
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev
       libcurl4-openssl-dev libpng-dev libssl-dev)
 case "$what" in
   test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind) ;;
-  bench) pkgs+=(wrk python3 curl) ;;
+  bench) pkgs+=(wrk python3 curl postgresql postgresql-client) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do
