@@ -125,15 +125,15 @@ static const char *const migrations[] = {
     /* 3: the search index. Contentless FTS5 tables with the trigram tokenizer hold the
      * searched columns folded by lower() (A-Z only without ICU, exactly the contract's
      * folding), case-sensitively, so a phrase of three or more characters finds exactly
-     * the rows whose folded column contains it. Triggers keep them in step in the
-     * writing transaction; a contentless row is deleted with the values it was given. */
+     * the rows whose folded column contains it, in step with the records in the writing
+     * transaction: a new record's row is inserted by the store's own statement
+     * (insert_record; as a trigger, FTS5 flushed its pending terms to a new segment at
+     * each row's statement savepoint: three to five times the cost), changes and
+     * deletes by triggers (a contentless row is deleted with the values it was given). */
     "CREATE VIRTUAL TABLE documents_fts USING fts5(sname, sresult, content='', columnsize=0,"
     "  tokenize='trigram case_sensitive 1');"
     "INSERT INTO documents_fts(rowid, sname, sresult)"
     "  SELECT id, lower(name), lower(result) FROM documents;"
-    "CREATE TRIGGER documents_fts_ins AFTER INSERT ON documents BEGIN"
-    "  INSERT INTO documents_fts(rowid, sname, sresult)"
-    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
     "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents BEGIN"
     "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
     "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result)); END;"
@@ -146,8 +146,6 @@ static const char *const migrations[] = {
     "CREATE VIRTUAL TABLE images_fts USING fts5(sname, content='', columnsize=0,"
     "  tokenize='trigram case_sensitive 1');"
     "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images;"
-    "CREATE TRIGGER images_fts_ins AFTER INSERT ON images BEGIN"
-    "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, lower(NEW.name)); END;"
     "CREATE TRIGGER images_fts_del AFTER DELETE ON images BEGIN"
     "  INSERT INTO images_fts(images_fts, rowid, sname)"
     "  VALUES ('delete', OLD.id, lower(OLD.name)); END;"
@@ -203,6 +201,8 @@ enum {
     ST_INSERT_DOC,
     ST_INSERT_IMG,
     ST_INSERT_DOC_DONE,
+    ST_FTS_INSERT_DOC,
+    ST_FTS_INSERT_IMG,
     ST_JOB_INSERT,
     ST_GET_DOC,
     ST_GET_IMG,
@@ -254,6 +254,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_INSERT_DOC_DONE] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
                            "updated_us, prompt, creativity, template_id, result, words) "
                            "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_FTS_INSERT_DOC] = "INSERT INTO documents_fts(rowid, sname, sresult) "
+                          "VALUES (?1, lower(?2), lower(?3))",
+    [ST_FTS_INSERT_IMG] = "INSERT INTO images_fts(rowid, sname) VALUES (?1, lower(?2))",
     [ST_JOB_INSERT] = "INSERT INTO jobs(kind, record_id, attempts, created_us) "
                       "VALUES (?1, ?2, 0, ?3)",
     [ST_GET_DOC] = "SELECT " DOC_COLS " FROM documents WHERE id = ?1 AND user_id = ?2",
@@ -825,9 +828,17 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
         bind_text(st, 7, rec->style);
     }
     rc = run(c, st, "record_create");
-    if (rc == STORE_OK)
-        *id = sqlite3_last_insert_rowid(c->db);
-    return rc;
+    if (rc != STORE_OK)
+        return rc;
+    *id = sqlite3_last_insert_rowid(c->db);
+    /* its row of the search index (migration 3), in the same transaction */
+    if ((rc = stmt(c, ST_FTS_INSERT_DOC + (rec->kind == KIND_IMG), &st)) != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, *id);
+    bind_text(st, 2, rec->name);
+    if (rec->kind == KIND_DOC && done)
+        bind_text(st, 3, rec->result);
+    return run(c, st, "record_create");
 }
 
 static int insert_job(sq_conn_t *c, rec_kind_t kind, int64_t record_id, int64_t now,
