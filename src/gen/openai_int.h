@@ -78,6 +78,7 @@ struct call {
     bool sse;           /* it streams: bytes go to cs */
     bool stream_failed; /* cs refused what came (cs->error says why) */
     bool idle;          /* the stream fell silent for idle_s */
+    bool over;          /* [DONE] came and the body did not end: stopped, whole */
     double idle_s;
     double last_data;   /* mono_s() of the last bytes of the answer */
     bool sent_stream_options;

@@ -996,6 +996,12 @@ static void test_stream_idle(void)
               "silent before any text (idle 0.5 s), then ok");
     e = mono_s() - t0;
     CHECK_MSG(e < 8.0, "idle stream before text retried after %.2f s", e);
+    /* [DONE], then a body that stays open: whole, taken without waiting for its end */
+    t0 = mono_s();
+    stream_ok(&v, "{\"chat\": [{\"linger\": 8}]}", "Echo: Stream me", 1,
+              "[DONE], then the body stays open");
+    e = mono_s() - t0;
+    CHECK_MSG(e < 4.0, "waited %.2f s after [DONE]", e);
     prov_free(&v);
 }
 
