@@ -2,10 +2,11 @@
 // edit, favourite, copy, download, delete) and "write a new document" with the text
 // appearing as it streams.
 import {api, ApiError, CREATIVITY, EXPORT_FORMATS, getKey, stream, templates} from './api.js';
-import {add, clear, fill, clearErrors, confirmDialog, field, formAlert, h, nextId, showErrors, starButton,
+import {add, clear, clearErrors, field, fill, formAlert, h, nextId, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {FAVS, listView} from './list.js';
 import {navigate} from './nav.js';
+import {backLink, recordPage, removeRecord} from './record.js';
 
 const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
 const excerpt = (s) => (s || '').slice(0, 240);
@@ -42,20 +43,8 @@ export function docList(root, route) {
 
 export function docView(root, route) {
   let ctrl = null;
-  const box = h('div', {'aria-busy': 'true'}, h('h1', {text: 'Document'}));
-  root.append(box);
+  const {box, load} = recordPage(root, 'documents', route.id, (d) => show(d));
   const stop = () => { ctrl?.abort(); ctrl = null; };
-
-  async function load() {
-    try {
-      const {data} = await api('GET', `/documents/${route.id}`);
-      show(data);
-    } catch (err) {
-      if (err.status === 401) return;
-      fill(box, h('h1', {text: 'Document'}), h('div', {class: 'alert', role: 'alert', text: err.message}),
-        h('a', {class: 'btn', href: '#/documents', text: '← All documents'}));
-    } finally { box.setAttribute('aria-busy', 'false'); }
-  }
 
   function show(d) {
     stop();
@@ -72,7 +61,7 @@ export function docView(root, route) {
       h('dt', {text: 'Updated'}), h('dd', {}, timeEl(d.updated_at)));
     const watching = h('div', {class: 'live status', hidden: true});
     fill(box, 
-      h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+      backLink('documents'),
       h('div', {class: 'head'}, h('h1', {text: d.name}), starButton(d, (fav) => favorite(d.id, fav))),
       d.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${d.error || 'no reason given.'}`}) : null,
       h('div', {class: 'layout'},
@@ -128,7 +117,7 @@ export function docView(root, route) {
     const form = h('form', {class: 'panel', novalidate: true},
       formAlert(), field('Name', name), field('Text', result, {hint: 'The word count is worked out again when you save.'}),
       h('div', {class: 'actions'}, save, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: () => show(d)})));
-    fill(box, h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+    fill(box, backLink('documents'),
       h('h1', {text: `Edit “${d.name}”`}), form);
     form.setAttribute('aria-labelledby', box.querySelector('h1').id = nextId('h'));
     name.focus();
@@ -147,16 +136,7 @@ export function docView(root, route) {
     });
   }
 
-  async function remove(d) {
-    if (!await confirmDialog('Delete this document?', `“${d.name}” will be deleted for good.`, 'Delete')) return;
-    try {
-      await api('DELETE', `/documents/${d.id}`);
-      toast(`Deleted “${d.name}”.`);
-      navigate('#/documents');
-    } catch (err) {
-      if (err.status !== 401) toast(err.message);
-    }
-  }
+  const remove = (d) => removeRecord('documents', d, 'Delete this document?', `“${d.name}” will be deleted for good.`);
 
   load();
   return {unmount: stop};
@@ -219,7 +199,7 @@ export function docNew(root) {
     formAlert(), field('Name', name), field('Prompt', prompt, {hint: 'Up to 16,384 characters.'}),
     picker, levels, h('div', {class: 'actions'}, submit));
   const live = h('section', {class: 'panel live writing', hidden: true, 'aria-label': 'The new document'});
-  root.append(h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+  root.append(backLink('documents'),
     h('h1', {text: 'New document'}), form, live);
 
   templates().then((all) => {
