@@ -2,8 +2,9 @@
  *
  * api_handle() is the server's request handler: it routes, authenticates, rate
  * limits and calls one handler per route (documents and images in records.c,
- * the rest in misc.c). Shared pieces — errors in the contract's shape, body
- * decoding, field validation, record JSON — are in common.c. */
+ * a document's export in export.c, the rest in misc.c). Shared pieces — errors in
+ * the contract's shape, body decoding, field validation, record JSON — are in
+ * common.c. */
 #ifndef INK_API_H
 #define INK_API_H
 
@@ -39,6 +40,7 @@ typedef enum {
     ROUTE_SHOW,
     ROUTE_UPDATE,
     ROUTE_DELETE,
+    ROUTE_EXPORT, /* GET /documents/{id}/export */
     ROUTE_TEMPLATES,
     ROUTE_HEALTHZ,
     ROUTE_READYZ,
@@ -125,6 +127,10 @@ bool api_wants_stream(http_req_t *r);
 /* A streamed create (cr filled in and validated) and a streamed show. */
 void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr);
 void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+
+/* ---- export.c ---- */
+/* GET /documents/{id}/export?format=md|txt|html|docx|pdf (§12). */
+void api_export(app_t *app, http_req_t *r, int64_t id);
 
 /* ---- static.c ---- */
 /* Answers a compiled-in file (ETag/304, gzip when accepted, the Cache-Control given). */
