@@ -1,7 +1,7 @@
 // documents.js — the document pages: the list, one document (watch it being written,
 // edit, favourite, copy, download, delete) and "write a new document" with the text
 // appearing as it streams.
-import {api, ApiError, CREATIVITY, EXPORT_FORMATS, getKey, stream, templates} from './api.js';
+import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, stream, templates} from './api.js';
 import {add, clear, clearErrors, field, fill, formAlert, h, nextId, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {FAVS, listView} from './list.js';
@@ -74,8 +74,7 @@ export function docView(root, route) {
       add(actions, 
         h('button', {type: 'button', class: 'btn', text: 'Edit', onclick: () => edit(d)}),
         h('button', {type: 'button', class: 'btn', text: 'Copy text', onclick: () => copy(d.result || '')}),
-        EXPORT_FORMATS.map(([fmt, label]) => h('a', {class: 'btn', href: '#', text: `Download ${label}`,
-          onclick: (e) => { e.preventDefault(); download(d, fmt); }})));
+        EXPORT_FORMATS.length ? downloads(d) : null);
     }
     add(actions, h('button', {type: 'button', class: 'btn danger', text: 'Delete', onclick: () => remove(d)}));
 
@@ -152,24 +151,33 @@ async function copy(text) {
 }
 
 // §12 export: fetched with the key (an <a href> cannot carry it), saved as a file.
-async function download(d, fmt) {
+// §12: the document as a file, fetched with the key (a plain link cannot carry it).
+function downloads(d) {
+  const id = nextId('dl');
+  return h('div', {class: 'downloads', role: 'group', 'aria-labelledby': id},
+    h('span', {class: 'label', id, text: 'Download'}),
+    EXPORT_FORMATS.map(([fmt, label]) => h('button', {type: 'button', class: 'btn small', text: label,
+      'aria-label': `Download as ${label}`, onclick: (e) => download(d, fmt, e.currentTarget)})));
+}
+
+async function download(d, fmt, button) {
+  button.disabled = true;
   try {
-    const res = await fetch(`/api/v1/documents/${d.id}/export?format=${fmt}`, {headers: {Authorization: `Bearer ${getKey()}`}});
-    if (!res.ok) throw new ApiError(res.status, `The download failed (error ${res.status}).`);
+    const res = await apiFile(`/documents/${d.id}/export`, {format: fmt});
     // the UTF-8 name (RFC 5987 filename*) when given, else the plain one
     const cd = res.headers.get('Content-Disposition') || '';
     const star = cd.match(/filename\*=UTF-8''([^;\s]+)/i), plain = cd.match(/filename="([^"]+)"/);
     let name = `document.${fmt}`;
     try { name = star ? decodeURIComponent(star[1]) : plain ? plain[1] : name; } catch { /* keep the plain name */ }
     const url = URL.createObjectURL(await res.blob());
-    const a = h('a', {href: url, download: name});
+    const a = h('a', {href: url, download: name, hidden: true});
     document.body.append(a);
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   } catch (err) {
-    toast(err.message);
-  }
+    if (err.status !== 401) toast(err.message);
+  } finally { button.disabled = false; }
 }
 
 function countWords(s) {

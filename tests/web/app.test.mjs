@@ -334,6 +334,32 @@ describe('documents', () => {
     assert.equal((await srv.api('GET', `/documents/${id}`, alice)).status, 404);
   }));
 
+  test('download a document in the export formats (§12)', () => withPage(async (page) => {
+    const r = await doc(alice, {name: 'Tea notes'});
+    const rec = r.json.data;
+    await signIn(page, srv, alice);
+    await page.goto(srv.base + `/#/documents/${rec.id}`);
+    await page.waitForSelector('h1:text("Tea notes")');
+    const labels = await page.locator('.downloads button').allTextContents();
+    assert.deepEqual(labels, ['Markdown', 'Text', 'HTML', 'Word', 'PDF']);
+    const get = async (label) => {
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`button[aria-label="Download as ${label}"]`)]);
+      return {name: dl.suggestedFilename(), body: fs.readFileSync(await dl.path())};
+    };
+    const md = await get('Markdown');
+    assert.equal(md.name, 'Tea notes.md');
+    assert.ok(md.body.toString('utf8').startsWith(`# Tea notes\n\n${rec.result.slice(0, 40)}`));
+    const txt = await get('Text');
+    assert.equal(txt.name, 'Tea notes.txt');
+    assert.ok(txt.body.toString('utf8').startsWith(rec.result.slice(0, 40)));
+    const pdf = await get('PDF');
+    assert.equal(pdf.name, 'Tea notes.pdf');
+    assert.equal(pdf.body.subarray(0, 5).toString(), '%PDF-');
+    const docx = await get('Word');
+    assert.equal(docx.name, 'Tea notes.docx');
+    assert.equal(docx.body.subarray(0, 2).toString(), 'PK');
+  }));
+
   test('favourite from the list', () => withPage(async (page) => {
     const erin = srv.key('erin');
     const id = (await doc(erin, {name: 'Star me'})).json.data.id;
@@ -423,6 +449,7 @@ describe('streaming', () => {
     assert.match(await page.textContent('.card .badge'), /Queued|Generating/);
     await page.goto(slow.base + `/#/documents/${r.json.data.id}`);
     await page.waitForSelector('text=Being written');
+    assert.equal(await page.locator('.downloads, button:text("Edit")').count(), 0, 'no download or edit before the text is there');
     await page.waitForSelector('dl.facts dd:text("Completed")', {timeout: 20000});
     const rec = (await slow.api('GET', `/documents/${r.json.data.id}`, key)).json.data;
     assert.equal(await page.locator('.doc-text').first().textContent(), rec.result);
