@@ -61,6 +61,8 @@ describe('served app', () => {
     assert.match(csp, /script-src 'self'(;|$)/);
     assert.match(csp, /frame-ancestors 'none'/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.match(csp, /img-src 'self'(;|$)/);
+    assert.match(csp, /object-src 'none'/);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
     assert.equal(res.headers.get('cache-control'), 'no-cache');
