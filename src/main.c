@@ -8,6 +8,7 @@
 #include "gen/jobs.h"
 #include "gen/provider.h"
 #include "api/rcache.h"
+#include "store/datalock.h"
 #include "store/writer.h"
 
 #include <malloc.h>
@@ -41,6 +42,7 @@ static int serve(int argc, char **argv)
     http_server_t *http = NULL;
     app_t app = {0};
     char *dburl = NULL, *media_dir = NULL;
+    int lockfd = -1;
 
     if (cfg_load(&cfg, argc, argv, &help, err, sizeof(err)) != 0) {
         fprintf(stderr, "inkwell: %s\n", err);
@@ -69,6 +71,13 @@ static int serve(int argc, char **argv)
         log_error("storage: %s", err);
         goto out;
     }
+    /* One server per SQLite data directory (store/datalock.h); PostgreSQL servers
+     * share their database by design. */
+    if (store->ops->job_release_all &&
+        (lockfd = datalock_take(cfg.data_dir, err, sizeof(err))) < 0) {
+        log_error("%s", err);
+        goto out;
+    }
     store_conn_t *c = store_conn(store, err, sizeof(err));
     if (!c) {
         log_error("storage: cannot connect: %s", err);
@@ -77,6 +86,17 @@ static int serve(int argc, char **argv)
     if (c->ops->migrate(c) != STORE_OK) {
         log_error("storage: schema migration failed");
         goto out;
+    }
+    if (lockfd >= 0) {
+        /* No other process can hold a lease now: a dead predecessor's jobs resume at once. */
+        int64_t released = 0;
+        if (c->ops->job_release_all(c, &released) != STORE_OK) {
+            log_error("storage: cannot release the leases of a previous server");
+            goto out;
+        }
+        if (released > 0)
+            log_info("jobs: %lld interrupted job(s) of a previous server released",
+                     (long long)released);
     }
     buf_t md;
     buf_init(&md);
@@ -140,6 +160,7 @@ out:
     free(app.public_url);
     media_close(media);
     store_close(store);
+    datalock_release(lockfd);
     free(dburl);
     free(media_dir);
     cfg_free(&cfg);

@@ -1504,6 +1504,19 @@ static int sq_job_count(store_conn_t *conn, int64_t *n)
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }
 
+/* Every lease held is dropped (one statement, autocommit). */
+static int sq_job_release_all(store_conn_t *conn, int64_t *n)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    rc = exec_sql(c, "UPDATE jobs SET token = NULL, lease_until_us = NULL WHERE token IS NOT NULL",
+                  "job_release_all");
+    *n = rc == STORE_OK ? sqlite3_changes(c->db) : 0;
+    return tx_end(c, rc);
+}
+
 /* ---- rate limiting --------------------------------------------------------------------- */
 
 static int sq_rate_hit(store_conn_t *conn, const char *bucket, int64_t window, int64_t *count)
@@ -1565,5 +1578,6 @@ const store_ops_t store_sqlite_ops = {
     .job_complete = sq_job_complete,
     .job_fail = sq_job_fail,
     .job_count = sq_job_count,
+    .job_release_all = sq_job_release_all,
     .rate_hit = sq_rate_hit,
 };

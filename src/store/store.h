@@ -206,6 +206,11 @@ typedef struct store_ops {
     int (*job_fail)(store_conn_t *c, const job_t *job, const char *error);
     /* Number of jobs not yet finished (for /readyz figures and tests). */
     int (*job_count)(store_conn_t *c, int64_t *n);
+    /* Optional (NULL when a backend is shared by several processes): drops every job
+     * lease, so each job is claimable at once; *n gets how many were held. Only for a
+     * server that knows no other process can hold one (SQLite, with the data-directory
+     * lock of main.c): leases left by a dead predecessor need not run out first. */
+    int (*job_release_all)(store_conn_t *c, int64_t *n);
 
     /* Rate limiting: adds one hit to (bucket, window) and returns the window's count.
      * Windows older than window - 1 may be pruned. */
