@@ -106,6 +106,9 @@ static int serve(int argc, char **argv)
         log_error("%s", err);
         goto out;
     }
+    /* Alone on the directory (SQLite, locked), every temporary file is an interrupted
+     * write; shared (PostgreSQL), only old ones are sure to be. */
+    media_clean_temp(media, lockfd >= 0 ? 0 : 3600);
     if (!(prov = provider_new(&cfg, err, sizeof(err)))) {
         log_error("provider: %s", err);
         goto out;
@@ -132,7 +135,8 @@ static int serve(int argc, char **argv)
                       (int)cfg.request_timeout,
                       (size_t)cfg.max_body,
                       api_handle,
-                      &app};
+                      &app,
+                      (int)cfg.max_connections_per_address};
     if (!(http = http_start(&ho, err, sizeof(err)))) {
         log_error("http: %s", err);
         goto out;

@@ -60,6 +60,9 @@ void api_not_found(http_req_t *r);
 void api_store_error(http_req_t *r, int rc);
 /* The request's store connection, or NULL after answering 503. */
 store_conn_t *api_conn(app_t *app, http_req_t *r);
+/* True (503 answered, Retry-After set) when the data directory has less free space
+ * than --min-free-mb: a create would leave a record whose picture or text finds no room. */
+bool api_storage_full(app_t *app, http_req_t *r);
 
 /* Validation errors, in field order: {"message":{"f":["..."]},"status":422}. */
 typedef struct verr {

@@ -337,7 +337,12 @@ static void on_resumed(void *appv, http_req_t *r)
         rc = c->ops->record_delete(c, wt->kind, r->user_id, wt->id, &r->arena, &media_key);
         if (rc == STORE_OK && media_key)
             media_remove(app->media, media_key);
-        api_error(r, 502, why);
+        if (strcmp(why, MEDIA_FULL_ERROR) == 0) {
+            http_add_header(r, "Retry-After", "60");
+            api_error(r, 503, "Storage is full; please try again later.");
+        } else {
+            api_error(r, 502, why);
+        }
     } else {
         location(app, r, wt->kind, wt->id);
         api_respond_record(app, r, 202, &rec);
@@ -458,6 +463,8 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
 {
     kvlist_t f;
     if (api_body_fields(r, &f) != 0)
+        return;
+    if (api_storage_full(app, r))
         return;
     verrs_t v;
     verrs_init(&v, &r->arena);

@@ -296,6 +296,12 @@ static int sq_error(sq_conn_t *c, int rc, const char *what)
     }
     if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
         return STORE_CONFLICT;
+    if (primary == SQLITE_FULL || primary == SQLITE_IOERR) {
+        /* a full disk (or a failing one): nothing was written (the transaction rolls
+         * back), the client may retry once there is room */
+        log_error("sqlite: %s: %s (code %d): storage unavailable", what, sqlite3_errstr(rc), rc);
+        return STORE_UNAVAILABLE;
+    }
     log_error("sqlite: %s: %s (code %d)", what, sqlite3_errmsg(c->db), rc);
     return STORE_ERROR;
 }
