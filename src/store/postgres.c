@@ -117,6 +117,13 @@ static const char *const migrations[] = {
     "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
     "CREATE TRIGGER images_count AFTER INSERT OR DELETE ON images"
     "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
+    /* 3 (safety): the rate limit's GCRA state, one theoretical arrival time per bucket,
+     * instead of fixed-window counts. */
+    "DROP TABLE rate_hits;"
+    "CREATE TABLE rate_tat ("
+    "  bucket TEXT PRIMARY KEY,"
+    "  tat_us BIGINT NOT NULL,"
+    "  allowed BOOLEAN NOT NULL);",
 };
 
 /* ---- statements ------------------------------------------------------------------ */
@@ -173,6 +180,7 @@ enum {
     S_JOB_FAIL,
     S_JOB_COUNT,
     S_RATE_HIT,
+    S_RATE_PRUNE,
     S_COUNT
 };
 
@@ -269,11 +277,16 @@ static const pg_stmt_t stmts[S_COUNT] = {
                                "state = 'failed', error = $3::text, " BUMP("$4"))},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
     /* also drops this bucket's windows older than window - 1 */
-    [S_RATE_HIT] = {"ink_rate_hit", 2,
-                    "WITH old AS (DELETE FROM rate_hits WHERE bucket = $1 AND \"window\" < $2 - 1)"
-                    " INSERT INTO rate_hits (bucket, \"window\", count) VALUES ($1, $2, 1)"
-                    " ON CONFLICT (bucket, \"window\") DO UPDATE SET count = rate_hits.count + 1"
-                    " RETURNING count"},
+    /* $1 bucket, $2 now, $3 interval, $4 period; SET reads the row as it was */
+    [S_RATE_HIT] = {"ink_rate_gcra", 4,
+                    "INSERT INTO rate_tat AS t (bucket, tat_us, allowed)"
+                    " VALUES ($1, $2::bigint + $3::bigint, $3::bigint <= $4::bigint)"
+                    " ON CONFLICT (bucket) DO UPDATE SET"
+                    " allowed = GREATEST(t.tat_us, $2::bigint) + $3::bigint - $2::bigint <= $4::bigint,"
+                    " tat_us = CASE WHEN GREATEST(t.tat_us, $2::bigint) + $3::bigint - $2::bigint"
+                    " <= $4::bigint THEN GREATEST(t.tat_us, $2::bigint) + $3::bigint ELSE t.tat_us END"
+                    " RETURNING tat_us, allowed"},
+    [S_RATE_PRUNE] = {"ink_rate_prune", 1, "DELETE FROM rate_tat WHERE tat_us < $1"},
 };
 
 /* List statements: one per combination of these bits. */
@@ -1217,18 +1230,27 @@ static int pg_job_count(store_conn_t *sc, int64_t *n)
 
 /* ---- rate limiting --------------------------------------------------------------- */
 
-static int pg_rate_hit(store_conn_t *sc, const char *bucket, int64_t window, int64_t *count)
+static int pg_rate_gcra(store_conn_t *sc, const char *bucket, int64_t now_us, int64_t interval_us,
+                        int64_t period_us, bool prune, int64_t *tat_us, bool *allowed)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
     PGresult *r;
-    num_t w = num_i64(window);
-    const char *p[] = {bucket, w.s};
+    num_t now = num_i64(now_us), iv = num_i64(interval_us), per = num_i64(period_us);
+    if (prune) {
+        const char *pp[] = {now.s};
+        if ((rc = pg_run(c, S_RATE_PRUNE, pp, &r)) != STORE_OK)
+            return rc;
+        PQclear(r);
+    }
+    const char *p[] = {bucket, now.s, iv.s, per.s};
     if ((rc = pg_run(c, S_RATE_HIT, p, &r)) != STORE_OK)
         return rc;
-    *count = col_i64(r, 0, 0);
+    *tat_us = col_i64(r, 0, 0);
+    const char *a = PQgetvalue(r, 0, 1);
+    *allowed = a && a[0] == 't';
     PQclear(r);
     return STORE_OK;
 }
@@ -1255,5 +1277,5 @@ const store_ops_t store_postgres_ops = {
     .job_complete = pg_job_complete,
     .job_fail = pg_job_fail,
     .job_count = pg_job_count,
-    .rate_hit = pg_rate_hit,
+    .rate_gcra = pg_rate_gcra,
 };

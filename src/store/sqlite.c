@@ -122,6 +122,14 @@ static const char *const migrations[] = {
     "  ON CONFLICT (user_id, kind) DO UPDATE SET n = n + 1; END;"
     "CREATE TRIGGER images_count_del AFTER DELETE ON images BEGIN"
     "  UPDATE record_counts SET n = n - 1 WHERE user_id = OLD.user_id AND kind = 1; END;",
+    /* 3 (safety): the rate limit's GCRA state, one theoretical arrival time per bucket,
+     * instead of fixed-window counts. */
+    "DROP TABLE rate_hits;"
+    "CREATE TABLE rate_tat ("
+    "  bucket TEXT PRIMARY KEY,"
+    "  tat_us INTEGER NOT NULL,"
+    "  allowed INTEGER NOT NULL"
+    ") WITHOUT ROWID, STRICT;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -244,10 +252,14 @@ static const char *const stmt_sql[ST_COUNT] = {
                     "WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
     [ST_USER_TOTAL] = "SELECT n FROM record_counts WHERE user_id = ?1 AND kind = ?2",
-    [ST_RATE_HIT] = "INSERT INTO rate_hits(bucket, \"window\", count) VALUES (?1, ?2, 1) "
-                    "ON CONFLICT(bucket, \"window\") DO UPDATE SET count = count + 1 "
-                    "RETURNING count",
-    [ST_RATE_PRUNE] = "DELETE FROM rate_hits WHERE bucket = ?1 AND \"window\" < ?2 - 1",
+    /* ?1 bucket, ?2 now, ?3 interval, ?4 period; SET reads the row as it was */
+    [ST_RATE_HIT] = "INSERT INTO rate_tat(bucket, tat_us, allowed) VALUES (?1, ?2 + ?3, ?3 <= ?4) "
+                    "ON CONFLICT(bucket) DO UPDATE SET "
+                    "allowed = max(tat_us, ?2) + ?3 - ?2 <= ?4, "
+                    "tat_us = CASE WHEN max(tat_us, ?2) + ?3 - ?2 <= ?4 "
+                    "THEN max(tat_us, ?2) + ?3 ELSE tat_us END "
+                    "RETURNING tat_us, allowed",
+    [ST_RATE_PRUNE] = "DELETE FROM rate_tat WHERE tat_us < ?1",
 };
 
 /* ---- list statements: bit keys over fixed fragments ---------------------------------- */
@@ -1525,34 +1537,43 @@ static int sq_job_release_all(store_conn_t *conn, int64_t *n)
 
 /* ---- rate limiting --------------------------------------------------------------------- */
 
-static int sq_rate_hit(store_conn_t *conn, const char *bucket, int64_t window, int64_t *count)
+static int sq_rate_gcra(store_conn_t *conn, const char *bucket, int64_t now, int64_t interval,
+                        int64_t period, bool prune, int64_t *tat_us, bool *allowed)
 {
     sq_conn_t *c = sq(conn);
-    int64_t n = 0;
+    int64_t tat = 0;
+    bool ok = false;
     int rc = tx_begin(c);
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st;
+    if (prune) {
+        if ((rc = stmt(c, ST_RATE_PRUNE, &st)) != STORE_OK)
+            goto out;
+        sqlite3_bind_int64(st, 1, now);
+        if ((rc = run(c, st, "rate_gcra")) != STORE_OK)
+            goto out;
+    }
     if ((rc = stmt(c, ST_RATE_HIT, &st)) != STORE_OK)
         goto out;
     bind_text(st, 1, bucket);
-    sqlite3_bind_int64(st, 2, window);
-    rc = step_row(c, st, "rate_hit");
+    sqlite3_bind_int64(st, 2, now);
+    sqlite3_bind_int64(st, 3, interval);
+    sqlite3_bind_int64(st, 4, period);
+    rc = step_row(c, st, "rate_gcra");
     if (rc != STORE_OK) {
         rc = rc == STORE_NOTFOUND ? STORE_ERROR : rc;
         goto out;
     }
-    n = sqlite3_column_int64(st, 0);
+    tat = sqlite3_column_int64(st, 0);
+    ok = sqlite3_column_int(st, 1) != 0;
     stmt_done(st);
-    if ((rc = stmt(c, ST_RATE_PRUNE, &st)) != STORE_OK)
-        goto out;
-    bind_text(st, 1, bucket);
-    sqlite3_bind_int64(st, 2, window);
-    rc = run(c, st, "rate_hit");
 out:
     rc = tx_end(c, rc);
-    if (rc == STORE_OK)
-        *count = n;
+    if (rc == STORE_OK) {
+        *tat_us = tat;
+        *allowed = ok;
+    }
     return rc;
 }
 
@@ -1585,5 +1606,5 @@ const store_ops_t store_sqlite_ops = {
     .job_fail = sq_job_fail,
     .job_count = sq_job_count,
     .job_release_all = sq_job_release_all,
-    .rate_hit = sq_rate_hit,
+    .rate_gcra = sq_rate_gcra,
 };

@@ -212,9 +212,14 @@ typedef struct store_ops {
      * lock of main.c): leases left by a dead predecessor need not run out first. */
     int (*job_release_all)(store_conn_t *c, int64_t *n);
 
-    /* Rate limiting: adds one hit to (bucket, window) and returns the window's count.
-     * Windows older than window - 1 may be pruned. */
-    int (*rate_hit)(store_conn_t *c, const char *bucket, int64_t window, int64_t *count);
+    /* Rate limiting, GCRA (api/ratelimit.c): one atomic step on the bucket's theoretical
+     * arrival time (TAT; an absent bucket has TAT = now). With t = max(TAT, now): when
+     * t + interval - now <= period the hit is allowed and TAT becomes t + interval;
+     * else it is refused and TAT stays. *tat_us gets the TAT after the step, *allowed
+     * the outcome. With prune, buckets whose TAT has passed (the same as absent) are
+     * deleted first. */
+    int (*rate_gcra)(store_conn_t *c, const char *bucket, int64_t now_us, int64_t interval_us,
+                     int64_t period_us, bool prune, int64_t *tat_us, bool *allowed);
 } store_ops_t;
 
 /* The shared handle; backends put their settings behind it. */

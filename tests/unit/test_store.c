@@ -1069,23 +1069,41 @@ static void test_updated_moves_forward(ctx_t *t, const char *url)
 
 static void test_rate(ctx_t *t)
 {
-    int64_t n = 0;
-    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 100, &n), STORE_OK);
-    CHECK_INT(n, 1);
-    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 100, &n), STORE_OK);
-    CHECK_INT(n, 2);
-    CHECK_INT(t->ops->rate_hit(t->c, "key:2", 100, &n), STORE_OK);
-    CHECK_INT(n, 1);
-    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 101, &n), STORE_OK);
-    CHECK_INT(n, 1);
-    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 100, &n), STORE_OK); /* window - 1 is kept */
-    CHECK_INT(n, 3);
-    CHECK_INT(t->ops->rate_hit(t->c, "key:1", 101, &n), STORE_OK);
-    CHECK_INT(n, 2);
-    CHECK_INT(t->ops->rate_hit(t->c, "key:2", 100, &n), STORE_OK);
-    CHECK_INT(n, 2);
-    CHECK_INT(t->ops->rate_hit(t->c, "ip:127.0.0.1", 101, &n), STORE_OK);
-    CHECK_INT(n, 1);
+    /* GCRA: interval 10, period 30 → 3 at once, then one every 10 */
+    int64_t tat = 0;
+    bool ok = false;
+    const int64_t T = 1000000;
+    for (int i = 1; i <= 3; i++) {
+        CHECK_INT(t->ops->rate_gcra(t->c, "key:1", T, 10, 30, false, &tat, &ok), STORE_OK);
+        CHECK_MSG(ok, "hit %d", i);
+        CHECK_INT(tat, T + 10 * i);
+    }
+    CHECK_INT(t->ops->rate_gcra(t->c, "key:1", T, 10, 30, false, &tat, &ok), STORE_OK);
+    CHECK(!ok);
+    CHECK_INT(tat, T + 30); /* a refusal leaves the TAT */
+    CHECK_INT(t->ops->rate_gcra(t->c, "key:1", T + 9, 10, 30, false, &tat, &ok), STORE_OK);
+    CHECK(!ok);
+    CHECK_INT(t->ops->rate_gcra(t->c, "key:1", T + 10, 10, 30, false, &tat, &ok), STORE_OK);
+    CHECK(ok);
+    CHECK_INT(tat, T + 40);
+    /* buckets are apart */
+    CHECK_INT(t->ops->rate_gcra(t->c, "key:2", T, 10, 30, false, &tat, &ok), STORE_OK);
+    CHECK(ok);
+    CHECK_INT(tat, T + 10);
+    /* long after: a TAT in the past counts as now */
+    CHECK_INT(t->ops->rate_gcra(t->c, "key:1", T + 1000, 10, 30, false, &tat, &ok), STORE_OK);
+    CHECK(ok);
+    CHECK_INT(tat, T + 1010);
+    /* pruning drops only passed TATs: key:1 (T + 1010) stays, key:2 (T + 10) goes */
+    CHECK_INT(t->ops->rate_gcra(t->c, "ip:127.0.0.1", T + 500, 10, 30, true, &tat, &ok), STORE_OK);
+    CHECK(ok);
+    CHECK_INT(t->ops->rate_gcra(t->c, "key:1", T + 1000, 10, 30, false, &tat, &ok), STORE_OK);
+    CHECK_INT(tat, T + 1020);
+    CHECK_INT(t->ops->rate_gcra(t->c, "key:2", T + 1000, 10, 30, false, &tat, &ok), STORE_OK);
+    CHECK_INT(tat, T + 1010); /* fresh: pruned, or past and counted as now — the same */
+    /* an interval over the period never passes */
+    CHECK_INT(t->ops->rate_gcra(t->c, "key:3", T, 31, 30, false, &tat, &ok), STORE_OK);
+    CHECK(!ok);
 }
 
 /* ---- the suite ------------------------------------------------------------------------- */
