@@ -254,6 +254,15 @@ typedef struct {
 void store_sqlite_checkpoint_pages(store_t *s, int pages);
 bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out);
 
+/* `inkwell backup` (sqlite_backup.c): a consistent copy of the SQLite database at
+ * db_path, taken with SQLite's online backup API while servers may write, written to
+ * dest atomically (temporary file, fsync, rename; journal mode DELETE, no WAL beside
+ * it). Then each_key (if not NULL) is called with every media key the copy refers to.
+ * 0, or -1 with err set. */
+int store_sqlite_backup(const char *db_path, const char *dest,
+                        void (*each_key)(void *, const char *), void *arg, char *err,
+                        size_t errlen);
+
 /* For the backends (store.c). True when every record is a document with its result
  * (what docs_create_completed takes). */
 bool store_docs_finished(record_t *const *recs, size_t n);
