@@ -687,10 +687,9 @@ int main(void)
     test_connect_errors();
     test_error_logs();
     const char *dir = getenv("INKWELL_TEST_PG_DIR");
+    CHECK_MSG(dir && dir[0], "INKWELL_TEST_PG_DIR is not set: the cluster restart case needs "
+                             "the DIR given to scripts/pg-test.sh (tests/run.sh sets it)");
     if (dir && dir[0])
         test_cluster_restart(dir);
-    else
-        printf("test_store_pg: INKWELL_TEST_PG_DIR not set: the cluster restart case needs "
-               "the DIR given to scripts/pg-test.sh\n");
     TEST_DONE();
 }
