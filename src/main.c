@@ -137,7 +137,8 @@ static int serve(int argc, char **argv)
                       (size_t)cfg.max_body,
                       api_handle,
                       &app,
-                      (int)cfg.max_connections_per_address};
+                      (int)cfg.max_connections_per_address,
+                      api_on_answer};
     if (!(http = http_start(&ho, err, sizeof(err)))) {
         log_error("http: %s", err);
         goto out;

@@ -64,6 +64,16 @@ store_conn_t *api_conn(app_t *app, http_req_t *r);
  * than --min-free-mb: a create would leave a record whose picture or text finds no room. */
 bool api_storage_full(app_t *app, http_req_t *r);
 
+/* ---- idempotency.c (API.md §11) ---- */
+
+/* For a create whose fields are decoded and valid: true when the request is answered
+ * already (a replay, 409, 422 for the key, 503), false to go on (no key, or the key
+ * taken for this request). */
+bool api_idem_begin(app_t *app, http_req_t *r, rec_kind_t kind, const kvlist_t *fields);
+/* The server's on_answer hook (http_opts_t): keeps a 201/202 under the request's key,
+ * or frees the key. */
+void api_on_answer(void *app, http_req_t *r);
+
 /* Validation errors, in field order: {"message":{"f":["..."]},"status":422}. */
 typedef struct verr {
     struct verr *next;

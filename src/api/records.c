@@ -480,6 +480,10 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
         api_validation_error(r, &v);
         return;
     }
+    /* Idempotency-Key (api/idempotency.c): a replay or a refusal answers here; a key
+     * taken is kept or freed with the answer (api_on_answer). */
+    if (api_idem_begin(app, r, kind, &f))
+        return;
     bool async = prefers_async(r) || app->cfg->wait_limit <= 0;
     if (kind == KIND_DOC && !async && app->writer && app->prov->text_inline) {
         store_inline(app, r, &rec);

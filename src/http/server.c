@@ -208,6 +208,16 @@ static void plain_error(http_req_t *r, int status, const char *msg)
     http_respond(r, status);
 }
 
+/* The application's look at an answer before it leaves (http_opts_t.on_answer). */
+static void answer_hook(http_req_t *r)
+{
+    http_server_t *s = r->srv;
+    if (!s->o.on_answer || r->answer_hooked)
+        return;
+    r->answer_hooked = true;
+    s->o.on_answer(s->o.app, r);
+}
+
 static enum MHD_Result send_response(http_req_t *r)
 {
     struct MHD_Response *resp;
@@ -338,6 +348,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         log_error("req=%s: handler gave no response", r->id);
         plain_error(r, 500, "Server error.");
     }
+    answer_hook(r);
     return send_response(r);
 }
 
@@ -370,6 +381,17 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                   (unsigned long long)r->bytes_out, (mono_s() - r->started) * 1000.0,
                   toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " aborted=1");
     }
+    if (r->resumed && !r->responded && r->on_resumed) {
+        /* Woken, but the connection ended before its answer was made: libmicrohttpd
+         * reads a resumed connection before it calls us again, and closes it on a
+         * client's half-close. The answer is made all the same (no client reads it)
+         * so that on_answer sees it, e.g. to keep it under its idempotency key.
+         * on_resumed always answers: it never suspends again. */
+        r->resumed = false;
+        r->on_resumed(s->o.app, r);
+    }
+    if (r->dispatched && !r->answer_hooked)
+        answer_hook(r); /* an answer made but never sent, or none at all */
     if (r->counted)
         atomic_fetch_sub(&s->inflight, 1);
     conn_set_receiving(s, r->hc, mono_s()); /* a keep-alive connection's next request */

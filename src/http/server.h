@@ -55,8 +55,11 @@ struct http_req {
     http_resumed_fn on_resumed;
     void *wait;
 
+    /* the application's own per-request state (api/idempotency.c), or NULL */
+    void *ext;
+
     /* internal */
-    bool seen, dispatched, counted, close_after;
+    bool seen, dispatched, counted, close_after, answer_hooked;
     struct http_conn *hc;
 };
 
@@ -73,6 +76,11 @@ typedef struct {
      * that one client cannot hold every connection; a connection beyond it is closed
      * at once, before any request is read (libmicrohttpd's per-IP limit). */
     int max_per_address;
+    /* Optional: called once per dispatched request, just before its answer is queued
+     * (r->status, r->resp and the headers are final and may still be changed), or at
+     * its end when the connection went away first: then r->responded says whether an
+     * answer was made (a woken request's on_resumed is still run to make it). */
+    http_handler_fn on_answer;
 } http_opts_t;
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen);

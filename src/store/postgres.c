@@ -124,6 +124,20 @@ static const char *const migrations[] = {
     "  bucket TEXT PRIMARY KEY,"
     "  tat_us BIGINT NOT NULL,"
     "  allowed BOOLEAN NOT NULL);",
+    /* 4 (safety): idempotency keys (API.md §11); state 0 in progress, 1 done */
+    "CREATE TABLE idempotency_keys ("
+    "  user_id BIGINT NOT NULL,"
+    "  idem_key TEXT NOT NULL,"
+    "  digest TEXT NOT NULL,"
+    "  token TEXT NOT NULL,"
+    "  state SMALLINT NOT NULL,"
+    "  status INTEGER,"
+    "  location TEXT,"
+    "  body TEXT,"
+    "  lease_until_us BIGINT NOT NULL,"
+    "  expires_us BIGINT NOT NULL,"
+    "  PRIMARY KEY (user_id, idem_key));"
+    "CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_us);",
 };
 
 /* ---- statements ------------------------------------------------------------------ */
@@ -181,6 +195,11 @@ enum {
     S_JOB_COUNT,
     S_RATE_HIT,
     S_RATE_PRUNE,
+    S_IDEM_TAKE,
+    S_IDEM_GET,
+    S_IDEM_FINISH,
+    S_IDEM_ABORT,
+    S_IDEM_PRUNE,
     S_COUNT
 };
 
@@ -287,6 +306,27 @@ static const pg_stmt_t stmts[S_COUNT] = {
                     " <= $4::bigint THEN GREATEST(t.tat_us, $2::bigint) + $3::bigint ELSE t.tat_us END"
                     " RETURNING tat_us, allowed"},
     [S_RATE_PRUNE] = {"ink_rate_prune", 1, "DELETE FROM rate_tat WHERE tat_us < $1"},
+    /* $1 user, $2 key, $3 digest, $4 token, $5 lease until, $6 expires, $7 now */
+    [S_IDEM_TAKE] = {"ink_idem_take", 7,
+                     "INSERT INTO idempotency_keys AS k (user_id, idem_key, digest, token, state,"
+                     " lease_until_us, expires_us) VALUES ($1, $2, $3, $4, 0, $5, $6)"
+                     " ON CONFLICT (user_id, idem_key) DO UPDATE SET digest = excluded.digest,"
+                     " token = excluded.token, state = 0, status = NULL, location = NULL,"
+                     " body = NULL, lease_until_us = excluded.lease_until_us,"
+                     " expires_us = excluded.expires_us"
+                     " WHERE k.expires_us < $7::bigint OR (k.state = 0 AND k.lease_until_us < $7::bigint)"
+                     " RETURNING token"},
+    [S_IDEM_GET] = {"ink_idem_get", 2,
+                    "SELECT digest, state, status, location, body FROM idempotency_keys"
+                    " WHERE user_id = $1 AND idem_key = $2"},
+    [S_IDEM_FINISH] = {"ink_idem_finish", 7,
+                       "UPDATE idempotency_keys SET state = 1, status = $4, location = $5,"
+                       " body = $6, expires_us = $7"
+                       " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
+    [S_IDEM_ABORT] = {"ink_idem_abort", 3,
+                      "DELETE FROM idempotency_keys"
+                      " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
+    [S_IDEM_PRUNE] = {"ink_idem_prune", 1, "DELETE FROM idempotency_keys WHERE expires_us < $1"},
 };
 
 /* List statements: one per combination of these bits. */
@@ -1255,6 +1295,100 @@ static int pg_rate_gcra(store_conn_t *sc, const char *bucket, int64_t now_us, in
     return STORE_OK;
 }
 
+/* ---- idempotency keys ------------------------------------------------------------ */
+
+#define PG_IDEM_TRIES 4 /* a key freed between the take and the read is taken again */
+
+static int pg_idem_begin(store_conn_t *sc, int64_t user_id, const char *key, const char *digest,
+                         int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
+                         idem_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    memset(out, 0, sizeof(*out));
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    num_t uid = num_i64(user_id), now = num_i64(now_us), lease = num_i64(now_us + lease_us),
+          exp = num_i64(now_us + ttl_us);
+    if (prune) {
+        const char *pp[] = {now.s};
+        if ((rc = pg_run(c, S_IDEM_PRUNE, pp, &r)) != STORE_OK)
+            return rc;
+        PQclear(r);
+    }
+    for (int tries = 0; tries < PG_IDEM_TRIES; tries++) {
+        /* one statement: taken atomically, or held by someone (the row lock of the
+         * upsert makes a concurrent first use wait for the other's outcome) */
+        random_hex(out->token, 16);
+        const char *p[] = {uid.s, key, digest, out->token, lease.s, exp.s, now.s};
+        if ((rc = pg_run(c, S_IDEM_TAKE, p, &r)) != STORE_OK)
+            return rc;
+        bool taken = PQntuples(r) == 1;
+        PQclear(r);
+        if (taken) {
+            out->state = IDEM_NEW;
+            return STORE_OK;
+        }
+        const char *g[] = {uid.s, key};
+        if ((rc = pg_run(c, S_IDEM_GET, g, &r)) != STORE_OK)
+            return rc;
+        if (PQntuples(r) == 0) { /* aborted meanwhile: try to take it again */
+            PQclear(r);
+            continue;
+        }
+        if (strcmp(PQgetvalue(r, 0, 0), digest) != 0) {
+            out->state = IDEM_MISMATCH;
+        } else if (col_i64(r, 0, 1) == 0) {
+            out->state = IDEM_BUSY;
+        } else {
+            out->state = IDEM_REPLAY;
+            out->status = (int)col_i64(r, 0, 2);
+            out->location = col_str(r, 0, 3, a);
+            out->body = col_str(r, 0, 4, a);
+            if (!out->body)
+                out->body = "";
+        }
+        PQclear(r);
+        return STORE_OK;
+    }
+    out->state = IDEM_BUSY; /* taken and freed again and again: say it is busy */
+    return STORE_OK;
+}
+
+static int pg_idem_finish(store_conn_t *sc, int64_t user_id, const char *key, const char *token,
+                          int status, const char *location, const char *body, int64_t expires_us)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id), st = num_i64(status), exp = num_i64(expires_us);
+    const char *p[] = {uid.s, key, token, st.s, location, body, exp.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_IDEM_FINISH, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_idem_abort(store_conn_t *sc, int64_t user_id, const char *key, const char *token)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id);
+    const char *p[] = {uid.s, key, token};
+    PGresult *r;
+    if ((rc = pg_run(c, S_IDEM_ABORT, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
     .connect = pg_connect,
@@ -1278,4 +1412,7 @@ const store_ops_t store_postgres_ops = {
     .job_fail = pg_job_fail,
     .job_count = pg_job_count,
     .rate_gcra = pg_rate_gcra,
+    .idem_begin = pg_idem_begin,
+    .idem_finish = pg_idem_finish,
+    .idem_abort = pg_idem_abort,
 };

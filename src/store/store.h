@@ -123,6 +123,23 @@ typedef struct {
     record_t rec;     /* kind, id, user_id and the input fields */
 } job_t;
 
+/* An idempotency key's row (API.md §11; api/idempotency.c). */
+typedef enum {
+    IDEM_NEW = 0,      /* first use (or the old use expired, or its owner's lease ran out):
+                        * the caller processes the request and holds the token */
+    IDEM_BUSY = 1,     /* the first request is still being processed */
+    IDEM_MISMATCH = 2, /* the key was used with another request digest */
+    IDEM_REPLAY = 3,   /* done: status, location and body are the kept answer */
+} idem_state_t;
+
+typedef struct {
+    idem_state_t state;
+    char token[33];       /* IDEM_NEW: the token finish/abort need */
+    int status;           /* IDEM_REPLAY */
+    const char *location; /* IDEM_REPLAY: may be NULL */
+    const char *body;     /* IDEM_REPLAY */
+} idem_t;
+
 typedef struct store store_t;
 typedef struct store_conn store_conn_t;
 struct store_ops;
@@ -220,6 +237,23 @@ typedef struct store_ops {
      * deleted first. */
     int (*rate_gcra)(store_conn_t *c, const char *bucket, int64_t now_us, int64_t interval_us,
                      int64_t period_us, bool prune, int64_t *tat_us, bool *allowed);
+
+    /* Idempotency keys (API.md §11), one row per (user, key), atomic across processes.
+     * begin: takes the key when it is free — absent, expired (expires_us < now), or in
+     * progress with its lease (lease_until_us) run out — as in progress with a new
+     * token, the digest, lease now + lease_us and expiry now + ttl_us: IDEM_NEW.
+     * Otherwise tells what holds it (IDEM_BUSY, IDEM_MISMATCH when the digest differs,
+     * IDEM_REPLAY with the kept answer, strings in a). With prune, every expired row is
+     * deleted first. finish keeps the answer (state done, expiry now + ttl) and abort
+     * forgets the key, both only while the token still holds it in progress (else
+     * STORE_STALE). A SQLite server at start drops every in-progress key with
+     * job_release_all: their requests died with the previous process. */
+    int (*idem_begin)(store_conn_t *c, int64_t user_id, const char *key, const char *digest,
+                      int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
+                      idem_t *out);
+    int (*idem_finish)(store_conn_t *c, int64_t user_id, const char *key, const char *token,
+                       int status, const char *location, const char *body, int64_t expires_us);
+    int (*idem_abort)(store_conn_t *c, int64_t user_id, const char *key, const char *token);
 } store_ops_t;
 
 /* The shared handle; backends put their settings behind it. */

@@ -1107,6 +1107,58 @@ static void test_rate(ctx_t *t)
     CHECK(!ok);
 }
 
+static void test_idem(ctx_t *t)
+{
+    const int64_t T = 5000000, LEASE = 100, TTL = 1000;
+    idem_t k, k2;
+    /* first use: taken */
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "K", "d1", T, LEASE, TTL, false, &t->a, &k), STORE_OK);
+    CHECK_INT(k.state, IDEM_NEW);
+    CHECK_INT(strlen(k.token), 32);
+    /* while in progress: busy for the same request, mismatch for another */
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "K", "d1", T + 1, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_BUSY);
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "K", "d2", T + 1, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_MISMATCH);
+    /* another user's key of the same name is apart */
+    CHECK_INT(t->ops->idem_begin(t->c, t->bob, "K", "d2", T + 1, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_NEW);
+    CHECK_INT(t->ops->idem_abort(t->c, t->bob, "K", k2.token), STORE_OK);
+    CHECK_INT(t->ops->idem_abort(t->c, t->bob, "K", k2.token), STORE_STALE);
+    /* finish with a wrong token: stale; with the right one: replayed after */
+    CHECK_INT(t->ops->idem_finish(t->c, t->alice, "K", "0000", 201, NULL, "{}", T + TTL), STORE_STALE);
+    CHECK_INT(t->ops->idem_finish(t->c, t->alice, "K", k.token, 201, "http://x/api/v1/documents/7",
+                                  "{\"data\":{\"id\":7},\"status\":201}", T + 10 + TTL), STORE_OK);
+    CHECK_INT(t->ops->idem_finish(t->c, t->alice, "K", k.token, 202, NULL, "{}", T + TTL), STORE_STALE);
+    CHECK_INT(t->ops->idem_abort(t->c, t->alice, "K", k.token), STORE_STALE); /* done: kept */
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "K", "d1", T + 20, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_REPLAY);
+    CHECK_INT(k2.status, 201);
+    CHECK_STR(k2.location, "http://x/api/v1/documents/7");
+    CHECK_STR(k2.body, "{\"data\":{\"id\":7},\"status\":201}");
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "K", "d2", T + 20, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_MISMATCH);
+    /* a lease run out: the key is taken over; the old holder's token is stale */
+    idem_t old;
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "L", "d", T, LEASE, TTL, false, &t->a, &old), STORE_OK);
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "L", "d", T + LEASE - 1, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_BUSY);
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "L", "d", T + LEASE + 1, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_NEW);
+    CHECK(strcmp(k2.token, old.token) != 0);
+    CHECK_INT(t->ops->idem_finish(t->c, t->alice, "L", old.token, 201, NULL, "{}", T + TTL), STORE_STALE);
+    /* expired: free again, whatever the digest */
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "K", "d3", T + 11 + TTL, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_NEW);
+    /* pruning deletes expired keys only */
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "P", "d", T, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(t->ops->idem_finish(t->c, t->alice, "P", k2.token, 202, NULL, "{}", T + 50), STORE_OK);
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "Q", "d", T + 60, LEASE, TTL, true, &t->a, &k2), STORE_OK);
+    CHECK_INT(t->ops->idem_finish(t->c, t->alice, "P", k2.token, 202, NULL, "{}", T + 50), STORE_STALE);
+    CHECK_INT(t->ops->idem_begin(t->c, t->alice, "P", "other", T + 61, LEASE, TTL, false, &t->a, &k2), STORE_OK);
+    CHECK_INT(k2.state, IDEM_NEW); /* pruned (or expired): new */
+}
+
 /* ---- the suite ------------------------------------------------------------------------- */
 
 static void run_suite(const char *url)
@@ -1138,6 +1190,7 @@ static void run_suite(const char *url)
         test_jobs_lease(&t);
         test_jobs_concurrent(&t);
         test_rate(&t);
+        test_idem(&t);
         test_docs_completed(&t);
         test_updated_moves_forward(&t, url);
         test_writer(&t);
