@@ -10,7 +10,7 @@
 #include "core/assets.h"
 #include "core/config.h"
 #include "core/json.h"
-#include "gen/jobs.h"
+#include "records/records.h"
 #include "http/decode.h"
 #include "http/server.h"
 #include "media/media.h"
@@ -22,9 +22,8 @@ typedef struct {
     const cfg_t *cfg;
     store_t *store;
     media_t *media;
-    jobs_t *jobs;
+    records_t *records; /* the records service: every record operation goes through it */
     const provider_t *prov;
-    struct writer *writer; /* group commit of inline-generated documents (store/writer.h) */
     struct rcache *rcache; /* rendered records (api/rcache.h); NULL = none */
     ratelimit_t *rl;
     char *public_url; /* no trailing slash */
@@ -66,13 +65,9 @@ bool api_storage_full(app_t *app, http_req_t *r);
 
 /* ---- idempotency.c (API.md §11) ---- */
 
-/* For a create whose fields are decoded and valid: true when the request is answered
- * already (a replay, 409, 422 for the key, 503), false to go on (no key, or the key
- * taken for this request). */
-bool api_idem_begin(app_t *app, http_req_t *r, rec_kind_t kind, const kvlist_t *fields);
-/* The server's on_answer hook (http_opts_t): keeps a 201/202 under the request's key,
- * or frees the key. */
-void api_on_answer(void *app, http_req_t *r);
+/* Installs Idempotency-Key as the records service's create hook (records.h), so the
+ * inline, job and streamed creates all honour it. */
+void api_idempotency_install(app_t *app);
 
 /* Validation errors, in field order: {"message":{"f":["..."]},"status":422}. */
 typedef struct verr {
@@ -110,6 +105,8 @@ const char *param_value(verrs_t *v, const kvlist_t *f, const char *key, const ch
 void api_record_json(app_t *app, jw_t *w, const record_t *rec);
 /* {"data": record, "status": status} */
 void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *rec);
+/* {"data":<record>,"status":status} into out (what api_respond_record answers). */
+void api_render_record(app_t *app, buf_t *out, int status, const record_t *rec);
 
 /* ---- ratelimit.c ---- */
 ratelimit_t *ratelimit_new(long per_minute, bool shared_in_store);
@@ -129,6 +126,15 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind);
 void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+/* The JSON answer of a create whose outcome is known (201, 202, 502, 503, a hook's). */
+void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr);
+
+/* ---- stream.c (SSE, §10) ---- */
+/* True when the client asked for text/event-stream. */
+bool api_wants_stream(http_req_t *r);
+/* A streamed create (cr filled in and validated) and a streamed show. */
+void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr);
+void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 
 /* ---- static.c ---- */
 /* Answers a compiled-in file (ETag/304, gzip when accepted, the Cache-Control given). */

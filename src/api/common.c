@@ -351,16 +351,21 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
     jw_obj_end(w);
 }
 
-void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *rec)
+void api_render_record(app_t *app, buf_t *out, int status, const record_t *rec)
 {
-    buf_reset(&r->resp);
+    buf_reset(out);
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, out);
     jw_obj_begin(&w);
     jw_key(&w, "data");
     api_record_json(app, &w, rec);
     jw_key(&w, "status");
     jw_int(&w, status);
     jw_obj_end(&w);
+}
+
+void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *rec)
+{
+    api_render_record(app, &r->resp, status, rec);
     http_respond(r, status);
 }

@@ -153,6 +153,32 @@ class Idempotency(ServerTest):
         self.assertEqual(r.json["data"]["id"], listed[0]["id"])
 
 
+class Streamed(ServerTest):
+    server_args = ["--builtin-delay-ms", "300"]
+
+    def test_streamed_create_replays_its_json_201(self):
+        form = {"name": "streamed", "prompt": "a streamed tea post"}
+        r1 = self.req("POST", "/api/v1/documents", form=form,
+                      headers={"Accept": "text/event-stream", "Idempotency-Key": "k-sse"})
+        self.assertEqual(r1.status, 201, r1)
+        self.assertTrue(r1.header("Content-Type").startswith("text/event-stream"))
+        self.assertIn(b"event: done", r1.body)
+        loc = r1.header("Location")
+        # the replay is the kept JSON: the record as stored, status 201, not a stream
+        for accept in ("text/event-stream", "application/json"):
+            r = self.req("POST", "/api/v1/documents", form=form,
+                         headers={"Accept": accept, "Idempotency-Key": "k-sse"})
+            self.assertEqual((r.status, r.header("Idempotent-Replayed")), (201, "true"), r)
+            self.assertTrue(r.header("Content-Type").startswith("application/json"))
+            self.assertEqual(r.header("Location"), loc)
+            self.assertEqual(r.json["status"], 201)
+            self.assertEqual(self.srv.url(f"/api/v1/documents/{r.json['data']['id']}"), loc)
+        self.assertEqual(total(self.srv, self.alice), 1)
+        # the record itself finished: a GET has the whole text
+        done = poll_state(self.srv, self.alice, loc[len(self.srv.url("")):])
+        self.assertEqual(done["state"], "completed")
+
+
 class InFlight(ServerTest):
     server_args = ["--builtin-delay-ms", "1500"]
 
