@@ -110,8 +110,17 @@ static int serve(int argc, char **argv)
         goto out;
     }
     /* Alone on the directory (SQLite, locked), every temporary file is an interrupted
-     * write; shared (PostgreSQL), only old ones are sure to be. */
-    media_clean_temp(media, lockfd >= 0 ? 0 : 3600);
+     * write and every picture no record refers to was left by a crash; shared
+     * (PostgreSQL), only old ones are sure to be. */
+    double media_age = lockfd >= 0 ? 0 : 3600;
+    media_clean_temp(media, media_age);
+    arena_t ka;
+    arena_init(&ka);
+    const char **keys;
+    size_t nkeys;
+    if (c->ops->media_keys(c, &ka, &keys, &nkeys) == STORE_OK)
+        media_sweep(media, keys, nkeys, media_age);
+    arena_free(&ka);
     if (!(prov = provider_new(&cfg, err, sizeof(err)))) {
         log_error("provider: %s", err);
         goto out;

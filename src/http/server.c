@@ -628,7 +628,9 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
     pthread_mutex_init(&s->conns_mu, NULL);
     unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     s->d = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+        /* the logger first: messages about the options after it reach it too */
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
@@ -638,7 +640,7 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
                                           : (o->max_connections + 1) / 2),
         MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)o->connection_timeout, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+        MHD_OPTION_END);
     if (!s->d) {
         snprintf(err, errlen, "cannot listen on %s", o->listen);
         pthread_mutex_destroy(&s->conns_mu);

@@ -177,7 +177,10 @@ static bool temp_name(const char *name)
            strncmp(name + 1 + MEDIA_KEY_LEN, ".tmp-", 5) == 0;
 }
 
-int media_clean_temp(media_t *m, double min_age_s)
+/* Removes every regular file of the directory older than min_age_s whose name passes
+ * want. Returns how many. */
+static int scan(media_t *m, double min_age_s, bool (*want)(const char *name, void *arg),
+                void *arg)
 {
     int fd = dup(m->dirfd);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -191,7 +194,7 @@ int media_clean_temp(media_t *m, double min_age_s)
     time_t now = time(NULL);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (strlen(e->d_name) < 1 + MEDIA_KEY_LEN + 5 || !temp_name(e->d_name))
+        if (!want(e->d_name, arg))
             continue;
         struct stat st;
         if (fstatat(m->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
@@ -202,7 +205,52 @@ int media_clean_temp(media_t *m, double min_age_s)
             removed++;
     }
     closedir(d);
+    return removed;
+}
+
+static bool want_temp(const char *name, void *arg)
+{
+    (void)arg;
+    return strlen(name) >= 1 + MEDIA_KEY_LEN + 5 && temp_name(name);
+}
+
+int media_clean_temp(media_t *m, double min_age_s)
+{
+    int removed = scan(m, min_age_s, want_temp, NULL);
     if (removed)
         log_info("media: %d temporary file(s) of interrupted writes removed", removed);
+    return removed;
+}
+
+typedef struct {
+    const char *const *keys;
+    size_t n;
+} keyset_t;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "<32 hex>.png" that no record refers to */
+static bool want_orphan(const char *name, void *arg)
+{
+    keyset_t *ks = arg;
+    if (strlen(name) != MEDIA_KEY_LEN + 4 || strcmp(name + MEDIA_KEY_LEN, ".png") != 0 ||
+        !media_key_valid(name, MEDIA_KEY_LEN))
+        return false;
+    char key[MEDIA_KEY_LEN + 1];
+    memcpy(key, name, MEDIA_KEY_LEN);
+    key[MEDIA_KEY_LEN] = '\0';
+    const char *k = key;
+    return !bsearch(&k, ks->keys, ks->n, sizeof(*ks->keys), cmp_str);
+}
+
+int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s)
+{
+    keyset_t ks = {keys, n};
+    int removed = scan(m, min_age_s, want_orphan, &ks);
+    if (removed)
+        log_info("media: %d picture(s) without a record removed", removed);
     return removed;
 }

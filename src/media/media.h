@@ -30,6 +30,10 @@ bool media_space_low(media_t *m, uint64_t reserve);
  * uses the directory; with a shared directory another process may be writing one).
  * Returns how many were removed. */
 int media_clean_temp(media_t *m, double min_age_s);
+/* Removes the pictures (<key>.png) no record refers to — a crash between a picture's
+ * write and its record's commit leaves one — when older than min_age_s (as above).
+ * keys: every media key records refer to, sorted by strcmp. Returns how many. */
+int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s);
 /* Removes the file; 0 when removed or already gone. */
 int media_remove(media_t *m, const char *key);
 /* True when key has the exact form of a media key (so it cannot name a path). */

@@ -210,6 +210,7 @@ enum {
     S_JOB_PROGRESS,
     S_JOB_PARTIAL,
     S_NOTIFY,
+    S_MEDIA_KEYS,
     S_COUNT
 };
 
@@ -343,6 +344,9 @@ static const pg_stmt_t stmts[S_COUNT] = {
                       "DELETE FROM idempotency_keys"
                       " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
     [S_IDEM_PRUNE] = {"ink_idem_prune", 1, "DELETE FROM idempotency_keys WHERE expires_us < $1"},
+    [S_MEDIA_KEYS] = {"ink_media_keys", 0,
+                      "SELECT media_key FROM images WHERE media_key IS NOT NULL"
+                      " ORDER BY media_key COLLATE \"C\""},
 };
 
 /* List statements: one per combination of these bits. */
@@ -1459,6 +1463,27 @@ static int pg_notify(store_conn_t *sc, const char *payload)
     return STORE_OK;
 }
 
+static int pg_media_keys(store_conn_t *sc, arena_t *a, const char ***keys, size_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    *keys = NULL;
+    *n = 0;
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_MEDIA_KEYS, NULL, &r)) != STORE_OK)
+        return rc;
+    int rows = PQntuples(r);
+    const char **v = arena_alloc(a, (size_t)(rows ? rows : 1) * sizeof(*v));
+    for (int i = 0; i < rows; i++)
+        v[i] = col_str(r, i, 0, a);
+    PQclear(r);
+    *keys = v;
+    *n = (size_t)rows;
+    return STORE_OK;
+}
+
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
     .connect = pg_connect,
@@ -1485,6 +1510,7 @@ const store_ops_t store_postgres_ops = {
     .idem_begin = pg_idem_begin,
     .idem_finish = pg_idem_finish,
     .idem_abort = pg_idem_abort,
+    .media_keys = pg_media_keys,
     .job_progress = pg_job_progress,
     .record_partial = pg_record_partial,
     .notify = pg_notify,

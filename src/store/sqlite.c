@@ -205,6 +205,7 @@ enum {
     ST_IDEM_FINISH,
     ST_IDEM_ABORT,
     ST_IDEM_PRUNE,
+    ST_MEDIA_KEYS,
     ST_COUNT
 };
 
@@ -298,6 +299,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_IDEM_ABORT] = "DELETE FROM idempotency_keys "
                       "WHERE user_id = ?1 AND idem_key = ?2 AND token = ?3 AND state = 0",
     [ST_IDEM_PRUNE] = "DELETE FROM idempotency_keys WHERE expires_us < ?1",
+    [ST_MEDIA_KEYS] = "SELECT media_key FROM images WHERE media_key IS NOT NULL "
+                      "ORDER BY media_key COLLATE BINARY",
 };
 
 /* ---- list statements: bit keys over fixed fragments ---------------------------------- */
@@ -1731,6 +1734,38 @@ static int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, c
     return tx_end(c, rc);
 }
 
+/* ---- media keys ---------------------------------------------------------------------- */
+
+static int sq_media_keys(store_conn_t *conn, arena_t *a, const char ***keys, size_t *n)
+{
+    sq_conn_t *c = sq(conn);
+    *keys = NULL;
+    *n = 0;
+    int rc = tx_begin_read(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, ST_MEDIA_KEYS, &st)) != STORE_OK)
+        return tx_end(c, rc);
+    size_t cap = 0;
+    const char **v = NULL;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            const char **grown = arena_alloc(a, cap * sizeof(*grown));
+            if (*n)
+                memcpy(grown, v, *n * sizeof(*grown));
+            v = grown;
+        }
+        v[(*n)++] = col_text(st, 0, a);
+    }
+    rc = step == SQLITE_DONE ? STORE_OK : sq_error(c, step, "media_keys");
+    stmt_done(st);
+    *keys = v;
+    return tx_end(c, rc);
+}
+
 const store_ops_t store_sqlite_ops = {
     .name = "sqlite",
     .list_probes = true,
@@ -1764,4 +1799,5 @@ const store_ops_t store_sqlite_ops = {
     .idem_begin = sq_idem_begin,
     .idem_finish = sq_idem_finish,
     .idem_abort = sq_idem_abort,
+    .media_keys = sq_media_keys,
 };

@@ -255,6 +255,10 @@ typedef struct store_ops {
                        int status, const char *location, const char *body, int64_t expires_us);
     int (*idem_abort)(store_conn_t *c, int64_t user_id, const char *key, const char *token);
 
+    /* Every media key an image refers to (any user), sorted by strcmp, strings in a:
+     * what a starting server checks the media directory against (main.c). */
+    int (*media_keys)(store_conn_t *c, arena_t *a, const char ***keys, size_t *n);
+
     /* Optional (NULL when one process owns the store): events between processes.
      * job_progress keeps the text so far of a running job (while the token matches,
      * else STALE) and sends payload to the listeners, in one statement.

@@ -31,18 +31,26 @@ class Backup(unittest.TestCase):
 
     def check_restored(self, srv, key, before):
         for kind in ("documents", "images"):
-            listed = {d["id"]: d for d in srv.request("GET", f"/api/v1/{kind}?per_page=100", key=key).json["data"]}
             for rec in before[kind]:
-                self.assertIn(rec["id"], listed, (kind, rec["id"]))
-                got = listed[rec["id"]]
+                r = srv.request("GET", f"/api/v1/{kind}/{rec['id']}", key=key)
+                self.assertEqual(r.status, 200, (kind, rec["id"]))
+                got = r.json["data"]
                 self.assertEqual((got["name"], got["state"]), (rec["name"], "completed"))
                 if kind == "documents":
                     self.assertEqual(got["result"], rec["result"])
-            if kind == "images":
-                for got in listed.values():  # every image of the backup has its picture
-                    r = srv.request("GET", got["url"][len(srv.url("")):])
-                    self.assertEqual(r.status, 200, got["url"])
-                    self.assertEqual(check_png(r.body), (1024, 1024))
+                else:
+                    self.assertEqual(got["url"].rsplit("/", 1)[1], rec["url"].rsplit("/", 1)[1])
+        # every image of the backup (those made during it too) has its picture
+        page = 1
+        while True:
+            body = srv.request("GET", f"/api/v1/images?per_page=100&page={page}", key=key).json
+            for got in body["data"]:
+                r = srv.request("GET", got["url"][len(srv.url("")):])
+                self.assertEqual(r.status, 200, got["url"])
+                self.assertEqual(check_png(r.body), (1024, 1024))
+            if page >= body["meta"]["last_page"]:
+                break
+            page += 1
 
     def test_backup_while_serving_then_restore(self):
         srv = Server().start()

@@ -1,7 +1,7 @@
 """HTTP and input edge cases found by a hostile client (issue 14): page overflow,
 NUL in JSON fields, absolute-form request lines (RFC 9112 §3.2.2), a client that
 half-closes after its request, one address holding many connections, and temporary
-media files of interrupted writes."""
+media files of interrupted writes and pictures without a record."""
 import json
 import os
 import socket
@@ -48,6 +48,21 @@ class Edges(ServerTest):
         self.assertEqual((r.status, r.json["meta"]["current_page"], r.json["data"]), (200, 9223372036854775807, []))
         r = self.req("GET", "/api/v1/documents?page=9223372036854775808")
         self.assertEqual((r.status, r.json["meta"]["current_page"]), (200, 1))
+
+    def test_refusals_inside_libmicrohttpd_leave_a_log_line(self):
+        # 240 query parameters overflow the connection's memory pool after its head was
+        # read: the library closes without an answer (docs/design.md "HTTP edge cases");
+        # the log says so. A bad chunk size gets its 400 and a log line too.
+        q = "&".join(f"a{i}=1" for i in range(240))
+        out = raw(self.srv.port, f"GET /healthz?{q} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        self.assertTrue(out == b"" or out.startswith(b"HTTP/1.1 4"), out[:100])
+        out = raw(self.srv.port, b"POST /api/v1/documents HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                                 b"Connection: close\r\n\r\nZZ\r\nabc\r\n0\r\n\r\n")
+        self.assertTrue(out.startswith(b"HTTP/1.1 400"), out[:100])
+        time.sleep(0.3)
+        log = self.srv.read_log()
+        self.assertIn("http: Not enough memory in pool", log)
+        self.assertIn("chunked encoding was syntactically incorrect", log)
 
     def test_nul_in_a_json_string_names_the_field(self):
         body = '{"name":"a\\u0000b","prompt":"fine"}'
@@ -154,7 +169,8 @@ class TempMediaFiles(ServerTest):
         srv.kill()
         junk = "." + "ab" * 16 + ".tmp-0123456789abcdef"
         other = "keep-me.tmp-1"
-        for name in (junk, other):
+        orphan = "ef" * 16 + ".png"  # a picture whose record never committed
+        for name in (junk, other, orphan):
             with open(os.path.join(media, name), "wb") as f:
                 f.write(b"half a picture")
         if BACKEND == "postgres":
@@ -164,14 +180,21 @@ class TempMediaFiles(ServerTest):
                 f.write(b"another server's write in progress")
             old = time.time() - 7200
             os.utime(os.path.join(media, junk), (old, old))
+            os.utime(os.path.join(media, orphan), (old, old))
+            young_png = "12" * 16 + ".png"
+            with open(os.path.join(media, young_png), "wb") as f:
+                f.write(b"another server's picture, its record about to commit")
         srv2 = Server(data_dir=srv.data_dir, database=srv.database).start()
         try:
             names = os.listdir(media)
             self.assertNotIn(junk, names)
+            self.assertNotIn(orphan, names)
             self.assertIn(other, names)  # not a name media_put writes: not ours to remove
             if BACKEND == "postgres":
                 self.assertIn(young, names)
-            pngs = [n for n in names if n.endswith(".png")]
+                self.assertIn(young_png, names)
+                os.unlink(os.path.join(media, young_png))
+            pngs = [n for n in os.listdir(media) if n.endswith(".png")]
             self.assertEqual(len(pngs), 1)
             img = srv2.request("GET", f"/api/v1/images/{r.json['data']['id']}", key=key).json["data"]
             self.assertEqual(srv2.request("GET", img["url"][len(srv2.url("")):]).status, 200)
