@@ -41,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "http"))
 import harness  # noqa: E402
+from test_diskfull import fill  # noqa: E402
 
 CLIENTS = 4
 ACTIVE_STATES = ("queued", "generating")
@@ -353,6 +354,14 @@ class Pg:
                            capture_output=True, text=True, check=True)
         self.url = p.stdout.strip().splitlines()[-1]
         harness.PG_URL = self.url
+        # The test cluster trades durability for speed (synchronous_commit off: a commit
+        # is acknowledged before its WAL is written). Killing the server would then lose
+        # acknowledged commits by PostgreSQL's own design, not inkwell's: turn it on.
+        # (fsync stays off: the machine itself does not crash here.)
+        subprocess.run(["psql", self.url, "-qAtc", "ALTER SYSTEM SET synchronous_commit = on"],
+                       check=True, capture_output=True)
+        subprocess.run(["psql", self.url, "-qAtc", "SELECT pg_reload_conf()"], check=True,
+                       capture_output=True)
         bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
         self.pg_ctl = bins[-1]
 
@@ -373,21 +382,6 @@ class Pg:
     def stop(self):
         subprocess.run([os.path.join(ROOT, "scripts", "pg-test.sh"), "stop", self.dir],
                        capture_output=True)
-
-
-def fill(path):
-    f = os.path.join(path, "filler")
-    fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        for size in (1 << 20, 65536, 4096, 512, 1):
-            try:
-                while True:
-                    os.write(fd, b"\0" * size)
-            except OSError:
-                pass
-    finally:
-        os.close(fd)
-    return f
 
 
 def full_disk_phase(stats):
