@@ -3,7 +3,8 @@
  * Order for /api/v1: authentication (401; bad keys are rate limited per client
  * address), the key's rate limit (429), then the route: an unknown path is 404,
  * a known path with another method 405 with Allow, an {id} that is not a positive
- * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png. */
+ * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png, and the
+ * web app (/ and its compiled-in files, api/web.c), all without auth. */
 #include "api/api.h"
 
 #include "auth/keys.h"
@@ -131,9 +132,21 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
             *allowed = M_GET | M_POST;
             return m == M_GET ? ROUTE_LIST : m == M_POST ? ROUTE_STORE : ROUTE_NOT_ALLOWED;
         }
-        if (*tail != '/' || !parse_id(tail + 1, strlen(tail + 1), id)) {
+        if (*tail != '/') {
             *id = 0;
             return ROUTE_NOT_FOUND;
+        }
+        /* {id}/export: documents only (§12) */
+        const char *sub = strchr(tail + 1, '/');
+        size_t idlen = sub ? (size_t)(sub - tail - 1) : strlen(tail + 1);
+        if (!parse_id(tail + 1, idlen, id) ||
+            (sub && (*kind != KIND_DOC || strcmp(sub, "/export") != 0))) {
+            *id = 0;
+            return ROUTE_NOT_FOUND;
+        }
+        if (sub) {
+            *allowed = M_GET;
+            return m == M_GET ? ROUTE_EXPORT : ROUTE_NOT_ALLOWED;
         }
         *allowed = M_GET | M_PUT | M_PATCH | M_DELETE;
         switch (m) {
@@ -151,6 +164,10 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
     if (strncmp(path, "/media/", 7) == 0) {
         *allowed = M_GET;
         return m == M_GET ? ROUTE_MEDIA : ROUTE_NOT_ALLOWED;
+    }
+    if (strncmp(path, "/api/", 5) != 0 && api_web_asset(path)) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_WEB : ROUTE_NOT_ALLOWED;
     }
     return ROUTE_NOT_FOUND;
 }
@@ -192,9 +209,11 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_SHOW: api_records_show(app, r, kind, id); break;
     case ROUTE_UPDATE: api_records_update(app, r, kind, id); break;
     case ROUTE_DELETE: api_records_delete(app, r, kind, id); break;
+    case ROUTE_EXPORT: api_export(app, r, id); break;
     case ROUTE_TEMPLATES: api_templates(app, r); break;
     case ROUTE_HEALTHZ: api_healthz(app, r); break;
     case ROUTE_READYZ: api_readyz(app, r); break;
     case ROUTE_MEDIA: api_media(app, r, r->path + 7); break;
+    case ROUTE_WEB: api_web(app, r); break;
     }
 }

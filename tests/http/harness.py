@@ -19,6 +19,8 @@ PG_URL = os.environ.get("INKWELL_TEST_PG_URL")
 LOGDIR = os.environ.get("INKWELL_TEST_LOGDIR", tempfile.gettempdir())
 VALGRIND = os.environ.get("INKWELL_TEST_VALGRIND") == "1"
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
+# valgrind.supp and lsan.supp: leaks inside third-party libraries that we cannot free
+SUPPRESSIONS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def free_port():
@@ -66,6 +68,10 @@ class Server:
             database = pg_database()
         self.database = database
         self.env = dict(os.environ, **(env or {}))
+        lsan = self.env.get("LSAN_OPTIONS", "")
+        if "suppressions=" not in lsan:
+            self.env["LSAN_OPTIONS"] = (lsan + ":" if lsan else "") + \
+                f"suppressions={SUPPRESSIONS}/lsan.supp"
         self.proc = None
         self.port = None
         self.log_path = None
@@ -85,7 +91,8 @@ class Server:
         if VALGRIND:
             # any memory error or definite leak makes the server exit 99 at its stop
             cmd = ["valgrind", "--quiet", "--error-exitcode=99", "--leak-check=full",
-                   "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite"] + cmd
+                   "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite",
+                   "--num-callers=24", f"--suppressions={SUPPRESSIONS}/valgrind.supp"] + cmd
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=self.env)
         deadline = time.time() + (90 if VALGRIND else 15)
         while time.time() < deadline:
