@@ -38,21 +38,17 @@ records_t *records_start(const records_deps_t *deps)
 {
     records_t *s = xcalloc(1, sizeof(*s));
     s->d = *deps;
-    double ka = deps->cfg->stream_keepalive > 0 ? deps->cfg->stream_keepalive : 15;
-    double tick = ka / 5 < 1 ? ka / 5 : 1;
-    if (tick < 0.05)
-        tick = 0.05;
-    s->hub = hub_new(tick);
+    s->hub = hub_new(records_tick_s(s));
     if (store_shared(deps->store))
         s->remote = remote_start(s);
     return s;
 }
 
+/* Ticks time the waits (--wait-limit, to RECORDS_TICK_S) and the keep-alives. */
 double records_tick_s(records_t *s)
 {
-    double ka = s->d.cfg->stream_keepalive > 0 ? s->d.cfg->stream_keepalive : 15;
-    double tick = ka / 5 < 1 ? ka / 5 : 1;
-    return tick < 0.05 ? 0.05 : tick;
+    (void)s;
+    return RECORDS_TICK_S;
 }
 
 void records_set_jobs(records_t *s, struct jobs *jobs)
