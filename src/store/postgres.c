@@ -155,6 +155,27 @@ static const char *const migrations[] = {
     "  ON documents FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
     "CREATE TRIGGER images_count_upd AFTER UPDATE OF name, favorite, resolution, style"
     "  ON images FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
+    /* 5 (safety): the rate limit's GCRA state, one theoretical arrival time per bucket,
+     * instead of fixed-window counts. */
+    "DROP TABLE rate_hits;"
+    "CREATE TABLE rate_tat ("
+    "  bucket TEXT PRIMARY KEY,"
+    "  tat_us BIGINT NOT NULL,"
+    "  allowed BOOLEAN NOT NULL);",
+    /* 6 (safety): idempotency keys (API.md §11); state 0 in progress, 1 done */
+    "CREATE TABLE idempotency_keys ("
+    "  user_id BIGINT NOT NULL,"
+    "  idem_key TEXT NOT NULL,"
+    "  digest TEXT NOT NULL,"
+    "  token TEXT NOT NULL,"
+    "  state SMALLINT NOT NULL,"
+    "  status INTEGER,"
+    "  location TEXT,"
+    "  body TEXT,"
+    "  lease_until_us BIGINT NOT NULL,"
+    "  expires_us BIGINT NOT NULL,"
+    "  PRIMARY KEY (user_id, idem_key));"
+    "CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_us);",
 };
 
 /* ---- statements ------------------------------------------------------------------ */
@@ -201,9 +222,16 @@ enum {
     S_JOB_FAIL,
     S_JOB_COUNT,
     S_RATE_HIT,
+    S_RATE_PRUNE,
+    S_IDEM_TAKE,
+    S_IDEM_GET,
+    S_IDEM_FINISH,
+    S_IDEM_ABORT,
+    S_IDEM_PRUNE,
     S_JOB_PROGRESS,
     S_JOB_PARTIAL,
     S_NOTIFY,
+    S_MEDIA_KEYS,
     S_COUNT
 };
 
@@ -305,12 +333,40 @@ static const pg_stmt_t stmts[S_COUNT] = {
                     JOB_FINISH("state = 'failed', error = $3::text, " BUMP("$4"),
                                "state = 'failed', error = $3::text, " BUMP("$4"))},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
-    /* also drops this bucket's windows older than window - 1 */
-    [S_RATE_HIT] = {"ink_rate_hit", 2,
-                    "WITH old AS (DELETE FROM rate_hits WHERE bucket = $1 AND \"window\" < $2 - 1)"
-                    " INSERT INTO rate_hits (bucket, \"window\", count) VALUES ($1, $2, 1)"
-                    " ON CONFLICT (bucket, \"window\") DO UPDATE SET count = rate_hits.count + 1"
-                    " RETURNING count"},
+    /* $1 bucket, $2 now, $3 interval, $4 period; SET reads the row as it was */
+    [S_RATE_HIT] = {"ink_rate_gcra", 4,
+                    "INSERT INTO rate_tat AS t (bucket, tat_us, allowed)"
+                    " VALUES ($1, $2::bigint + $3::bigint, $3::bigint <= $4::bigint)"
+                    " ON CONFLICT (bucket) DO UPDATE SET"
+                    " allowed = GREATEST(t.tat_us, $2::bigint) + $3::bigint - $2::bigint <= $4::bigint,"
+                    " tat_us = CASE WHEN GREATEST(t.tat_us, $2::bigint) + $3::bigint - $2::bigint"
+                    " <= $4::bigint THEN GREATEST(t.tat_us, $2::bigint) + $3::bigint ELSE t.tat_us END"
+                    " RETURNING tat_us, allowed"},
+    [S_RATE_PRUNE] = {"ink_rate_prune", 1, "DELETE FROM rate_tat WHERE tat_us < $1"},
+    /* $1 user, $2 key, $3 digest, $4 token, $5 lease until, $6 expires, $7 now */
+    [S_IDEM_TAKE] = {"ink_idem_take", 7,
+                     "INSERT INTO idempotency_keys AS k (user_id, idem_key, digest, token, state,"
+                     " lease_until_us, expires_us) VALUES ($1, $2, $3, $4, 0, $5, $6)"
+                     " ON CONFLICT (user_id, idem_key) DO UPDATE SET digest = excluded.digest,"
+                     " token = excluded.token, state = 0, status = NULL, location = NULL,"
+                     " body = NULL, lease_until_us = excluded.lease_until_us,"
+                     " expires_us = excluded.expires_us"
+                     " WHERE k.expires_us < $7::bigint OR (k.state = 0 AND k.lease_until_us < $7::bigint)"
+                     " RETURNING token"},
+    [S_IDEM_GET] = {"ink_idem_get", 2,
+                    "SELECT digest, state, status, location, body FROM idempotency_keys"
+                    " WHERE user_id = $1 AND idem_key = $2"},
+    [S_IDEM_FINISH] = {"ink_idem_finish", 7,
+                       "UPDATE idempotency_keys SET state = 1, status = $4, location = $5,"
+                       " body = $6, expires_us = $7"
+                       " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
+    [S_IDEM_ABORT] = {"ink_idem_abort", 3,
+                      "DELETE FROM idempotency_keys"
+                      " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
+    [S_IDEM_PRUNE] = {"ink_idem_prune", 1, "DELETE FROM idempotency_keys WHERE expires_us < $1"},
+    [S_MEDIA_KEYS] = {"ink_media_keys", 0,
+                      "SELECT media_key FROM images WHERE media_key IS NOT NULL"
+                      " ORDER BY media_key COLLATE \"C\""},
 };
 
 
@@ -899,6 +955,19 @@ static int pg_record_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int
     return pg_one_record(c, kind == KIND_DOC ? S_DOC_GET : S_IMG_GET, p, kind, a, out);
 }
 
+/* The record cache's probe on PostgreSQL: the row comes whole in the one round trip
+ * either way; a version the caller holds is not rendered again. */
+static int pg_record_get_probed(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                                record_probe_fn probe, void *probe_arg, arena_t *a,
+                                record_t *out)
+{
+    int rc = pg_record_get(sc, kind, user_id, id, a, out);
+    if (rc == STORE_OK && probe(probe_arg, kind, out->id, out->updated_us))
+        *out = (record_t){.kind = kind, .id = out->id, .updated_us = out->updated_us,
+                          .probed = true};
+    return rc;
+}
+
 static int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
                             const record_patch_t *pt, arena_t *a, record_t *out)
 {
@@ -942,20 +1011,21 @@ static int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, 
 /* ---- lists ----------------------------------------------------------------------- */
 
 /* The WHERE clause of key k; parameters are numbered from $1 (user_id) in the order
- * list_run() fills them. */
-static void list_where(buf_t *b, unsigned k)
+ * list_run() fills them. Without search, the search's parameter keeps its number. */
+static void list_where(buf_t *b, unsigned k, bool search)
 {
     int n = 1;
     buf_puts(b, " WHERE user_id = $1");
     if (k & LQ_SEARCH)
+        ++n;
+    if ((k & LQ_SEARCH) && search)
         /* lower() under the "C" collation folds A-Z only, like SQLite's LIKE; the
          * pattern comes lowered the same way. The expression is that of the trigram
-         * indexes of migration 3, which PostgreSQL re-checks for every candidate; a
+         * indexes of migration 4, which PostgreSQL re-checks for every candidate; a
          * short search, which they cannot serve (a GIN scan of every entry), spells it
          * so that they are not used. */
-        buf_printf(b, " AND lower(%s%s COLLATE \"C\") LIKE $%d ESCAPE '\\'",
-                   k & LQ_SEARCH_RESULT ? "result" : "name", k & LQ_INDEXED ? "" : " || ''",
-                   ++n);
+        buf_printf(b, " AND lower(%s%s COLLATE \"C\") LIKE $2 ESCAPE '\\'",
+                   k & LQ_SEARCH_RESULT ? "result" : "name", k & LQ_INDEXED ? "" : " || ''");
     if (k & LQ_FILTER)
         buf_printf(b, k & LQ_IMG ? " AND resolution = $%d::text" : " AND template_id = $%d::int",
                    ++n);
@@ -971,32 +1041,55 @@ static int list_where_nparams(unsigned k)
     return 1 + !!(k & LQ_SEARCH) + !!(k & LQ_FILTER) + !!(k & LQ_STYLE) + !!(k & LQ_FAVORITE);
 }
 
+/* How many rows of the order an indexed search looks through first (see
+ * pg_record_list), for pages ending this early in the order. */
+#define WINDOW_ROWS 1000
+#define WINDOW_MAX_END 100
+
 /* Builds the SQL of key k from fixed fragments only. Every statement also returns, as
  * its last two columns and from the same snapshot, the user's record count and
- * version (migration 3); LQ_COUNT adds the count of the key's rows before them. */
+ * version; LQ_COUNT adds the count of the key's rows before them.
+ *
+ * An indexed search (LQ_INDEXED) gets its candidates from the trigram index in a
+ * materialized CTE, so the planner cannot trade the index for a walk down the id or
+ * name order that hopes to meet the page's rows early (with a LIMIT, a rare word would
+ * walk every row). LQ_WINDOW is that hope made bounded: the page among the first
+ * WINDOW_ROWS rows of the order only. */
 static char *list_sql(unsigned k)
 {
     const char *table = k & LQ_IMG ? "images" : "documents";
+    const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     buf_t where, b;
     buf_init(&where);
     buf_init(&b);
-    list_where(&where, k);
-    char counts[160];
+    list_where(&where, k, !(k & LQ_WINDOW));
+    char counts[160], order[96];
     snprintf(counts, sizeof(counts),
              "(SELECT n FROM record_counts WHERE user_id = $1 AND kind = %d), "
              "(SELECT version FROM record_counts WHERE user_id = $1 AND kind = %d)",
              k & LQ_IMG ? 1 : 0, k & LQ_IMG ? 1 : 0);
-    if (k & LQ_COUNT) {
+    if (k & LQ_BY_NAME)
+        snprintf(order, sizeof(order), "name COLLATE \"C\" %s, id %s", dir, dir);
+    else
+        snprintf(order, sizeof(order), "id %s", dir);
+    int n = list_where_nparams(k);
+    const char *cols = k & LQ_IMG ? IMG_COLS : DOC_COLS;
+    if (k & LQ_COUNT)
         buf_printf(&b, "SELECT (SELECT count(*) FROM %s%s), %s", table, buf_cstr(&where), counts);
-    } else {
-        const char *dir = k & LQ_ASC ? "ASC" : "DESC";
-        int n = list_where_nparams(k);
-        buf_printf(&b, "SELECT %s, %s FROM %s%s ORDER BY ", k & LQ_IMG ? IMG_COLS : DOC_COLS,
-                   counts, table, buf_cstr(&where));
-        if (k & LQ_BY_NAME)
-            buf_printf(&b, "name COLLATE \"C\" %s, ", dir);
-        buf_printf(&b, "id %s LIMIT $%d OFFSET $%d", dir, n + 1, n + 2);
-    }
+    else if (k & LQ_WINDOW)
+        buf_printf(&b, "SELECT %s, %s FROM (SELECT * FROM %s%s ORDER BY %s LIMIT %d) w"
+                       " WHERE lower(%s COLLATE \"C\") LIKE $2 ESCAPE '\\'"
+                       " ORDER BY %s LIMIT $%d OFFSET $%d",
+                   cols, counts, table, buf_cstr(&where), order, WINDOW_ROWS,
+                   k & LQ_SEARCH_RESULT ? "result" : "name", order, n + 1, n + 2);
+    else if (k & LQ_INDEXED)
+        buf_printf(&b, "WITH m AS MATERIALIZED (SELECT id FROM %s%s)"
+                       " SELECT %s, %s FROM m JOIN %s USING (id) ORDER BY %s"
+                       " LIMIT $%d OFFSET $%d",
+                   table, buf_cstr(&where), cols, counts, table, order, n + 1, n + 2);
+    else
+        buf_printf(&b, "SELECT %s, %s FROM %s%s ORDER BY %s LIMIT $%d OFFSET $%d", cols, counts,
+                   table, buf_cstr(&where), order, n + 1, n + 2);
     buf_free(&where);
     return buf_steal(&b);
 }
@@ -1065,13 +1158,36 @@ static int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t 
     int64_t offset = page - 1 > INT64_MAX / per_page ? INT64_MAX : (page - 1) * per_page;
     num_t lim = num_i64(per_page), off = num_i64(offset);
     unsigned k = store_list_key(kind, q);
-    PGresult *r;
-    if ((rc = list_run(c, k, q, lim.s, off.s, a, &r)) != STORE_OK)
-        return rc;
-    size_t rows = (size_t)PQntuples(r);
+    PGresult *r = NULL;
+    size_t rows = 0;
+    if ((k & LQ_INDEXED) && offset + per_page <= WINDOW_MAX_END) {
+        /* a common word fills its page among the first rows of the order */
+        if ((rc = list_run(c, k | LQ_WINDOW, q, lim.s, off.s, a, &r)) != STORE_OK)
+            return rc;
+        rows = (size_t)PQntuples(r);
+        if (rows < (size_t)per_page) {
+            PQclear(r);
+            r = NULL;
+        }
+    }
+    if (!r) {
+        if ((rc = list_run(c, k, q, lim.s, off.s, a, &r)) != STORE_OK)
+            return rc;
+        rows = (size_t)PQntuples(r);
+    }
     record_t *items = arena_alloc(a, (rows ? rows : 1) * sizeof(*items));
-    for (size_t i = 0; i < rows; i++)
+    for (size_t i = 0; i < rows; i++) {
+        if (q->probe) {
+            /* id and updated_us first: a held version needs nothing else */
+            items[i] = (record_t){.kind = kind, .id = col_i64(r, (int)i, 0),
+                                  .updated_us = col_i64(r, (int)i, 7)};
+            if (q->probe(q->probe_arg, kind, items[i].id, items[i].updated_us)) {
+                items[i].probed = true;
+                continue;
+            }
+        }
         row_record(r, (int)i, kind, a, &items[i]);
+    }
     int64_t total = 0;
     if (rows > 0 && rows < (size_t)per_page) {
         total = offset + (int64_t)rows; /* the last page tells the total */
@@ -1236,20 +1352,123 @@ static int pg_job_count(store_conn_t *sc, int64_t *n)
 
 /* ---- rate limiting --------------------------------------------------------------- */
 
-static int pg_rate_hit(store_conn_t *sc, const char *bucket, int64_t window, int64_t *count)
+static int pg_rate_gcra(store_conn_t *sc, const char *bucket, int64_t now_us, int64_t interval_us,
+                        int64_t period_us, bool prune, int64_t *tat_us, bool *allowed)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
     PGresult *r;
-    num_t w = num_i64(window);
-    const char *p[] = {bucket, w.s};
+    num_t now = num_i64(now_us), iv = num_i64(interval_us), per = num_i64(period_us);
+    if (prune) {
+        const char *pp[] = {now.s};
+        if ((rc = pg_run(c, S_RATE_PRUNE, pp, &r)) != STORE_OK)
+            return rc;
+        PQclear(r);
+    }
+    const char *p[] = {bucket, now.s, iv.s, per.s};
     if ((rc = pg_run(c, S_RATE_HIT, p, &r)) != STORE_OK)
         return rc;
-    *count = col_i64(r, 0, 0);
+    *tat_us = col_i64(r, 0, 0);
+    const char *a = PQgetvalue(r, 0, 1);
+    *allowed = a && a[0] == 't';
     PQclear(r);
     return STORE_OK;
+}
+
+/* ---- idempotency keys ------------------------------------------------------------ */
+
+#define PG_IDEM_TRIES 4 /* a key freed between the take and the read is taken again */
+
+static int pg_idem_begin(store_conn_t *sc, int64_t user_id, const char *key, const char *digest,
+                         int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
+                         idem_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    memset(out, 0, sizeof(*out));
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    num_t uid = num_i64(user_id), now = num_i64(now_us), lease = num_i64(now_us + lease_us),
+          exp = num_i64(now_us + ttl_us);
+    if (prune) {
+        const char *pp[] = {now.s};
+        if ((rc = pg_run(c, S_IDEM_PRUNE, pp, &r)) != STORE_OK)
+            return rc;
+        PQclear(r);
+    }
+    for (int tries = 0; tries < PG_IDEM_TRIES; tries++) {
+        /* one statement: taken atomically, or held by someone (the row lock of the
+         * upsert makes a concurrent first use wait for the other's outcome) */
+        random_hex(out->token, 16);
+        const char *p[] = {uid.s, key, digest, out->token, lease.s, exp.s, now.s};
+        if ((rc = pg_run(c, S_IDEM_TAKE, p, &r)) != STORE_OK)
+            return rc;
+        bool taken = PQntuples(r) == 1;
+        PQclear(r);
+        if (taken) {
+            out->state = IDEM_NEW;
+            return STORE_OK;
+        }
+        const char *g[] = {uid.s, key};
+        if ((rc = pg_run(c, S_IDEM_GET, g, &r)) != STORE_OK)
+            return rc;
+        if (PQntuples(r) == 0) { /* aborted meanwhile: try to take it again */
+            PQclear(r);
+            continue;
+        }
+        if (strcmp(PQgetvalue(r, 0, 0), digest) != 0) {
+            out->state = IDEM_MISMATCH;
+        } else if (col_i64(r, 0, 1) == 0) {
+            out->state = IDEM_BUSY;
+        } else {
+            out->state = IDEM_REPLAY;
+            out->status = (int)col_i64(r, 0, 2);
+            out->location = col_str(r, 0, 3, a);
+            out->body = col_str(r, 0, 4, a);
+            if (!out->body)
+                out->body = "";
+        }
+        PQclear(r);
+        return STORE_OK;
+    }
+    out->state = IDEM_BUSY; /* taken and freed again and again: say it is busy */
+    return STORE_OK;
+}
+
+static int pg_idem_finish(store_conn_t *sc, int64_t user_id, const char *key, const char *token,
+                          int status, const char *location, const char *body, int64_t expires_us)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id), st = num_i64(status), exp = num_i64(expires_us);
+    const char *p[] = {uid.s, key, token, st.s, location, body, exp.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_IDEM_FINISH, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_idem_abort(store_conn_t *sc, int64_t user_id, const char *key, const char *token)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id);
+    const char *p[] = {uid.s, key, token};
+    PGresult *r;
+    if ((rc = pg_run(c, S_IDEM_ABORT, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
 }
 
 /* ---- events of other processes (records/remote.c) ---- */
@@ -1306,8 +1525,31 @@ static int pg_notify(store_conn_t *sc, const char *payload)
     return STORE_OK;
 }
 
+static int pg_media_keys(store_conn_t *sc, arena_t *a, const char ***keys, size_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    *keys = NULL;
+    *n = 0;
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_MEDIA_KEYS, NULL, &r)) != STORE_OK)
+        return rc;
+    int rows = PQntuples(r);
+    const char **v = arena_alloc(a, (size_t)(rows ? rows : 1) * sizeof(*v));
+    for (int i = 0; i < rows; i++)
+        v[i] = col_str(r, i, 0, a);
+    PQclear(r);
+    *keys = v;
+    *n = (size_t)rows;
+    return STORE_OK;
+}
+
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
+    .list_probes = true,
+    .record_get_probed = pg_record_get_probed,
     STORE_OPS_COMMON(pg),
     .job_progress = pg_job_progress,
     .record_partial = pg_record_partial,

@@ -125,15 +125,15 @@ static const char *const migrations[] = {
     /* 3: the search index. Contentless FTS5 tables with the trigram tokenizer hold the
      * searched columns folded by lower() (A-Z only without ICU, exactly the contract's
      * folding), case-sensitively, so a phrase of three or more characters finds exactly
-     * the rows whose folded column contains it. Triggers keep them in step in the
-     * writing transaction; a contentless row is deleted with the values it was given. */
+     * the rows whose folded column contains it, in step with the records in the writing
+     * transaction: a new record's row is inserted by the store's own statement
+     * (insert_record; as a trigger, FTS5 flushed its pending terms to a new segment at
+     * each row's statement savepoint: three to five times the cost), changes and
+     * deletes by triggers (a contentless row is deleted with the values it was given). */
     "CREATE VIRTUAL TABLE documents_fts USING fts5(sname, sresult, content='', columnsize=0,"
     "  tokenize='trigram case_sensitive 1');"
     "INSERT INTO documents_fts(rowid, sname, sresult)"
     "  SELECT id, lower(name), lower(result) FROM documents;"
-    "CREATE TRIGGER documents_fts_ins AFTER INSERT ON documents BEGIN"
-    "  INSERT INTO documents_fts(rowid, sname, sresult)"
-    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
     "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents BEGIN"
     "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
     "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result)); END;"
@@ -146,8 +146,6 @@ static const char *const migrations[] = {
     "CREATE VIRTUAL TABLE images_fts USING fts5(sname, content='', columnsize=0,"
     "  tokenize='trigram case_sensitive 1');"
     "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images;"
-    "CREATE TRIGGER images_fts_ins AFTER INSERT ON images BEGIN"
-    "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, lower(NEW.name)); END;"
     "CREATE TRIGGER images_fts_del AFTER DELETE ON images BEGIN"
     "  INSERT INTO images_fts(images_fts, rowid, sname)"
     "  VALUES ('delete', OLD.id, lower(OLD.name)); END;"
@@ -179,6 +177,29 @@ static const char *const migrations[] = {
     "CREATE TRIGGER images_count_upd AFTER UPDATE OF name, favorite, resolution, style"
     "  ON images BEGIN UPDATE record_counts SET version = version + 1"
     "  WHERE user_id = NEW.user_id AND kind = 1; END;",
+    /* 4 (safety): the rate limit's GCRA state, one theoretical arrival time per bucket,
+     * instead of fixed-window counts. */
+    "DROP TABLE rate_hits;"
+    "CREATE TABLE rate_tat ("
+    "  bucket TEXT PRIMARY KEY,"
+    "  tat_us INTEGER NOT NULL,"
+    "  allowed INTEGER NOT NULL"
+    ") WITHOUT ROWID, STRICT;",
+    /* 5 (safety): idempotency keys (API.md §11); state 0 in progress, 1 done */
+    "CREATE TABLE idempotency_keys ("
+    "  user_id INTEGER NOT NULL,"
+    "  idem_key TEXT NOT NULL,"
+    "  digest TEXT NOT NULL,"
+    "  token TEXT NOT NULL,"
+    "  state INTEGER NOT NULL,"
+    "  status INTEGER,"
+    "  location TEXT,"
+    "  body TEXT,"
+    "  lease_until_us INTEGER NOT NULL,"
+    "  expires_us INTEGER NOT NULL,"
+    "  PRIMARY KEY (user_id, idem_key)"
+    ") WITHOUT ROWID, STRICT;"
+    "CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_us);",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -203,6 +224,10 @@ enum {
     ST_INSERT_DOC,
     ST_INSERT_IMG,
     ST_INSERT_DOC_DONE,
+    ST_FTS_INSERT_DOC,
+    ST_FTS_INSERT_IMG,
+    ST_FTS_COMMON_DOC,
+    ST_FTS_COMMON_IMG,
     ST_JOB_INSERT,
     ST_GET_DOC,
     ST_GET_IMG,
@@ -225,6 +250,12 @@ enum {
     ST_USER_TOTAL,
     ST_RATE_HIT,
     ST_RATE_PRUNE,
+    ST_IDEM_TAKE,
+    ST_IDEM_GET,
+    ST_IDEM_FINISH,
+    ST_IDEM_ABORT,
+    ST_IDEM_PRUNE,
+    ST_MEDIA_KEYS,
     ST_COUNT
 };
 
@@ -254,6 +285,13 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_INSERT_DOC_DONE] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
                            "updated_us, prompt, creativity, template_id, result, words) "
                            "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_FTS_INSERT_DOC] = "INSERT INTO documents_fts(rowid, sname, sresult) "
+                          "VALUES (?1, lower(?2), lower(?3))",
+    [ST_FTS_INSERT_IMG] = "INSERT INTO images_fts(rowid, sname) VALUES (?1, lower(?2))",
+    [ST_FTS_COMMON_DOC] = "SELECT count(*) FROM (SELECT 1 FROM documents_fts "
+                          "WHERE documents_fts MATCH ?1 LIMIT ?2)",
+    [ST_FTS_COMMON_IMG] = "SELECT count(*) FROM (SELECT 1 FROM images_fts "
+                          "WHERE images_fts MATCH ?1 LIMIT ?2)",
     [ST_JOB_INSERT] = "INSERT INTO jobs(kind, record_id, attempts, created_us) "
                       "VALUES (?1, ?2, 0, ?3)",
     [ST_GET_DOC] = "SELECT " DOC_COLS " FROM documents WHERE id = ?1 AND user_id = ?2",
@@ -292,10 +330,34 @@ static const char *const stmt_sql[ST_COUNT] = {
                     "WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
     [ST_USER_TOTAL] = "SELECT n, version FROM record_counts WHERE user_id = ?1 AND kind = ?2",
-    [ST_RATE_HIT] = "INSERT INTO rate_hits(bucket, \"window\", count) VALUES (?1, ?2, 1) "
-                    "ON CONFLICT(bucket, \"window\") DO UPDATE SET count = count + 1 "
-                    "RETURNING count",
-    [ST_RATE_PRUNE] = "DELETE FROM rate_hits WHERE bucket = ?1 AND \"window\" < ?2 - 1",
+    /* ?1 bucket, ?2 now, ?3 interval, ?4 period; SET reads the row as it was */
+    [ST_RATE_HIT] = "INSERT INTO rate_tat(bucket, tat_us, allowed) VALUES (?1, ?2 + ?3, ?3 <= ?4) "
+                    "ON CONFLICT(bucket) DO UPDATE SET "
+                    "allowed = max(tat_us, ?2) + ?3 - ?2 <= ?4, "
+                    "tat_us = CASE WHEN max(tat_us, ?2) + ?3 - ?2 <= ?4 "
+                    "THEN max(tat_us, ?2) + ?3 ELSE tat_us END "
+                    "RETURNING tat_us, allowed",
+    [ST_RATE_PRUNE] = "DELETE FROM rate_tat WHERE tat_us < ?1",
+    /* ?1 user, ?2 key, ?3 digest, ?4 token, ?5 lease until, ?6 expires, ?7 now */
+    [ST_IDEM_TAKE] = "INSERT INTO idempotency_keys(user_id, idem_key, digest, token, state, "
+                     "lease_until_us, expires_us) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6) "
+                     "ON CONFLICT(user_id, idem_key) DO UPDATE SET digest = excluded.digest, "
+                     "token = excluded.token, state = 0, status = NULL, location = NULL, "
+                     "body = NULL, lease_until_us = excluded.lease_until_us, "
+                     "expires_us = excluded.expires_us "
+                     "WHERE idempotency_keys.expires_us < ?7 "
+                     "OR (idempotency_keys.state = 0 AND idempotency_keys.lease_until_us < ?7) "
+                     "RETURNING token",
+    [ST_IDEM_GET] = "SELECT digest, state, status, location, body FROM idempotency_keys "
+                    "WHERE user_id = ?1 AND idem_key = ?2",
+    [ST_IDEM_FINISH] = "UPDATE idempotency_keys SET state = 1, status = ?4, location = ?5, "
+                       "body = ?6, expires_us = ?7 "
+                       "WHERE user_id = ?1 AND idem_key = ?2 AND token = ?3 AND state = 0",
+    [ST_IDEM_ABORT] = "DELETE FROM idempotency_keys "
+                      "WHERE user_id = ?1 AND idem_key = ?2 AND token = ?3 AND state = 0",
+    [ST_IDEM_PRUNE] = "DELETE FROM idempotency_keys WHERE expires_us < ?1",
+    [ST_MEDIA_KEYS] = "SELECT media_key FROM images WHERE media_key IS NOT NULL "
+                      "ORDER BY media_key COLLATE BINARY",
 };
 
 /* ---- list statements (keys: store_int.h) ------------------------------------------- */
@@ -333,6 +395,12 @@ static int sq_error(sq_conn_t *c, int rc, const char *what)
     }
     if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
         return STORE_CONFLICT;
+    if (primary == SQLITE_FULL || primary == SQLITE_IOERR) {
+        /* a full disk (or a failing one): nothing was written (the transaction rolls
+         * back), the client may retry once there is room */
+        log_error("sqlite: %s: %s (code %d): storage unavailable", what, sqlite3_errstr(rc), rc);
+        return STORE_UNAVAILABLE;
+    }
     log_error("sqlite: %s: %s (code %d)", what, sqlite3_errmsg(c->db), rc);
     return STORE_ERROR;
 }
@@ -825,9 +893,17 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
         bind_text(st, 7, rec->style);
     }
     rc = run(c, st, "record_create");
-    if (rc == STORE_OK)
-        *id = sqlite3_last_insert_rowid(c->db);
-    return rc;
+    if (rc != STORE_OK)
+        return rc;
+    *id = sqlite3_last_insert_rowid(c->db);
+    /* its row of the search index (migration 3), in the same transaction */
+    if ((rc = stmt(c, ST_FTS_INSERT_DOC + (rec->kind == KIND_IMG), &st)) != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, *id);
+    bind_text(st, 2, rec->name);
+    if (rec->kind == KIND_DOC && done)
+        bind_text(st, 3, rec->result);
+    return run(c, st, "record_create");
 }
 
 static int insert_job(sq_conn_t *c, rec_kind_t kind, int64_t record_id, int64_t now,
@@ -1133,6 +1209,30 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list
         sqlite3_bind_int(st, LP_FAVORITE, q->favorite != 0);
 }
 
+/* Whether the name search of count key k has more than COMMON_ROWS candidates in the
+ * index: then a scan of the name index (names only, no row read) counts its rows
+ * faster than reading every candidate's row by id. */
+#define COMMON_ROWS 5000
+
+static int name_is_common(sq_conn_t *c, int k, const list_search_t *ls, bool *common)
+{
+    *common = false;
+    if (!(k & LQ_INDEXED) || !(k & LQ_SEARCH_NAME))
+        return STORE_OK;
+    sqlite3_stmt *st;
+    int rc = stmt(c, ST_FTS_COMMON_DOC + ((k & LQ_IMG) != 0), &st);
+    if (rc != STORE_OK)
+        return rc;
+    bind_text(st, 1, ls->match);
+    sqlite3_bind_int(st, 2, COMMON_ROWS);
+    rc = step_row(c, st, "record_list");
+    if (rc == STORE_OK) {
+        *common = sqlite3_column_int64(st, 0) >= COMMON_ROWS;
+        stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
 /* The total of key k: the user's record count for an unfiltered list; otherwise the
  * cached total of this version of the user's records (store_int.h), or a count. */
 static int list_total(sq_conn_t *c, int k, const list_query_t *q, const list_search_t *ls,
@@ -1160,15 +1260,18 @@ static int list_total(sq_conn_t *c, int k, const list_query_t *q, const list_sea
     }
     if (store_counts_get(cc, (unsigned)k, q, version, total))
         return STORE_OK;
-    k = (k & ~(LQ_BY_NAME | LQ_ASC | LQ_KEYS | LQ_WINDOW)) | LQ_COUNT;
-    if ((rc = list_stmt(c, k, &st)) != STORE_OK)
+    int ck = (k & ~(LQ_BY_NAME | LQ_ASC | LQ_KEYS | LQ_WINDOW)) | LQ_COUNT;
+    bool common = false;
+    if ((rc = name_is_common(c, ck, ls, &common)) != STORE_OK)
         return rc;
-    list_bind(st, k, q, ls);
+    if ((rc = list_stmt(c, common ? ck & ~LQ_INDEXED : ck, &st)) != STORE_OK)
+        return rc;
+    list_bind(st, common ? ck & ~LQ_INDEXED : ck, q, ls);
     rc = step_row(c, st, "record_list");
     if (rc == STORE_OK) {
         *total = sqlite3_column_int64(st, 0);
         stmt_done(st);
-        store_counts_put(cc, (unsigned)k, q, version, *total);
+        store_counts_put(cc, (unsigned)ck, q, version, *total);
     }
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }
@@ -1449,37 +1552,207 @@ static int sq_job_count(store_conn_t *conn, int64_t *n)
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }
 
-/* ---- rate limiting --------------------------------------------------------------------- */
-
-static int sq_rate_hit(store_conn_t *conn, const char *bucket, int64_t window, int64_t *count)
+/* Every lease held is dropped (one statement, autocommit). */
+static int sq_job_release_all(store_conn_t *conn, int64_t *n)
 {
     sq_conn_t *c = sq(conn);
-    int64_t n = 0;
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    rc = exec_sql(c, "UPDATE jobs SET token = NULL, lease_until_us = NULL WHERE token IS NOT NULL",
+                  "job_release_all");
+    *n = rc == STORE_OK ? sqlite3_changes(c->db) : 0;
+    /* requests in progress died with the previous process: their keys are free again */
+    if (rc == STORE_OK)
+        rc = exec_sql(c, "DELETE FROM idempotency_keys WHERE state = 0", "job_release_all");
+    return tx_end(c, rc);
+}
+
+/* ---- rate limiting --------------------------------------------------------------------- */
+
+static int sq_rate_gcra(store_conn_t *conn, const char *bucket, int64_t now, int64_t interval,
+                        int64_t period, bool prune, int64_t *tat_us, bool *allowed)
+{
+    sq_conn_t *c = sq(conn);
+    int64_t tat = 0;
+    bool ok = false;
     int rc = tx_begin(c);
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st;
+    if (prune) {
+        if ((rc = stmt(c, ST_RATE_PRUNE, &st)) != STORE_OK)
+            goto out;
+        sqlite3_bind_int64(st, 1, now);
+        if ((rc = run(c, st, "rate_gcra")) != STORE_OK)
+            goto out;
+    }
     if ((rc = stmt(c, ST_RATE_HIT, &st)) != STORE_OK)
         goto out;
     bind_text(st, 1, bucket);
-    sqlite3_bind_int64(st, 2, window);
-    rc = step_row(c, st, "rate_hit");
+    sqlite3_bind_int64(st, 2, now);
+    sqlite3_bind_int64(st, 3, interval);
+    sqlite3_bind_int64(st, 4, period);
+    rc = step_row(c, st, "rate_gcra");
     if (rc != STORE_OK) {
         rc = rc == STORE_NOTFOUND ? STORE_ERROR : rc;
         goto out;
     }
-    n = sqlite3_column_int64(st, 0);
+    tat = sqlite3_column_int64(st, 0);
+    ok = sqlite3_column_int(st, 1) != 0;
     stmt_done(st);
-    if ((rc = stmt(c, ST_RATE_PRUNE, &st)) != STORE_OK)
-        goto out;
-    bind_text(st, 1, bucket);
-    sqlite3_bind_int64(st, 2, window);
-    rc = run(c, st, "rate_hit");
 out:
     rc = tx_end(c, rc);
-    if (rc == STORE_OK)
-        *count = n;
+    if (rc == STORE_OK) {
+        *tat_us = tat;
+        *allowed = ok;
+    }
     return rc;
+}
+
+/* ---- idempotency keys ------------------------------------------------------------------ */
+
+static int idem_take(sq_conn_t *c, int64_t user_id, const char *key, const char *digest,
+                     int64_t now, int64_t lease_us, int64_t ttl_us, idem_t *out)
+{
+    sqlite3_stmt *st;
+    int rc = stmt(c, ST_IDEM_TAKE, &st);
+    if (rc != STORE_OK)
+        return rc;
+    random_hex(out->token, 16);
+    sqlite3_bind_int64(st, 1, user_id);
+    bind_text(st, 2, key);
+    bind_text(st, 3, digest);
+    bind_text(st, 4, out->token);
+    sqlite3_bind_int64(st, 5, now + lease_us);
+    sqlite3_bind_int64(st, 6, now + ttl_us);
+    sqlite3_bind_int64(st, 7, now);
+    rc = step_row(c, st, "idem_begin");
+    if (rc == STORE_OK)
+        stmt_done(st);
+    return rc; /* NOTFOUND: the key is held */
+}
+
+static int sq_idem_begin(store_conn_t *conn, int64_t user_id, const char *key,
+                         const char *digest, int64_t now, int64_t lease_us, int64_t ttl_us,
+                         bool prune, arena_t *a, idem_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    memset(out, 0, sizeof(*out));
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if (prune) {
+        if ((rc = stmt(c, ST_IDEM_PRUNE, &st)) != STORE_OK)
+            goto out;
+        sqlite3_bind_int64(st, 1, now);
+        if ((rc = run(c, st, "idem_begin")) != STORE_OK)
+            goto out;
+    }
+    rc = idem_take(c, user_id, key, digest, now, lease_us, ttl_us, out);
+    if (rc == STORE_OK) {
+        out->state = IDEM_NEW;
+        goto out;
+    }
+    if (rc != STORE_NOTFOUND || (rc = stmt(c, ST_IDEM_GET, &st)) != STORE_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, user_id);
+    bind_text(st, 2, key);
+    if ((rc = step_row(c, st, "idem_begin")) != STORE_OK) {
+        rc = rc == STORE_NOTFOUND ? STORE_ERROR : rc; /* held, so there (one transaction) */
+        goto out;
+    }
+    const char *d = (const char *)sqlite3_column_text(st, 0);
+    if (!d || strcmp(d, digest) != 0) {
+        out->state = IDEM_MISMATCH;
+    } else if (sqlite3_column_int(st, 1) == 0) {
+        out->state = IDEM_BUSY;
+    } else {
+        out->state = IDEM_REPLAY;
+        out->status = sqlite3_column_int(st, 2);
+        out->location = col_text(st, 3, a);
+        out->body = col_text(st, 4, a);
+        if (!out->body)
+            out->body = "";
+    }
+    stmt_done(st);
+out:
+    return tx_end(c, rc);
+}
+
+static int sq_idem_finish(store_conn_t *conn, int64_t user_id, const char *key,
+                          const char *token, int status, const char *location, const char *body,
+                          int64_t expires_us)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, ST_IDEM_FINISH, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, user_id);
+        bind_text(st, 2, key);
+        bind_text(st, 3, token);
+        sqlite3_bind_int(st, 4, status);
+        bind_text(st, 5, location);
+        bind_text(st, 6, body);
+        sqlite3_bind_int64(st, 7, expires_us);
+        rc = run(c, st, "idem_finish");
+        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+            rc = STORE_STALE;
+    }
+    return tx_end(c, rc);
+}
+
+static int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, const char *token)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, ST_IDEM_ABORT, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, user_id);
+        bind_text(st, 2, key);
+        bind_text(st, 3, token);
+        rc = run(c, st, "idem_abort");
+        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+            rc = STORE_STALE;
+    }
+    return tx_end(c, rc);
+}
+
+/* ---- media keys ---------------------------------------------------------------------- */
+
+static int sq_media_keys(store_conn_t *conn, arena_t *a, const char ***keys, size_t *n)
+{
+    sq_conn_t *c = sq(conn);
+    *keys = NULL;
+    *n = 0;
+    int rc = tx_begin_read(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, ST_MEDIA_KEYS, &st)) != STORE_OK)
+        return tx_end(c, rc);
+    size_t cap = 0;
+    const char **v = NULL;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            const char **grown = arena_alloc(a, cap * sizeof(*grown));
+            if (*n)
+                memcpy(grown, v, *n * sizeof(*grown));
+            v = grown;
+        }
+        v[(*n)++] = col_text(st, 0, a);
+    }
+    rc = step == SQLITE_DONE ? STORE_OK : sq_error(c, step, "media_keys");
+    stmt_done(st);
+    *keys = v;
+    return tx_end(c, rc);
 }
 
 const store_ops_t store_sqlite_ops = {
@@ -1491,4 +1764,5 @@ const store_ops_t store_sqlite_ops = {
     .read_end = sq_read_end,
     .record_get_probed = sq_record_get_probed,
     STORE_OPS_COMMON(sq),
+    .job_release_all = sq_job_release_all,
 };
