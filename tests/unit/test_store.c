@@ -1313,6 +1313,7 @@ static void test_search_property(ctx_t *t)
     int64_t uid = user(t, "search-prop");
     ctx_t me = *t;
     me.alice = uid;
+    arena_init(&me.a); /* its own: a copy of t's would leak what it allocates */
     prop_doc_t docs[N];
     for (int i = 0; i < N; i++) {
         docs[i].name = prop_text(&seed, 8);
@@ -1361,6 +1362,7 @@ static void test_search_property(ctx_t *t)
         docs[i].alive = false;
     }
     prop_queries(&me, docs, N, needles, QUERIES);
+    arena_free(&me.a);
     for (int i = 0; i < QUERIES; i++)
         free(needles[i]);
     for (int i = 0; i < N; i++) {
