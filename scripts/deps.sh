@@ -2,7 +2,8 @@
 # Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench]
 #   build: compiler and libraries; test: + PostgreSQL server, python3, clang,
 #   chromium, node and npm (the web app's browser tests; npm only where node lacks it);
-#   bench: + wrk. Only missing packages are installed; nothing happens when all are there.
+#   bench: + wrk, and PostgreSQL (server and psql) for the scale scenario. Only missing
+#   packages are installed; nothing happens when all are there.
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev
@@ -13,7 +14,7 @@ case "$what" in
   test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind chromium pandoc qpdf poppler-utils)
          command -v node >/dev/null || pkgs+=(nodejs)
          command -v npm >/dev/null || pkgs+=(npm) ;;
-  bench) pkgs+=(wrk python3 curl) ;;
+  bench) pkgs+=(wrk python3 curl postgresql postgresql-client) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do
