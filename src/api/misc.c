@@ -45,7 +45,13 @@ void api_readyz(app_t *app, http_req_t *r)
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
     int rc = c ? c->ops->ping(c) : STORE_UNAVAILABLE;
     buf_reset(&r->resp);
-    if (rc == STORE_OK) {
+    /* full: below --min-free-mb, and in any case below 1 MiB (no record fits then) */
+    uint64_t reserve = (uint64_t)app->cfg->min_free_mb << 20;
+    if (rc == STORE_OK && media_space_low(app->media, reserve > (1u << 20) ? reserve : (1u << 20))) {
+        buf_printf(&r->resp, "{\"message\":\"Storage full.\",\"storage\":\"%s\",\"status\":503}",
+                   app->store->ops->name);
+        http_respond(r, 503);
+    } else if (rc == STORE_OK) {
         buf_printf(&r->resp, "{\"message\":\"ready\",\"storage\":\"%s\",\"status\":200}",
                    app->store->ops->name);
         http_respond(r, 200);

@@ -23,6 +23,7 @@ typedef struct {
     char *text_model;
     char *image_model;
     double provider_timeout; /* seconds, one provider call */
+    double provider_idle_timeout; /* seconds of silence allowed inside a streamed answer */
     long max_output_tokens; /* max_tokens of chat requests; 0 = not sent */
     double wait_limit;   /* seconds a creating request waits */
     long workers;        /* generation workers */
@@ -30,6 +31,8 @@ typedef struct {
     long threads;        /* HTTP threads */
     long max_body;       /* bytes */
     long max_connections;
+    long max_connections_per_address; /* 0 = half of max_connections */
+    long min_free_mb;    /* creates answer 503 below this much free space in the data directory */
     long record_cache_mb; /* rendered-record cache (api/rcache.h); 0 = none */
     long connection_timeout; /* seconds of idleness before a connection is closed */
     long request_timeout;    /* seconds a client may take to send one request */
