@@ -567,6 +567,20 @@ static void pg_rollback(pg_conn_t *c)
     pg_command(c, "ROLLBACK", "rollback");
 }
 
+/* A statement PostgreSQL chose as the victim of a deadlock (40P01) or of a
+ * serialization failure (40001) was undone whole. Outside a transaction block it
+ * was alone in its transaction, so running it again is safe and is what the server
+ * asks for; inside one, the caller's whole transaction is lost and it is the
+ * caller's failure. (E.g. a DELETE that locks a record and then its job, while the
+ * job's worker locks the job and then the record.) */
+#define PG_VICTIM_TRIES 4
+static bool pg_victim_alone(pg_conn_t *c, const PGresult *res)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    return state && (strcmp(state, "40P01") == 0 || strcmp(state, "40001") == 0) &&
+           PQtransactionStatus(c->pg) == PQTRANS_IDLE;
+}
+
 /* Prepares (once per connection) and runs a named statement. On STORE_OK *out holds a
  * result the caller clears. */
 static int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int nparams,
@@ -582,15 +596,21 @@ static int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int npa
         PQclear(r);
         *prepared = true;
     }
-    PGresult *r = PQexecPrepared(c->pg, name, nparams, params, NULL, NULL, 0);
-    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    for (int attempt = 1;; attempt++) {
+        PGresult *r = PQexecPrepared(c->pg, name, nparams, params, NULL, NULL, 0);
+        ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+        if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+            *out = r;
+            return STORE_OK;
+        }
+        if (attempt < PG_VICTIM_TRIES && pg_victim_alone(c, r)) {
+            PQclear(r);
+            continue;
+        }
         int rc = pg_fail(c, r, name);
         PQclear(r);
         return rc;
     }
-    *out = r;
-    return STORE_OK;
 }
 
 static int pg_run(pg_conn_t *c, int id, const char *const *params, PGresult **out)
