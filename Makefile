@@ -31,7 +31,8 @@ LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
 # Static files compiled into the binary (core/assets.h), as URL=FILE: every file under
 # web/ is served at its path below web/; others are listed by hand.
 WEB_FILES := $(sort $(shell find web -type f 2>/dev/null))
-ASSETS    := $(foreach f,$(WEB_FILES),$(patsubst web/%,/%,$(f))=$(f))
+ASSETS    := $(foreach f,$(WEB_FILES),$(patsubst web/%,/%,$(f))=$(f)) \
+             /api/v1/openapi.json=src/api/openapi.json
 ASSET_FILES := $(foreach a,$(ASSETS),$(word 2,$(subst =, ,$(a))))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench]
-#   build: compiler and libraries; test: + PostgreSQL server, python3, clang;
+#   build: compiler and libraries; test: + PostgreSQL server, python3, clang, node and
+#   npm (OpenAPI checks), prometheus (promtool), the Debian packaging tools;
 #   bench: + wrk. Only missing packages are installed; nothing happens when all are there.
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev
       libcurl4-openssl-dev libpng-dev libssl-dev)
 case "$what" in
-  test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind) ;;
+  test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind prometheus
+                debhelper dpkg-dev fakeroot lintian systemd)
+         # node and npm may come from elsewhere than Debian: only when the commands are missing
+         command -v node >/dev/null || pkgs+=(nodejs)
+         command -v npm >/dev/null || pkgs+=(npm) ;;
   bench) pkgs+=(wrk python3 curl) ;;
 esac
 missing=()

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "gen/jobs.h"
 #include "gen/provider.h"
+#include "obs/metrics.h"
 #include "api/rcache.h"
 #include "store/writer.h"
 
@@ -90,6 +91,7 @@ static int serve(int argc, char **argv)
         log_error("provider: %s", err);
         goto out;
     }
+    metrics_init(strcmp(cfg.metrics, "on") == 0, prov->name, store->ops->name);
     bool shared = strcmp(store->ops->name, "postgres") == 0;
     jobs = jobs_start(&cfg, store, media, prov, shared);
     app.cfg = &cfg;

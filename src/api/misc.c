@@ -43,15 +43,12 @@ void api_readyz(app_t *app, http_req_t *r)
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
     int rc = c ? c->ops->ping(c) : STORE_UNAVAILABLE;
     buf_reset(&r->resp);
-    if (rc == STORE_OK) {
-        buf_printf(&r->resp, "{\"message\":\"ready\",\"storage\":\"%s\",\"status\":200}",
-                   app->store->ops->name);
-        http_respond(r, 200);
-    } else {
-        buf_printf(&r->resp, "{\"message\":\"Storage unavailable.\",\"storage\":\"%s\",\"status\":503}",
-                   app->store->ops->name);
-        http_respond(r, 503);
-    }
+    bool ok = rc == STORE_OK;
+    buf_printf(&r->resp, "{\"message\":\"%s\",\"storage\":\"%s\"",
+               ok ? "ready" : "Storage unavailable.", app->store->ops->name);
+    api_readyz_fields(app, ok ? c : NULL, &r->resp);
+    buf_printf(&r->resp, ",\"status\":%d}", ok ? 200 : 503);
+    http_respond(r, ok ? 200 : 503);
 }
 
 /* GET /media/<key>.png — no auth: the 128-bit key is the capability. */

@@ -9,6 +9,7 @@
 
 #include "core/json.h"
 #include "core/log.h"
+#include "obs/metrics.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -271,6 +272,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         r->method = arena_strdup(&r->arena, method);
         r->counted = true;
         atomic_fetch_add(&s->inflight, 1);
+        metrics_http_begin();
         if (ambiguous_framing(r)) {
             plain_error(r, 400, "Bad request.");
             r->dispatched = true;
@@ -351,8 +353,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                   (unsigned long long)r->bytes_out, (mono_s() - r->started) * 1000.0,
                   toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " aborted=1");
     }
-    if (r->counted)
+    if (r->counted) {
         atomic_fetch_sub(&s->inflight, 1);
+        metrics_http_done((metrics_route_t)r->metric_route, r->method, r->status,
+                          mono_s() - r->started);
+    }
     conn_set_receiving(s, r->hc, mono_s()); /* a keep-alive connection's next request */
     if (r->resp_fd >= 0)
         close(r->resp_fd);

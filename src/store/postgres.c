@@ -172,6 +172,7 @@ enum {
     S_JOB_COMPLETE,
     S_JOB_FAIL,
     S_JOB_COUNT,
+    S_JOB_COUNTS,
     S_RATE_HIT,
     S_COUNT
 };
@@ -268,6 +269,10 @@ static const pg_stmt_t stmts[S_COUNT] = {
                     JOB_FINISH("state = 'failed', error = $3::text, " BUMP("$4"),
                                "state = 'failed', error = $3::text, " BUMP("$4"))},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
+    /* $1 now */
+    [S_JOB_COUNTS] = {"ink_job_counts", 1,
+                      "SELECT count(*) FILTER (WHERE token IS NULL OR lease_until_us < $1),"
+                      " count(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= $1) FROM jobs"},
     /* also drops this bucket's windows older than window - 1 */
     [S_RATE_HIT] = {"ink_rate_hit", 2,
                     "WITH old AS (DELETE FROM rate_hits WHERE bucket = $1 AND \"window\" < $2 - 1)"
@@ -1215,6 +1220,23 @@ static int pg_job_count(store_conn_t *sc, int64_t *n)
     return STORE_OK;
 }
 
+static int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t now = num_i64(now_us());
+    const char *p[] = {now.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_COUNTS, p, &r)) != STORE_OK)
+        return rc;
+    *queued = col_i64(r, 0, 0);
+    *running = col_i64(r, 0, 1);
+    PQclear(r);
+    return STORE_OK;
+}
+
 /* ---- rate limiting --------------------------------------------------------------- */
 
 static int pg_rate_hit(store_conn_t *sc, const char *bucket, int64_t window, int64_t *count)
@@ -1255,5 +1277,6 @@ const store_ops_t store_postgres_ops = {
     .job_complete = pg_job_complete,
     .job_fail = pg_job_fail,
     .job_count = pg_job_count,
+    .job_counts = pg_job_counts,
     .rate_hit = pg_rate_hit,
 };

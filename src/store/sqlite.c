@@ -174,6 +174,7 @@ enum {
     ST_FAIL_DOC,
     ST_FAIL_IMG,
     ST_JOB_COUNT,
+    ST_JOB_COUNTS,
     ST_USER_TOTAL,
     ST_RATE_HIT,
     ST_RATE_PRUNE,
@@ -243,6 +244,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FAIL_IMG] = "UPDATE images SET state = 'failed', error = ?3, " BUMP("?2") " "
                     "WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
+    /* ?1 now */
+    [ST_JOB_COUNTS] = "SELECT COUNT(*) FILTER (WHERE token IS NULL OR lease_until_us < ?1), "
+                      "COUNT(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= ?1) FROM jobs",
     [ST_USER_TOTAL] = "SELECT n FROM record_counts WHERE user_id = ?1 AND kind = ?2",
     [ST_RATE_HIT] = "INSERT INTO rate_hits(bucket, \"window\", count) VALUES (?1, ?2, 1) "
                     "ON CONFLICT(bucket, \"window\") DO UPDATE SET count = count + 1 "
@@ -1504,6 +1508,23 @@ static int sq_job_count(store_conn_t *conn, int64_t *n)
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }
 
+static int sq_job_counts(store_conn_t *conn, int64_t *queued, int64_t *running)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, ST_JOB_COUNTS, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, now_us());
+    rc = step_row(c, st, "job_counts");
+    if (rc == STORE_OK) {
+        *queued = sqlite3_column_int64(st, 0);
+        *running = sqlite3_column_int64(st, 1);
+        stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
 /* ---- rate limiting --------------------------------------------------------------------- */
 
 static int sq_rate_hit(store_conn_t *conn, const char *bucket, int64_t window, int64_t *count)
@@ -1565,5 +1586,6 @@ const store_ops_t store_sqlite_ops = {
     .job_complete = sq_job_complete,
     .job_fail = sq_job_fail,
     .job_count = sq_job_count,
+    .job_counts = sq_job_counts,
     .rate_hit = sq_rate_hit,
 };
