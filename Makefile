@@ -5,6 +5,7 @@
 #   make bench      wrk benchmark (not part of check)
 #   make SANITIZE=address,undefined check   the suites under ASan + UBSan
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
+#   make deb        the Debian package, into build/deb/ (debian/, dpkg-buildpackage)
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -41,7 +42,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all run check bench fuzz install clean unit deps valgrind FORCE
+.PHONY: all run check bench fuzz install clean unit deps valgrind deb FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -119,6 +120,20 @@ valgrind:
 install: $(BUILD)/inkwell
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/inkwell $(DESTDIR)$(PREFIX)/bin/inkwell
+
+# The Debian package: the source (tracked and new files, not build/) is copied to
+# build/deb/inkwell-VERSION and built there, so every output lands in build/deb/.
+VERSION := $(shell sed -n 's/.*INKWELL_VERSION "\(.*\)"/\1/p' src/core/version.h)
+DEB_DIR := build/deb
+deb:
+	@scripts/deps.sh deb
+	@rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/inkwell-$(VERSION)
+	@if git rev-parse --git-dir >/dev/null 2>&1; then \
+	  git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | \
+	    tar --null -T - -cf - | tar -C $(DEB_DIR)/inkwell-$(VERSION) -xf - ; \
+	else tar --exclude=./build -cf - . | tar -C $(DEB_DIR)/inkwell-$(VERSION) -xf - ; fi
+	cd $(DEB_DIR)/inkwell-$(VERSION) && dpkg-buildpackage -us -uc -b
+	@ls -1 $(DEB_DIR)/*.deb
 
 clean:
 	rm -rf build

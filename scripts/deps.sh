@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench]
+# Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench|deb]
 #   build: compiler and libraries; test: + PostgreSQL server, python3, clang, node and
 #   npm (OpenAPI checks), prometheus (promtool), the Debian packaging tools;
-#   bench: + wrk. Only missing packages are installed; nothing happens when all are there.
+#   bench: + wrk; deb: + the Debian packaging tools (make deb).
+#   Only missing packages are installed; nothing happens when all are there.
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev
@@ -14,6 +15,7 @@ case "$what" in
          command -v node >/dev/null || pkgs+=(nodejs)
          command -v npm >/dev/null || pkgs+=(npm) ;;
   bench) pkgs+=(wrk python3 curl) ;;
+  deb)   pkgs+=(debhelper dpkg-dev fakeroot lintian zlib1g-dev) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

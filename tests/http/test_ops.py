@@ -8,7 +8,7 @@ import subprocess
 import time
 import unittest
 
-from harness import BIN, Server, ServerTest
+from harness import BACKEND, BIN, Server, ServerTest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
@@ -53,9 +53,27 @@ class Metrics(ServerTest):
                      "inkwell_sse_streams_open", "inkwell_generations_total",
                      "inkwell_generation_duration_seconds_count", "inkwell_provider_attempts_total",
                      "inkwell_provider_retries_total", "inkwell_tokens_total", "inkwell_jobs_queued",
-                     "inkwell_jobs_running", "inkwell_record_cache_hits_total",
-                     "inkwell_store_errors_total", "inkwell_rate_limit_refusals_total"):
+                     "inkwell_jobs_running", "inkwell_store_errors_total",
+                     "inkwell_rate_limit_refusals_total"):
             self.assertRegex(text, rf"(?m)^{name}[{{ ]", name)
+        # the rendered-record cache exists on SQLite only
+        cache = re.search(r"(?m)^inkwell_record_cache_hits_total ", text) is not None
+        self.assertEqual(cache, BACKEND == "sqlite")
+
+    def test_record_cache_counters_move(self):
+        if BACKEND != "sqlite":  # the cache is SQLite's: PostgreSQL servers export none
+            self.assertNotIn("inkwell_record_cache", self.scrape()[0])
+            return
+        self.make_doc()
+        _, before = self.scrape()
+        self.req("GET", "/api/v1/documents")
+        self.req("GET", "/api/v1/documents")
+        _, after = self.scrape()
+        looked = sum(value(after, f"inkwell_record_cache_{k}_total") -
+                     value(before, f"inkwell_record_cache_{k}_total") for k in ("hits", "misses"))
+        self.assertGreaterEqual(looked, 2)
+        self.assertGreaterEqual(value(after, "inkwell_record_cache_hits_total") -
+                                value(before, "inkwell_record_cache_hits_total"), 1)
 
     def test_counters_move_by_route_template_and_status_class(self):
         _, before = self.scrape()
