@@ -96,6 +96,7 @@ for r in "${images[@]}"; do
 done
 echo "each ratio is to the mean of the baseline runs just before and after its scenario"
 echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline"
+BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
 for b in "$BUILD"/bench-text "$BUILD"/bench-image; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done

@@ -74,10 +74,12 @@ async function responses(files) {
     }
     return [obj, pointer];
   };
+  // concrete paths before templated ones (OpenAPI: "/healthz" wins over "/{file}")
   const routes = Object.keys(doc.paths).map((t) => ({
     template: t,
+    params: (t.match(/\{/g) || []).length,
     re: new RegExp("^" + t.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+") + "$"),
-  }));
+  })).sort((a, b) => a.params - b.params);
   const common = ["400", "413", "431", "500", "503"];
   const compRef = (name) => ({ $ref: `#/components/responses/${name}` });
   // Answers for paths the document does not list, and for methods a path does not take
