@@ -1,13 +1,15 @@
 /* main.c — inkwell: `serve` starts the server as a straight line of steps
- * (config → log → store → media → provider → jobs → http), waits for SIGTERM or
+ * (config → log → store → media → provider → records → jobs → http), waits for SIGTERM or
  * SIGINT, and stops in the reverse order; `key` manages API keys. */
 #include "api/api.h"
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "gen/jobs.h"
+#include "records/records.h"
 #include "gen/provider.h"
 #include "obs/metrics.h"
+#include "obs/observe.h"
 #include "api/rcache.h"
 #include "store/writer.h"
 
@@ -39,6 +41,7 @@ static int serve(int argc, char **argv)
     media_t *media = NULL;
     provider_t *prov = NULL;
     jobs_t *jobs = NULL;
+    writer_t *writer = NULL;
     http_server_t *http = NULL;
     app_t app = {0};
     char *dburl = NULL, *media_dir = NULL;
@@ -92,19 +95,22 @@ static int serve(int argc, char **argv)
         goto out;
     }
     metrics_init(strcmp(cfg.metrics, "on") == 0, prov->name, store->ops->name);
-    bool shared = strcmp(store->ops->name, "postgres") == 0;
-    jobs = jobs_start(&cfg, store, media, prov, shared);
+    bool shared = store_shared(store);
     app.cfg = &cfg;
     app.store = store;
     app.media = media;
-    app.jobs = jobs;
     app.prov = prov;
-    if (store->ops->list_probes)
+    if (store_probes(store))
         app.rcache = rcache_new((size_t)cfg.record_cache_mb << 20);
-    if (prov->text_inline && !(app.writer = writer_start(store, WRITER_MAX_BATCH))) {
+    if (prov->text_inline && !(writer = writer_start(store, WRITER_MAX_BATCH))) {
         log_error("cannot start the writer thread");
         goto out;
     }
+    records_deps_t deps = {&cfg, store, media, prov, app.rcache, NULL, writer};
+    app.records = records_start(&deps);
+    obs_observe_records(app.records);
+    jobs = jobs_start(&cfg, store, media, prov, app.records);
+    records_set_jobs(app.records, jobs);
     app.rl = ratelimit_new(cfg.rate_limit, shared);
     app.public_url = cfg_public_url(&cfg);
     http_opts_t ho = {cfg.listen,
@@ -126,7 +132,7 @@ static int serve(int argc, char **argv)
     sigwait(&sigs, &sig);
     log_info("signal %d: stopping (no new connections; finishing requests)", sig);
     http_quiesce(http);
-    jobs_release_waiters(jobs); /* waiting creators answer 202 with their record */
+    records_release(app.records); /* waiting creates answer 202, streams end */
     double until = mono_s() + SHUTDOWN_GRACE_S;
     while (http_inflight(http) > 0 && mono_s() < until)
         sleep_ms(20);
@@ -134,7 +140,8 @@ static int serve(int argc, char **argv)
 out:
     http_stop(http);
     jobs_stop(jobs); /* running jobs are released for the next start */
-    writer_stop(app.writer);
+    writer_stop(writer);
+    records_stop(app.records);
     rcache_free(app.rcache);
     if (prov)
         prov->destroy(prov);

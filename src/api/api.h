@@ -10,7 +10,7 @@
 #include "core/assets.h"
 #include "core/config.h"
 #include "core/json.h"
-#include "gen/jobs.h"
+#include "records/records.h"
 #include "http/decode.h"
 #include "http/server.h"
 #include "media/media.h"
@@ -22,9 +22,8 @@ typedef struct {
     const cfg_t *cfg;
     store_t *store;
     media_t *media;
-    jobs_t *jobs;
+    records_t *records; /* the records service: every record operation goes through it */
     const provider_t *prov;
-    struct writer *writer; /* group commit of inline-generated documents (store/writer.h) */
     struct rcache *rcache; /* rendered records (api/rcache.h); NULL = none */
     ratelimit_t *rl;
     char *public_url; /* no trailing slash */
@@ -118,6 +117,15 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind);
 void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+/* The JSON answer of a create whose outcome is known (201, 202, 502, 503, a hook's). */
+void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr);
+
+/* ---- stream.c (SSE, §10) ---- */
+/* True when the client asked for text/event-stream. */
+bool api_wants_stream(http_req_t *r);
+/* A streamed create (cr filled in and validated) and a streamed show. */
+void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr);
+void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 
 /* ---- static.c ---- */
 /* Answers a compiled-in file (ETag/304, gzip when accepted, the Cache-Control given). */

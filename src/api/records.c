@@ -1,11 +1,12 @@
 /* records.c — the five routes of documents and images (§4), one code path for
- * both kinds, and the creating request's wait for its generation (§5). */
+ * both kinds: decode, call the records service (records/records.h), render. A
+ * request that asks for text/event-stream is handed to stream.c (§10). */
 #include "api/api.h"
 
 #include "core/log.h"
 #include "gen/templates.h"
 #include "api/rcache.h"
-#include "store/writer.h"
+#include "records/records.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -175,12 +176,12 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
         return;
     probe_t pb = {.rc = app->rcache};
     buf_init(&pb.held);
-    if (app->rcache && c->ops->list_probes) {
+    if (app->rcache) {
         lq.probe = probe_rcache;
         lq.probe_arg = &pb;
     }
     record_list_t l;
-    int rc = c->ops->record_list(c, kind, &lq, &r->arena, &l);
+    int rc = records_list(app->records, c, kind, &lq, &r->arena, &l);
     if (rc != STORE_OK) {
         buf_free(&pb.held);
         api_store_error(r, rc);
@@ -244,18 +245,18 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
 
 void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 {
+    if (api_wants_stream(r)) {
+        api_stream_show(app, r, kind, id);
+        return;
+    }
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
     record_t rec;
     probe_t pb = {.rc = app->rcache};
     buf_init(&pb.held);
-    int rc;
-    if (app->rcache && c->ops->record_get_probed)
-        rc = c->ops->record_get_probed(c, kind, r->user_id, id, probe_rcache, &pb, &r->arena,
-                                       &rec);
-    else
-        rc = c->ops->record_get(c, kind, r->user_id, id, &r->arena, &rec);
+    int rc = records_get(app->records, c, kind, r->user_id, id,
+                         app->rcache ? probe_rcache : NULL, &pb, &r->arena, &rec);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -280,67 +281,50 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 
 /* ---- store ---- */
 
-typedef struct {
-    app_t *app;
-    rec_kind_t kind;
-    int64_t id;
-    double deadline;
-} wait_t;
-
-static void wake_request(void *arg)
+/* The create runs once the request is suspended (its outcome may resume it at once);
+ * records_create_finish and the answer come in an HTTP thread. */
+static void create_done(records_create_t *cr)
 {
-    http_resume(arg);
+    http_resume(cr->arg);
 }
 
-static void on_suspended(http_req_t *r)
+static void on_create_suspended(http_req_t *r)
 {
-    wait_t *wt = r->wait;
-    jobs_wait(wt->app->jobs, wt->kind, r->user_id, wt->id, wt->deadline, wake_request, r);
-    /* The job may have finished before the waiter was registered. */
-    char err[128];
-    store_conn_t *c = store_conn(wt->app->store, err, sizeof(err));
-    arena_t a;
-    arena_init(&a);
-    record_t rec;
-    if (c && c->ops->record_get(c, wt->kind, r->user_id, wt->id, &a, &rec) == STORE_OK &&
-        record_finished(&rec))
-        jobs_finished(wt->app->jobs, wt->kind, wt->id);
-    arena_free(&a);
+    app_t *app = r->app;
+    records_create(app->records, r->wait);
 }
 
-/* The generation ended, or the wait did: answer with what there is. */
-static void on_resumed(void *appv, http_req_t *r)
+static void on_create_resumed(void *appv, http_req_t *r)
 {
     app_t *app = appv;
-    wait_t *wt = r->wait;
+    records_create_t *cr = r->wait;
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
-    record_t rec;
-    int rc = c->ops->record_get(c, wt->kind, r->user_id, wt->id, &r->arena, &rec);
-    if (rc == STORE_NOTFOUND) {
-        /* deleted meanwhile (e.g. by another request of this user) */
-        api_error(r, 502, "The record was deleted before its generation finished.");
-        return;
-    }
-    if (rc != STORE_OK) {
-        api_store_error(r, rc);
-        return;
-    }
-    if (strcmp(rec.state, "completed") == 0) {
-        location(app, r, wt->kind, wt->id);
-        api_respond_record(app, r, 201, &rec);
-    } else if (strcmp(rec.state, "failed") == 0) {
-        /* the client waited: it gets the failure, and no record is left behind */
-        const char *why = rec.error ? arena_strdup(&r->arena, rec.error) : "Generation failed.";
-        const char *media_key = NULL;
-        rc = c->ops->record_delete(c, wt->kind, r->user_id, wt->id, &r->arena, &media_key);
-        if (rc == STORE_OK && media_key)
-            media_remove(app->media, media_key);
-        api_error(r, 502, why);
-    } else {
-        location(app, r, wt->kind, wt->id);
-        api_respond_record(app, r, 202, &rec);
+    records_create_finish(app->records, c, cr);
+    api_create_answer(app, r, cr);
+}
+
+void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
+{
+    switch (cr->outcome) {
+    case CREATE_HOOK:
+        if (cr->replayed)
+            http_add_header(r, "Idempotent-Replayed", "true");
+        buf_reset(&r->resp);
+        buf_puts(&r->resp, cr->reply_body ? cr->reply_body : "");
+        http_respond(r, cr->reply_status);
+        break;
+    case CREATE_FAILED:
+        api_error(r, 502, cr->error ? cr->error : "Generation failed.");
+        break;
+    case CREATE_STORE_ERROR: api_store_error(r, cr->store_rc); break;
+    case CREATED_DONE:
+    case CREATED_PENDING:
+    case CREATED_STREAM:
+        location(app, r, cr->rec.kind, cr->rec.id);
+        api_respond_record(app, r, cr->outcome == CREATED_DONE ? 201 : 202, &cr->rec);
+        break;
     }
 }
 
@@ -401,59 +385,6 @@ static int img_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
     return 0;
 }
 
-/* A waiting create whose generator is fast and local (provider_t.text_inline): the
- * text is written here, and the finished document goes to the group commit
- * (store/writer.h) while the request is suspended. No job is involved and nothing is
- * acknowledged before it is stored; a failure is a 502 and leaves nothing behind, as
- * with a job. */
-typedef struct {
-    writer_item_t item;
-    app_t *app;
-    record_t rec;
-} write_wait_t;
-
-static void on_suspended_write(http_req_t *r)
-{
-    write_wait_t *ww = r->wait;
-    writer_submit(ww->app->writer, &ww->item);
-}
-
-static void on_resumed_write(void *appv, http_req_t *r)
-{
-    app_t *app = appv;
-    write_wait_t *ww = r->wait;
-    if (ww->item.rc != STORE_OK) {
-        api_store_error(r, ww->item.rc);
-        return;
-    }
-    location(app, r, ww->rec.kind, ww->rec.id);
-    api_respond_record(app, r, 201, &ww->rec);
-}
-
-static void store_inline(app_t *app, http_req_t *r, const record_t *rec)
-{
-    gen_ctx_t ctx = {0};
-    gen_result_t res;
-    gen_result_init(&res);
-    gen_text_req_t req = {rec->template_id, rec->prompt, rec->creativity};
-    if (app->prov->text(app->prov, &ctx, &req, &res) != 0) {
-        api_error(r, 502, res.error[0] ? res.error : "Generation failed.");
-        gen_result_free(&res);
-        return;
-    }
-    write_wait_t *ww = arena_alloc(&r->arena, sizeof(*ww));
-    memset(ww, 0, sizeof(*ww));
-    ww->app = app;
-    ww->rec = *rec;
-    ww->rec.result = arena_strndup(&r->arena, res.text.data ? res.text.data : "", res.text.len);
-    ww->rec.words = count_words(ww->rec.result);
-    gen_result_free(&res);
-    ww->item.rec = &ww->rec;
-    ww->item.wake = wake_request;
-    ww->item.arg = r;
-    http_suspend(r, on_suspended_write, on_resumed_write, ww);
-}
-
 void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
 {
     kvlist_t f;
@@ -473,33 +404,20 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
         api_validation_error(r, &v);
         return;
     }
-    bool async = prefers_async(r) || app->cfg->wait_limit <= 0;
-    if (kind == KIND_DOC && !async && app->writer && app->prov->text_inline) {
-        store_inline(app, r, &rec);
+    records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));
+    memset(cr, 0, sizeof(*cr));
+    cr->rec = rec;
+    cr->arena = &r->arena;
+    cr->fields = arena_alloc(&r->arena, sizeof(f));
+    memcpy((void *)cr->fields, &f, sizeof(f));
+    cr->done = create_done;
+    cr->arg = r;
+    if (api_wants_stream(r)) {
+        api_stream_create(app, r, cr);
         return;
     }
-    store_conn_t *c = api_conn(app, r);
-    if (!c)
-        return;
-    int64_t job_id;
-    int rc = c->ops->record_create(c, &rec, &job_id);
-    if (rc != STORE_OK) {
-        api_store_error(r, rc);
-        return;
-    }
-    jobs_notify(app->jobs);
-    if (async) {
-        /* the record as it was acknowledged: queued (a worker may already have it) */
-        location(app, r, kind, rec.id);
-        api_respond_record(app, r, 202, &rec);
-        return;
-    }
-    wait_t *wt = arena_alloc(&r->arena, sizeof(*wt));
-    wt->app = app;
-    wt->kind = kind;
-    wt->id = rec.id;
-    wt->deadline = mono_s() + app->cfg->wait_limit;
-    http_suspend(r, on_suspended, on_resumed, wt);
+    cr->mode = prefers_async(r) || app->cfg->wait_limit <= 0 ? CREATE_ASYNC : CREATE_WAIT;
+    http_suspend(r, on_create_suspended, on_create_resumed, cr);
 }
 
 /* ---- update ---- */
@@ -542,11 +460,7 @@ void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     if (!c)
         return;
     record_t rec;
-    int rc;
-    if (!p.name && !p.result && p.favorite < 0)
-        rc = c->ops->record_get(c, kind, r->user_id, id, &r->arena, &rec);
-    else
-        rc = c->ops->record_update(c, kind, r->user_id, id, &p, &r->arena, &rec);
+    int rc = records_update(app->records, c, kind, r->user_id, id, &p, &r->arena, &rec);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -562,8 +476,7 @@ void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
-    const char *media_key = NULL;
-    int rc = c->ops->record_delete(c, kind, r->user_id, id, &r->arena, &media_key);
+    int rc = records_delete(app->records, c, kind, r->user_id, id);
     if (rc == STORE_NOTFOUND) {
         api_not_found(r);
         return;
@@ -572,9 +485,6 @@ void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         api_store_error(r, rc);
         return;
     }
-    rcache_drop(app->rcache, kind, id);
-    if (media_key && media_remove(app->media, media_key) != 0)
-        log_warn("req=%s: could not remove a media file", r->id);
     buf_reset(&r->resp);
     buf_printf(&r->resp, "{\"id\":%lld,\"object\":\"%s\",\"deleted\":true,\"status\":200}",
                (long long)id, kind_object[kind]);

@@ -46,6 +46,7 @@ static const setting_t settings[] = {
     D("provider-timeout", provider_timeout, "120", 0.1, 3600, "seconds one provider call may take"),
     L("max-tokens", max_tokens, "1024", 1, 1000000, "maximum output tokens of a document (openai provider)"),
     D("wait-limit", wait_limit, "60", 0, 86400, "seconds a creating request waits for its generation before answering 202"),
+    D("stream-keepalive", stream_keepalive, "15", 0.1, 15, "seconds of silence after which a stream (SSE) gets a keep-alive comment"),
     L("workers", workers, "4", 1, 256, "generation workers"),
     L("threads", threads, "2", 1, 256, "HTTP server threads"),
     L("max-body", max_body, "1048576", 1024, 1073741824, "largest request body, bytes"),

@@ -26,6 +26,7 @@ typedef struct {
     long max_tokens;     /* max output tokens for text */
     double wait_limit;   /* seconds a creating request waits */
     long workers;        /* generation workers */
+    double stream_keepalive; /* seconds between SSE keep-alive comments */
     long threads;        /* HTTP threads */
     long max_body;       /* bytes */
     long max_connections;

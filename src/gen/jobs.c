@@ -1,9 +1,10 @@
 /* jobs.c — see jobs.h. How a job moves:
- *   api (records.c) → store.record_create: record "queued" + job row, one transaction
- *   worker_main → store.job_claim: token + lease, record "generating"
- *   run_job → provider text/image (heartbeat renews the lease) → media_put for images
- *   → store.job_complete (record "completed") or store.job_fail (record "failed")
- *   → finished(): wakes the waiters of that record → the request answers. */
+ *   records service → store.record_create: record "queued" + job row, one transaction
+ *   worker_main → store.job_claim: token + lease, record "generating" (REV_GENERATING)
+ *   run_job → provider text/image (heartbeat renews the lease; each piece of text is
+ *   published as REV_TEXT) → media_put for images
+ *   → store.job_complete (REV_COMPLETED with the stored record) or store.job_fail
+ *   (REV_FAILED): the records service delivers them to whoever waits. */
 #include "gen/jobs.h"
 
 #include "core/log.h"
@@ -17,35 +18,22 @@
 
 #define MAX_ATTEMPTS 3
 #define IDLE_POLL_MS 500
-#define REMOTE_POLL_S 0.25
-
-typedef struct waiter {
-    struct waiter *next;
-    rec_kind_t kind;
-    int64_t user_id, record_id;
-    double deadline, next_poll;
-    jobs_wake_fn wake;
-    void *arg;
-} waiter_t;
 
 struct jobs {
     const cfg_t *cfg;
     store_t *store;
     media_t *media;
     const provider_t *prov;
-    bool poll_remote;
+    records_t *records;
+    bool shared; /* several processes share the store: keep the text so far there */
     atomic_bool stopping;
-    bool closing; /* waiters released: new waiters wake at once */
 
     pthread_mutex_t mu;
     pthread_cond_t work_cv;    /* workers wait here for work */
     unsigned long work_seq;    /* bumped by jobs_notify */
-    pthread_cond_t watch_cv;   /* the watcher waits here */
-    waiter_t *waiters;
 
     pthread_t *workers;
     int nworkers;
-    pthread_t watcher;
 };
 
 typedef struct {
@@ -54,163 +42,35 @@ typedef struct {
     const job_t *job;
     double last_renew;
     bool lost;
+    int64_t offset; /* bytes of text published so far */
+    buf_t text;     /* shared store: the text so far, kept for other processes */
+    double last_flush;
 } hb_t;
 
-/* ---- waiters ---- */
-
-void jobs_wait(jobs_t *j, rec_kind_t kind, int64_t user_id, int64_t record_id,
-               double deadline_mono, jobs_wake_fn wake, void *arg)
+static void publish(jobs_t *j, rev_type_t type, const record_t *rec, const char *error,
+                    double t0)
 {
-    waiter_t *w = xcalloc(1, sizeof(*w));
-    w->kind = kind;
-    w->user_id = user_id;
-    w->record_id = record_id;
-    w->deadline = deadline_mono;
-    w->next_poll = mono_s() + REMOTE_POLL_S;
-    w->wake = wake;
-    w->arg = arg;
-    pthread_mutex_lock(&j->mu);
-    bool closing = j->closing;
-    if (!closing) {
-        w->next = j->waiters;
-        j->waiters = w;
-        pthread_cond_signal(&j->watch_cv);
+    rev_t ev = {.type = type, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
+                .error = error, .provider = j->prov->name};
+    if (type == REV_COMPLETED || type == REV_FAILED)
+        ev.duration_s = mono_s() - t0;
+    records_publish(j->records, &ev);
+}
+
+/* The provider's next piece of text: to the record's subscribers. */
+static void on_text(gen_ctx_t *ctx, const char *piece, size_t len)
+{
+    hb_t *hb = ctx->on_text_arg;
+    const record_t *rec = &hb->job->rec;
+    hb->offset += (int64_t)len;
+    rev_t ev = {.type = REV_TEXT, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
+                .text = piece, .len = len, .offset = hb->offset};
+    records_publish(hb->j->records, &ev);
+    if (hb->j->shared) {
+        buf_append(&hb->text, piece, len);
+        if (records_progress_due(hb->j->records, &hb->last_flush))
+            records_progress(hb->j->records, hb->c, hb->job, buf_cstr(&hb->text));
     }
-    pthread_mutex_unlock(&j->mu);
-    if (closing) {
-        wake(arg);
-        free(w);
-    }
-}
-
-/* Takes the waiters matching pred out of the list (under the lock). */
-typedef bool (*waiter_pred)(const waiter_t *w, const void *ctx);
-
-static waiter_t *take_waiters(jobs_t *j, waiter_pred pred, const void *ctx)
-{
-    waiter_t *taken = NULL, **pp = &j->waiters;
-    while (*pp) {
-        waiter_t *w = *pp;
-        if (pred(w, ctx)) {
-            *pp = w->next;
-            w->next = taken;
-            taken = w;
-        } else {
-            pp = &w->next;
-        }
-    }
-    return taken;
-}
-
-static void wake_all(waiter_t *list)
-{
-    while (list) {
-        waiter_t *next = list->next;
-        list->wake(list->arg);
-        free(list);
-        list = next;
-    }
-}
-
-typedef struct {
-    rec_kind_t kind;
-    int64_t id;
-} rec_ref_t;
-
-static bool pred_record(const waiter_t *w, const void *ctx)
-{
-    const rec_ref_t *r = ctx;
-    return w->kind == r->kind && w->record_id == r->id;
-}
-
-static bool pred_all(const waiter_t *w, const void *ctx)
-{
-    return true;
-}
-
-static bool pred_due(const waiter_t *w, const void *ctx)
-{
-    return w->deadline <= *(const double *)ctx;
-}
-
-void jobs_finished(jobs_t *j, rec_kind_t kind, int64_t id)
-{
-    rec_ref_t ref = {kind, id};
-    pthread_mutex_lock(&j->mu);
-    waiter_t *list = take_waiters(j, pred_record, &ref);
-    pthread_mutex_unlock(&j->mu);
-    wake_all(list);
-}
-
-void jobs_release_waiters(jobs_t *j)
-{
-    pthread_mutex_lock(&j->mu);
-    j->closing = true;
-    waiter_t *list = take_waiters(j, pred_all, NULL);
-    pthread_mutex_unlock(&j->mu);
-    wake_all(list);
-}
-
-/* Polls the store for records that another process finished. */
-static void poll_remote(jobs_t *j, store_conn_t *c, double now)
-{
-    enum { MAXQ = 64 };
-    waiter_t snapshot[MAXQ];
-    int n = 0;
-    pthread_mutex_lock(&j->mu);
-    for (waiter_t *w = j->waiters; w && n < MAXQ; w = w->next) {
-        if (w->next_poll <= now) {
-            w->next_poll = now + REMOTE_POLL_S;
-            snapshot[n++] = *w;
-        }
-    }
-    pthread_mutex_unlock(&j->mu);
-    for (int i = 0; i < n; i++) {
-        arena_t a;
-        arena_init(&a);
-        record_t rec;
-        int rc = c->ops->record_get(c, snapshot[i].kind, snapshot[i].user_id,
-                                    snapshot[i].record_id, &a, &rec);
-        bool done = rc == STORE_NOTFOUND || (rc == STORE_OK && record_finished(&rec));
-        arena_free(&a);
-        if (done)
-            jobs_finished(j, snapshot[i].kind, snapshot[i].record_id);
-    }
-}
-
-static void *watcher_main(void *arg)
-{
-    jobs_t *j = arg;
-    store_conn_t *c = NULL;
-    while (!atomic_load(&j->stopping)) {
-        double now = mono_s();
-        pthread_mutex_lock(&j->mu);
-        waiter_t *due = take_waiters(j, pred_due, &now);
-        bool any = j->waiters != NULL;
-        pthread_mutex_unlock(&j->mu);
-        wake_all(due);
-        if (any && j->poll_remote) {
-            char err[256];
-            if (!c)
-                c = store_conn(j->store, err, sizeof(err));
-            if (c)
-                poll_remote(j, c, now);
-        }
-        /* sleep until the next deadline, at most 50 ms */
-        pthread_mutex_lock(&j->mu);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        long add_ns = j->waiters ? 20 * 1000000L : 50 * 1000000L;
-        ts.tv_nsec += add_ns;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        if (!atomic_load(&j->stopping))
-            pthread_cond_timedwait(&j->watch_cv, &j->mu, &ts);
-        pthread_mutex_unlock(&j->mu);
-    }
-    return NULL;
 }
 
 /* ---- workers ---- */
@@ -256,17 +116,23 @@ static int apply(jobs_t *j, store_conn_t *c, const job_t *job, const char *text,
     return rc;
 }
 
+static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0);
+
 static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
 {
     const record_t *rec = &job->rec;
     if (job->attempts > MAX_ATTEMPTS) {
         log_warn("job=%lld: given up after %d attempts", (long long)job->id, job->attempts - 1);
-        apply(j, c, job, NULL, 0, NULL, NULL, "Generation was interrupted too many times.");
-        jobs_finished(j, rec->kind, rec->id);
+        const char *why = "Generation was interrupted too many times.";
+        if (apply(j, c, job, NULL, 0, NULL, NULL, why) == STORE_OK)
+            publish(j, REV_FAILED, rec, why, mono_s());
         return;
     }
-    hb_t hb = {j, c, job, mono_s(), false};
-    gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat, .heartbeat_arg = &hb};
+    hb_t hb = {j, c, job, mono_s(), false, 0, {0}, mono_s()};
+    buf_init(&hb.text);
+    gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat,
+                     .heartbeat_arg = &hb, .on_text = on_text, .on_text_arg = &hb};
+    publish(j, REV_GENERATING, rec, NULL, 0);
     gen_result_t res;
     gen_result_init(&res);
     double t0 = mono_s();
@@ -292,8 +158,10 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
         goto out;
     }
     int rc;
+    const char *why = NULL;
     if (ok != 0) {
-        rc = apply(j, c, job, NULL, 0, NULL, NULL, res.error[0] ? res.error : "Generation failed.");
+        why = res.error[0] ? res.error : "Generation failed.";
+        rc = apply(j, c, job, NULL, 0, NULL, NULL, why);
         log_info("job=%lld: failed (%s)", (long long)job->id, res.error);
     } else if (rec->kind == KIND_DOC) {
         const char *text = buf_cstr(&res.text);
@@ -301,7 +169,8 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
     } else {
         char key[MEDIA_KEY_LEN + 1];
         if (media_put(j->media, res.png.data, res.png.len, key) != 0) {
-            rc = apply(j, c, job, NULL, 0, NULL, NULL, "The picture could not be stored.");
+            why = "The picture could not be stored.";
+            rc = apply(j, c, job, NULL, 0, NULL, NULL, why);
         } else {
             rc = apply(j, c, job, NULL, 0, key, res.revised_prompt, NULL);
             if (rc != STORE_OK)
@@ -312,13 +181,31 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
         log_warn("job=%lld: result discarded (lease lost or record deleted)", (long long)job->id);
     else if (rc != STORE_OK)
         log_error("job=%lld: cannot store the outcome: %s", (long long)job->id, store_rc_name(rc));
-    else
+    else if (!why)
         log_info("job=%lld record=%s/%lld: completed in %.1f ms", (long long)job->id,
                  rec->kind == KIND_DOC ? "document" : "image", (long long)rec->id,
                  (mono_s() - t0) * 1000);
-    jobs_finished(j, rec->kind, rec->id);
+    if (rc == STORE_OK && why)
+        publish(j, REV_FAILED, rec, why, t0);
+    else if (rc == STORE_OK)
+        completed(j, c, rec, t0);
 out:
+    buf_free(&hb.text);
     gen_result_free(&res);
+}
+
+/* Publishes REV_COMPLETED with the record as stored. */
+static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0)
+{
+    arena_t a;
+    arena_init(&a);
+    record_t now;
+    int rc = store_record_get(c, rec->kind, rec->user_id, rec->id, NULL, NULL, &a, &now);
+    rev_t ev = {.type = REV_COMPLETED, .kind = rec->kind, .id = rec->id,
+                .user_id = rec->user_id, .rec = rc == STORE_OK ? &now : NULL,
+                .provider = j->prov->name, .duration_s = mono_s() - t0};
+    records_publish(j->records, &ev);
+    arena_free(&a);
 }
 
 static void idle_wait(jobs_t *j, unsigned long seen)
@@ -375,22 +262,21 @@ void jobs_notify(jobs_t *j)
 }
 
 jobs_t *jobs_start(const cfg_t *cfg, store_t *store, media_t *media, const provider_t *prov,
-                   bool poll_remote_flag)
+                   records_t *records)
 {
     jobs_t *j = xcalloc(1, sizeof(*j));
     j->cfg = cfg;
     j->store = store;
     j->media = media;
     j->prov = prov;
-    j->poll_remote = poll_remote_flag;
+    j->records = records;
+    j->shared = store_shared(store);
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->work_cv, NULL);
-    pthread_cond_init(&j->watch_cv, NULL);
     j->nworkers = (int)cfg->workers;
     j->workers = xcalloc((size_t)j->nworkers, sizeof(pthread_t));
     for (int i = 0; i < j->nworkers; i++)
         pthread_create(&j->workers[i], NULL, worker_main, j);
-    pthread_create(&j->watcher, NULL, watcher_main, j);
     return j;
 }
 
@@ -401,15 +287,11 @@ void jobs_stop(jobs_t *j)
     atomic_store(&j->stopping, true);
     pthread_mutex_lock(&j->mu);
     pthread_cond_broadcast(&j->work_cv);
-    pthread_cond_broadcast(&j->watch_cv);
     pthread_mutex_unlock(&j->mu);
     for (int i = 0; i < j->nworkers; i++)
         pthread_join(j->workers[i], NULL);
-    pthread_join(j->watcher, NULL);
-    jobs_release_waiters(j);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->work_cv);
-    pthread_cond_destroy(&j->watch_cv);
     free(j->workers);
     free(j);
 }

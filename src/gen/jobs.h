@@ -7,37 +7,25 @@
  * interrupted by a shutdown are released for the next worker; jobs of a killed
  * process are taken over when their lease runs out.
  *
- * Waiters: a creating request registers (kind, record id, deadline, wake callback);
- * wake is called exactly once, from a jobs thread: when a worker of this process
- * finishes the job, when polling sees the record finished by another process, when
- * the deadline passes, or at shutdown. */
+ * Workers publish each step as a lifecycle event of the records service
+ * (records/records.h): generating, every piece of text, completed, failed. */
 #ifndef INK_JOBS_H
 #define INK_JOBS_H
 
 #include "core/config.h"
 #include "gen/provider.h"
 #include "media/media.h"
+#include "records/records.h"
 #include "store/store.h"
 
 #include <stdbool.h>
 
 typedef struct jobs jobs_t;
-typedef void (*jobs_wake_fn)(void *arg);
-
-/* poll_remote: also poll the store for records finished by other processes
- * (needed with PostgreSQL, where several processes share the queue). */
+/* records: where the workers publish their events. */
 jobs_t *jobs_start(const cfg_t *cfg, store_t *store, media_t *media, const provider_t *prov,
-                   bool poll_remote);
+                   records_t *records);
 /* A job was just queued: wake an idle worker. */
 void jobs_notify(jobs_t *j);
-void jobs_wait(jobs_t *j, rec_kind_t kind, int64_t user_id, int64_t record_id,
-               double deadline_mono, jobs_wake_fn wake, void *arg);
-/* Wakes the waiters of a record whose generation has ended. A creating request
- * calls it after registering, if the record is already finished (the worker may
- * have been faster than the registration). */
-void jobs_finished(jobs_t *j, rec_kind_t kind, int64_t id);
-/* Wakes every waiter now (shutdown). */
-void jobs_release_waiters(jobs_t *j);
 /* Stops the workers: a running job gives up and is released for resumption. */
 void jobs_stop(jobs_t *j);
 

@@ -27,6 +27,7 @@ typedef void (*http_suspended_fn)(http_req_t *r);
 struct http_req {
     arena_t arena;
     http_server_t *srv;
+    void *app; /* http_opts_t.app */
     struct MHD_Connection *conn;
     const char *method;
     const char *path;  /* raw (not percent-decoded), without the query */
@@ -49,6 +50,7 @@ struct http_req {
     uint64_t resp_fd_size;
     bool responded;
     uint64_t bytes_out;
+    struct http_stream *stream; /* a streamed response (http_respond_stream) */
 
     /* suspension */
     bool suspend_requested, resumed;
@@ -94,5 +96,30 @@ void http_suspend(http_req_t *r, http_suspended_fn on_suspended, http_resumed_fn
                   void *wait);
 /* From any thread, once per suspension. */
 void http_resume(http_req_t *r);
+
+/* Streamed responses (e.g. Server-Sent Events): the status and headers go out at
+ * once, the body as it is produced, with no thread held while there is nothing to
+ * send (the connection is suspended and woken by http_stream_wake).
+ *
+ * on_work runs in an HTTP thread: first when the response starts, then after each
+ * http_stream_wake, and it is the only place to call http_stream_write and
+ * http_stream_end. on_close runs once, in an HTTP thread, when the response is over
+ * (ended, the client went away, or the server stops); after it nothing of the
+ * stream is called again and the stream is gone. */
+typedef struct http_stream http_stream_t;
+typedef struct {
+    void (*on_work)(void *arg, http_stream_t *st);
+    void (*on_close)(void *arg);
+    void *arg;
+} http_stream_cb_t;
+/* Responds with a stream (chunked, Content-Type ctype, the headers added so far). */
+http_stream_t *http_respond_stream(http_req_t *r, int status, const char *ctype,
+                                   const http_stream_cb_t *cb);
+void http_stream_write(http_stream_t *st, const char *data, size_t len);
+void http_stream_end(http_stream_t *st);
+/* From any thread: on_work will be called soon. */
+void http_stream_wake(http_stream_t *st);
+/* Streamed responses open now (for figures and tests). */
+int http_streams_open(http_server_t *s);
 
 #endif

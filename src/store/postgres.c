@@ -15,6 +15,7 @@
  *    holding an advisory lock, so processes starting at once are safe.
  * Several server processes share the job queue: job_claim uses FOR UPDATE SKIP LOCKED. */
 #include "store/store.h"
+#include "store/pg_listen.h"
 
 #include "core/log.h"
 
@@ -117,6 +118,12 @@ static const char *const migrations[] = {
     "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
     "CREATE TRIGGER images_count AFTER INSERT OR DELETE ON images"
     "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
+    /* 3: the text so far of a running generation, for streams served by other
+     * processes (records/remote.c); a document's token usage and truncation. */
+    "ALTER TABLE jobs ADD COLUMN partial TEXT;"
+    "ALTER TABLE documents ADD COLUMN prompt_tokens BIGINT,"
+    "  ADD COLUMN completion_tokens BIGINT,"
+    "  ADD COLUMN truncated BOOLEAN NOT NULL DEFAULT false;",
 };
 
 /* ---- statements ------------------------------------------------------------------ */
@@ -174,6 +181,9 @@ enum {
     S_JOB_COUNT,
     S_JOB_COUNTS,
     S_RATE_HIT,
+    S_JOB_PROGRESS,
+    S_JOB_PARTIAL,
+    S_NOTIFY,
     S_COUNT
 };
 
@@ -184,6 +194,12 @@ typedef struct {
 } pg_stmt_t;
 
 static const pg_stmt_t stmts[S_COUNT] = {
+    [S_JOB_PROGRESS] = {"ink_job_progress", 4,
+                        "WITH u AS (UPDATE jobs SET partial = $3 WHERE id = $1 AND token = $2"
+                        " RETURNING 1) SELECT pg_notify('" PG_CHANNEL "', $4) FROM u"},
+    [S_JOB_PARTIAL] = {"ink_job_partial", 2,
+                       "SELECT partial FROM jobs WHERE kind = $1 AND record_id = $2"},
+    [S_NOTIFY] = {"ink_notify", 1, "SELECT pg_notify('" PG_CHANNEL "', $1)"},
     [S_PING] = {"ink_ping", 0, "SELECT 1"},
     [S_MIG_VERSION] = {"ink_mig_version", 0,
                        "SELECT COALESCE(max(version), 0) FROM schema_migrations"},
@@ -1255,6 +1271,60 @@ static int pg_rate_hit(store_conn_t *sc, const char *bucket, int64_t window, int
     return STORE_OK;
 }
 
+/* ---- events of other processes (records/remote.c) ---- */
+
+static int pg_job_progress(store_conn_t *sc, const job_t *job, const char *text,
+                           const char *payload)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t id = num_i64(job->id);
+    const char *p[] = {id.s, job->token, text, payload};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_PROGRESS, p, &r)) != STORE_OK)
+        return rc;
+    rc = PQntuples(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
+                             const char **text)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t k = num_i64(kind), rid = num_i64(id);
+    const char *p[] = {k.s, rid.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_PARTIAL, p, &r)) != STORE_OK)
+        return rc;
+    *text = NULL;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else if (!PQgetisnull(r, 0, 0))
+        *text = arena_strdup(a, PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return rc;
+}
+
+static int pg_notify(store_conn_t *sc, const char *payload)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    const char *p[] = {payload};
+    PGresult *r;
+    if ((rc = pg_run(c, S_NOTIFY, p, &r)) != STORE_OK)
+        return rc;
+    PQclear(r);
+    return STORE_OK;
+}
+
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
     .connect = pg_connect,
@@ -1279,4 +1349,9 @@ const store_ops_t store_postgres_ops = {
     .job_count = pg_job_count,
     .job_counts = pg_job_counts,
     .rate_hit = pg_rate_hit,
+    .job_progress = pg_job_progress,
+    .record_partial = pg_record_partial,
+    .notify = pg_notify,
+    .listen_start = pg_listen_start,
+    .listen_stop = pg_listen_stop,
 };

@@ -109,3 +109,93 @@ void store_record_inserted(record_t *rec, const char *state, int64_t now)
         rec->revised_prompt = NULL;
     }
 }
+
+/* ---- wrappers ---- */
+
+int store_record_get(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                     record_probe_fn probe, void *probe_arg, arena_t *a, record_t *out)
+{
+    if (probe && c->ops->record_get_probed)
+        return c->ops->record_get_probed(c, kind, user_id, id, probe, probe_arg, a, out);
+    return c->ops->record_get(c, kind, user_id, id, a, out);
+}
+
+int store_record_list(store_conn_t *c, rec_kind_t kind, list_query_t *q, arena_t *a,
+                      record_list_t *out)
+{
+    if (!c->ops->list_probes) {
+        q->probe = NULL;
+        q->probe_arg = NULL;
+    }
+    return c->ops->record_list(c, kind, q, a, out);
+}
+
+int store_record_create(store_conn_t *c, record_t *rec, int64_t *job_id)
+{
+    return c->ops->record_create(c, rec, job_id);
+}
+
+int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        const record_patch_t *p, arena_t *a, record_t *out)
+{
+    if (!p->name && !p->result && p->favorite < 0)
+        return c->ops->record_get(c, kind, user_id, id, a, out);
+    return c->ops->record_update(c, kind, user_id, id, p, a, out);
+}
+
+int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        arena_t *a, const char **media_key)
+{
+    return c->ops->record_delete(c, kind, user_id, id, a, media_key);
+}
+
+void store_read_begin(store_conn_t *c)
+{
+    if (c->ops->read_begin)
+        c->ops->read_begin(c);
+}
+
+void store_read_end(store_conn_t *c)
+{
+    if (c->ops->read_end)
+        c->ops->read_end(c);
+}
+
+bool store_shared(const store_t *s)
+{
+    return s->ops == &store_postgres_ops;
+}
+
+bool store_probes(const store_t *s)
+{
+    return s->ops->list_probes;
+}
+
+int store_job_progress(store_conn_t *c, const job_t *job, const char *text, const char *payload)
+{
+    return c->ops->job_progress ? c->ops->job_progress(c, job, text, payload) : STORE_OK;
+}
+
+int store_record_partial(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
+                         const char **text)
+{
+    *text = NULL;
+    return c->ops->record_partial ? c->ops->record_partial(c, kind, id, a, text) : STORE_OK;
+}
+
+int store_notify(store_conn_t *c, const char *payload)
+{
+    return c->ops->notify ? c->ops->notify(c, payload) : STORE_OK;
+}
+
+store_listener_t *store_listen(store_t *s, void (*fn)(void *arg, const char *payload),
+                               void (*connected)(void *arg), void *arg)
+{
+    return s->ops->listen_start ? s->ops->listen_start(s, fn, connected, arg) : NULL;
+}
+
+void store_listen_stop(store_t *s, store_listener_t *l)
+{
+    if (l && s->ops->listen_stop)
+        s->ops->listen_stop(l);
+}

@@ -213,6 +213,23 @@ typedef struct store_ops {
     /* Rate limiting: adds one hit to (bucket, window) and returns the window's count.
      * Windows older than window - 1 may be pruned. */
     int (*rate_hit)(store_conn_t *c, const char *bucket, int64_t window, int64_t *count);
+
+    /* Optional (NULL when one process owns the store): events between processes.
+     * job_progress keeps the text so far of a running job (while the token matches,
+     * else STALE) and sends payload to the listeners, in one statement.
+     * record_partial reads it back (*text NULL when none yet; NOTFOUND when the
+     * record has no job). notify sends payload to every listener (of every process).
+     * listen_start runs a thread with a connection of its own that calls fn with each
+     * payload, and connected after each (re)connection (notifications may have been
+     * missed before it). */
+    int (*job_progress)(store_conn_t *c, const job_t *job, const char *text,
+                        const char *payload);
+    int (*record_partial)(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
+                          const char **text);
+    int (*notify)(store_conn_t *c, const char *payload);
+    struct store_listener *(*listen_start)(store_t *s, void (*fn)(void *arg, const char *payload),
+                                           void (*connected)(void *arg), void *arg);
+    void (*listen_stop)(struct store_listener *l);
 } store_ops_t;
 
 /* The shared handle; backends put their settings behind it. */
@@ -246,6 +263,39 @@ typedef struct {
 } store_checkpoint_stats_t;
 void store_sqlite_checkpoint_pages(store_t *s, int pages);
 bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out);
+
+/* Wrappers: what the rest of the program calls instead of the ops table, so the
+ * checks of what a backend can do live here (in the spirit of Redis's connWrite). */
+/* probe may be NULL; it is used only when the backend has probed reads. */
+int store_record_get(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                     record_probe_fn probe, void *probe_arg, arena_t *a, record_t *out);
+/* q->probe is dropped when the backend does not take list probes. */
+int store_record_list(store_conn_t *c, rec_kind_t kind, list_query_t *q, arena_t *a,
+                      record_list_t *out);
+int store_record_create(store_conn_t *c, record_t *rec, int64_t *job_id);
+int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        const record_patch_t *p, arena_t *a, record_t *out);
+int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        arena_t *a, const char **media_key);
+/* A read session, when the backend has them (else nothing). */
+void store_read_begin(store_conn_t *c);
+void store_read_end(store_conn_t *c);
+/* True when several processes may share this store (PostgreSQL): jobs, rate limits and
+ * events must then go through the database. */
+bool store_shared(const store_t *s);
+/* Events between processes (see store_ops_t.job_progress...); STORE_OK doing nothing
+ * (NULL listener) when the store is not shared. */
+typedef struct store_listener store_listener_t;
+int store_job_progress(store_conn_t *c, const job_t *job, const char *text, const char *payload);
+int store_record_partial(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
+                         const char **text);
+int store_notify(store_conn_t *c, const char *payload);
+store_listener_t *store_listen(store_t *s, void (*fn)(void *arg, const char *payload),
+                               void (*connected)(void *arg), void *arg);
+void store_listen_stop(store_t *s, store_listener_t *l);
+/* True when the backend reads lists and shows with probes (a rendered-record cache
+ * pays off). */
+bool store_probes(const store_t *s);
 
 /* For the backends (store.c). True when every record is a document with its result
  * (what docs_create_completed takes). */

@@ -219,3 +219,44 @@ class ManPage(unittest.TestCase):
                                capture_output=True, text=True, env=dict(os.environ, MANWIDTH="80"))
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stderr.strip(), "", "man page warnings")
+
+
+class Generations(ServerTest):
+    server_args = ["--builtin-fail-pattern", "FAILME", "--builtin-delay-ms", "300"]
+
+    def metrics(self):
+        return parse_metrics(self.srv.request("GET", "/metrics").body.decode())
+
+    def test_generations_by_kind_provider_outcome_with_durations(self):
+        before = self.metrics()
+        self.make_doc()
+        self.make_image()
+        r = self.req("POST", "/api/v1/documents", form={"name": "x", "prompt": "FAILME please"})
+        self.assertEqual(r.status, 502, r)
+        after = self.metrics()
+        G, H = "inkwell_generations_total", "inkwell_generation_duration_seconds_count"
+        for kind, outcome, n in [("document", "completed", 1), ("image", "completed", 1),
+                                 ("document", "failed", 1), ("image", "failed", 0)]:
+            lab = dict(kind=kind, provider="builtin", outcome=outcome)
+            self.assertEqual(value(after, G, **lab) - value(before, G, **lab), n, lab)
+        self.assertEqual(value(after, H, kind="document", provider="builtin") -
+                         value(before, H, kind="document", provider="builtin"), 2)
+        # each took the builtin delay (300 ms): none is in the buckets below 0.25 s
+        le = value(after, "inkwell_generation_duration_seconds_bucket", kind="image",
+                   provider="builtin", le="0.25")
+        self.assertEqual(le, value(before, "inkwell_generation_duration_seconds_bucket",
+                                   kind="image", provider="builtin", le="0.25"))
+
+    def test_open_streams_gauge(self):
+        from test_stream import Stream
+        s = Stream(self.srv.port, "POST", "/api/v1/documents", self.alice,
+                   form={"name": "S", "prompt": "a long post about tea"})
+        self.assertEqual(s.status, 201)
+        self.assertEqual(s.next_event()[0], "record")
+        self.assertGreaterEqual(value(self.metrics(), "inkwell_sse_streams_open"), 1)
+        s.events()
+        s.close()
+        deadline = time.time() + 10
+        while value(self.metrics(), "inkwell_sse_streams_open") != 0 and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(value(self.metrics(), "inkwell_sse_streams_open"), 0)

@@ -1,0 +1,415 @@
+/* stream.c — streamed creates and shows: Server-Sent Events (§10).
+ *
+ * A stream follows one record. Its subscription to the record's events (records.h)
+ * only updates what the stream knows — the text so far, and the end (the finished
+ * record, or why it failed) — and wakes the connection; the writing happens in an
+ * HTTP thread (on_work): the `record` event first, then deltas for the bytes not sent
+ * yet (at most DELTA_MAX each, never splitting a UTF-8 character, `id:` the byte
+ * offset after the piece), then `done` or `error`, and a `: keep-alive` comment when
+ * nothing was sent for --stream-keepalive seconds. Nothing is sent twice and a
+ * resumed show (Last-Event-ID: N) starts at byte N.
+ *
+ * A streamed create whose generation fails removes its record before the `error`
+ * event is written (the client waited: nothing is left behind). A client that goes
+ * away only ends the stream: the generation goes on. */
+#include "api/api.h"
+
+#include "core/log.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define DELTA_MAX 512
+
+typedef enum { END_NONE, END_DONE, END_FAILED, END_RELEASED } sse_end_t;
+
+typedef struct {
+    app_t *app;
+    records_sub_t *sub;
+    http_stream_t *st;
+    rec_kind_t kind;
+    int64_t user_id, id;
+    bool is_create;
+    double keepalive;
+
+    pthread_mutex_t mu; /* guards what follows: the subscription writes, on_work reads */
+    bool started;       /* the record event is out */
+    arena_t arena;      /* first: the record event's record; final: the finished one */
+    record_t first, final;
+    buf_t text;         /* the text as known, from byte 0 */
+    int64_t sent;       /* bytes of text sent as deltas (or skipped by Last-Event-ID) */
+    sse_end_t end;
+    char error[256];
+    bool end_sent;
+    bool final_needs_read; /* completed, but the event had no record */
+    double last_send;
+    bool keepalive_due;
+} sse_t;
+
+bool api_wants_stream(http_req_t *r)
+{
+    const char *a = http_header(r, "Accept");
+    return a && strcasestr(a, "text/event-stream") != NULL;
+}
+
+static void copy_record(arena_t *a, record_t *dst, const record_t *src)
+{
+    *dst = *src;
+#define DUP(f) dst->f = src->f ? arena_strdup(a, src->f) : NULL
+    DUP(name);
+    DUP(state);
+    DUP(error);
+    DUP(prompt);
+    DUP(result);
+    DUP(description);
+    DUP(resolution);
+    DUP(style);
+    DUP(media_key);
+    DUP(revised_prompt);
+#undef DUP
+}
+
+/* Takes the text of an event that starts at byte start (under sse->mu). */
+static void learn_text(sse_t *x, int64_t start, const char *text, size_t len)
+{
+    int64_t have = (int64_t)x->text.len;
+    if (start > have || start + (int64_t)len <= have)
+        return; /* a gap (never from one source) or nothing new */
+    buf_append(&x->text, text + (have - start), (size_t)(start + (int64_t)len - have));
+}
+
+/* The finished record (under sse->mu). */
+static void learn_final(sse_t *x, const record_t *rec)
+{
+    copy_record(&x->arena, &x->final, rec);
+    if (rec->result)
+        learn_text(x, 0, rec->result, strlen(rec->result));
+    x->end = END_DONE;
+}
+
+/* The subscription: under the records service's event lock, any thread. */
+static void on_event(void *arg, const rev_t *ev)
+{
+    sse_t *x = arg;
+    bool wake = true;
+    pthread_mutex_lock(&x->mu);
+    if (x->end != END_NONE && ev->type != REV_TICK) {
+        pthread_mutex_unlock(&x->mu);
+        return;
+    }
+    switch (ev->type) {
+    case REV_TEXT: learn_text(x, ev->offset - (int64_t)ev->len, ev->text, ev->len); break;
+    case REV_COMPLETED:
+        if (ev->rec)
+            learn_final(x, ev->rec);
+        else {
+            x->end = END_DONE;
+            x->final_needs_read = true;
+        }
+        break;
+    case REV_FAILED:
+        x->end = END_FAILED;
+        snprintf(x->error, sizeof(x->error), "%s", ev->error ? ev->error : "Generation failed.");
+        break;
+    case REV_RELEASED: x->end = END_RELEASED; break;
+    case REV_TICK:
+        wake = ev->now_mono - x->last_send >= x->keepalive;
+        x->keepalive_due = wake;
+        break;
+    default: wake = false; break;
+    }
+    http_stream_t *st = x->st;
+    pthread_mutex_unlock(&x->mu);
+    if (wake && st)
+        http_stream_wake(st);
+}
+
+static void write_event(buf_t *out, const char *event, int64_t id, const char *data, size_t len)
+{
+    if (id >= 0)
+        buf_printf(out, "id: %lld\n", (long long)id);
+    buf_printf(out, "event: %s\ndata: ", event);
+    buf_append(out, data, len);
+    buf_puts(out, "\n\n");
+}
+
+static void write_record(sse_t *x, buf_t *out, const char *event, const record_t *rec)
+{
+    buf_t j;
+    buf_init(&j);
+    jw_t w;
+    jw_init(&w, &j);
+    api_record_json(x->app, &w, rec);
+    write_event(out, event, -1, j.data, j.len);
+    buf_free(&j);
+}
+
+/* The length of the longest prefix of s[0..n) of at most max bytes that ends on a
+ * character boundary. */
+static size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    size_t cut = max;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--;
+    return cut ? cut : max; /* (never 0 for valid UTF-8) */
+}
+
+static void write_deltas(buf_t *out, const char *text, int64_t from, int64_t to)
+{
+    buf_t j;
+    buf_init(&j);
+    while (from < to) {
+        size_t n = utf8_cut(text + from, (size_t)(to - from), DELTA_MAX);
+        buf_reset(&j);
+        buf_puts(&j, "{\"text\":");
+        json_escape(&j, text + from, n);
+        buf_putc(&j, '}');
+        from += (int64_t)n;
+        write_event(out, "delta", from, j.data, j.len);
+    }
+    buf_free(&j);
+}
+
+/* In an HTTP thread: writes what is new. */
+static void on_work(void *arg, http_stream_t *st)
+{
+    sse_t *x = arg;
+    if (x->end_sent)
+        return;
+    buf_t out;
+    buf_init(&out);
+    pthread_mutex_lock(&x->mu);
+    if (!x->started) {
+        write_record(x, &out, "record", &x->first);
+        x->started = true;
+    }
+    if (x->final_needs_read) {
+        /* rare: the worker could not read the record it completed */
+        pthread_mutex_unlock(&x->mu);
+        char err[128];
+        store_conn_t *c = store_conn(x->app->store, err, sizeof(err));
+        arena_t a;
+        arena_init(&a);
+        record_t rec;
+        int rc = c ? records_get(x->app->records, c, x->kind, x->user_id, x->id, NULL, NULL, &a,
+                                 &rec)
+                   : STORE_UNAVAILABLE;
+        pthread_mutex_lock(&x->mu);
+        x->final_needs_read = false;
+        if (rc == STORE_OK)
+            learn_final(x, &rec);
+        else
+            x->end = END_RELEASED; /* the client may come back with Last-Event-ID */
+        arena_free(&a);
+    }
+    if ((int64_t)x->text.len > x->sent) {
+        write_deltas(&out, x->text.data, x->sent, (int64_t)x->text.len);
+        x->sent = (int64_t)x->text.len;
+    }
+    sse_end_t end = x->end;
+    char error[256];
+    memcpy(error, x->error, sizeof(error));
+    if (end == END_DONE)
+        write_record(x, &out, "done", &x->final);
+    if (end == END_NONE && x->keepalive_due && out.len == 0)
+        buf_puts(&out, ": keep-alive\n\n");
+    x->keepalive_due = false;
+    if (out.len)
+        x->last_send = mono_s();
+    pthread_mutex_unlock(&x->mu);
+    if (end == END_FAILED) {
+        /* a create's client waited: no record is left behind, and it is gone before
+         * the client hears of the failure */
+        if (x->is_create)
+            records_discard(x->app->records, x->kind, x->user_id, x->id);
+        buf_t j;
+        buf_init(&j);
+        buf_puts(&j, "{\"message\":");
+        json_escape(&j, error, strlen(error));
+        buf_puts(&j, ",\"status\":502}");
+        write_event(&out, "error", -1, j.data, j.len);
+        buf_free(&j);
+    }
+    if (out.len)
+        http_stream_write(st, out.data, out.len);
+    buf_free(&out);
+    if (end != END_NONE) {
+        x->end_sent = true;
+        http_stream_end(st);
+    }
+}
+
+static void sse_free(sse_t *x)
+{
+    records_unsubscribe(x->app->records, x->sub);
+    pthread_mutex_destroy(&x->mu);
+    buf_free(&x->text);
+    arena_free(&x->arena);
+    free(x);
+}
+
+static void on_close(void *arg)
+{
+    sse_free(arg);
+}
+
+static sse_t *sse_new(app_t *app, rec_kind_t kind, int64_t user_id, int64_t id)
+{
+    sse_t *x = xcalloc(1, sizeof(*x));
+    x->app = app;
+    x->kind = kind;
+    x->user_id = user_id;
+    x->id = id;
+    x->keepalive = app->cfg->stream_keepalive > 0 ? app->cfg->stream_keepalive : 15;
+    x->last_send = mono_s();
+    pthread_mutex_init(&x->mu, NULL);
+    arena_init(&x->arena);
+    buf_init(&x->text);
+    return x;
+}
+
+/* Subscribes, then reads the record once (it may have ended before the subscription)
+ * and takes what it says. Returns the store's answer; on STORE_OK *now is the record
+ * as read (in x->arena). */
+static int follow(sse_t *x, store_conn_t *c, record_t *now)
+{
+    char *live = NULL;
+    size_t live_len = 0;
+    x->sub = records_subscribe(x->app->records, x->kind, x->user_id, x->id, on_event, x, &live,
+                               &live_len);
+    store_read_end(c); /* a fresh read, after the subscription */
+    int rc = records_get(x->app->records, c, x->kind, x->user_id, x->id, NULL, NULL, &x->arena,
+                         now);
+    pthread_mutex_lock(&x->mu);
+    if (live)
+        learn_text(x, 0, live, live_len);
+    if (rc == STORE_OK && x->end == END_NONE) {
+        if (strcmp(now->state, "completed") == 0)
+            learn_final(x, now);
+        else if (strcmp(now->state, "failed") == 0) {
+            x->end = END_FAILED;
+            snprintf(x->error, sizeof(x->error), "%s", now->error ? now->error : "Generation failed.");
+        }
+    }
+    pthread_mutex_unlock(&x->mu);
+    if (rc == STORE_OK && !record_finished(now)) {
+        /* the text so far of a generation another process runs */
+        const char *partial = records_partial(x->app->records, c, x->kind, x->id, &x->arena);
+        pthread_mutex_lock(&x->mu);
+        if (partial)
+            learn_text(x, 0, partial, strlen(partial));
+        pthread_mutex_unlock(&x->mu);
+    }
+    free(live);
+    return rc;
+}
+
+static void start(sse_t *x, http_req_t *r, int status)
+{
+    http_add_header(r, "Cache-Control", "no-store");
+    http_add_header(r, "X-Accel-Buffering", "no");
+    http_stream_cb_t cb = {on_work, on_close, x};
+    http_stream_t *st = http_respond_stream(r, status, "text/event-stream", &cb);
+    pthread_mutex_lock(&x->mu);
+    x->st = st;
+    pthread_mutex_unlock(&x->mu);
+}
+
+/* ---- show ---- */
+
+static int64_t last_event_id(http_req_t *r)
+{
+    const char *h = http_header(r, "Last-Event-ID");
+    int64_t n;
+    return h && parse_uint(h, &n) ? n : 0;
+}
+
+void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
+{
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    sse_t *x = sse_new(app, kind, r->user_id, id);
+    record_t now;
+    int rc = follow(x, c, &now);
+    if (rc != STORE_OK) {
+        sse_free(x);
+        if (rc == STORE_NOTFOUND)
+            api_not_found(r);
+        else
+            api_store_error(r, rc);
+        return;
+    }
+    x->first = now;
+    if (x->end == END_NONE && now.result)
+        x->first.result = NULL; /* a running record's text comes as deltas */
+    /* resume: the client has the first N bytes (a character split by N is sent whole) */
+    int64_t n = last_event_id(r);
+    pthread_mutex_lock(&x->mu);
+    if (n > 0) {
+        const char *t = x->end == END_DONE && x->final.result ? x->final.result : x->text.data;
+        int64_t known = (int64_t)(x->end == END_DONE && x->final.result ? strlen(t) : x->text.len);
+        if (n > known && x->end != END_NONE)
+            n = known;
+        while (n > 0 && n < known && ((unsigned char)t[n] & 0xC0) == 0x80)
+            n--;
+        x->sent = n;
+    }
+    pthread_mutex_unlock(&x->mu);
+    start(x, r, 200);
+}
+
+/* ---- create ---- */
+
+static void on_stream_create_suspended(http_req_t *r)
+{
+    app_t *app = r->app;
+    records_create(app->records, r->wait);
+}
+
+static void on_stream_create_resumed(void *appv, http_req_t *r)
+{
+    app_t *app = appv;
+    records_create_t *cr = r->wait;
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    records_create_finish(app->records, c, cr);
+    if (cr->outcome != CREATED_STREAM) {
+        api_create_answer(app, r, cr); /* JSON: nothing was streamed yet */
+        return;
+    }
+    sse_t *x = sse_new(app, cr->rec.kind, r->user_id, cr->rec.id);
+    x->is_create = true;
+    if (cr->inline_text) {
+        /* generated in the request and stored: the stream tells it as it happened */
+        learn_final(x, &cr->rec);
+        x->first = x->final;
+    } else {
+        record_t now;
+        follow(x, c, &now);
+        copy_record(&x->arena, &x->first, &cr->rec); /* as created: queued */
+    }
+    x->first.result = NULL;
+    x->first.words = 0;
+    x->first.media_key = NULL;
+    x->first.revised_prompt = NULL;
+    if (strcmp(x->first.state, "completed") == 0 || strcmp(x->first.state, "failed") == 0)
+        x->first.state = "generating";
+    char *loc = arena_printf(&r->arena, "%s/api/v1/%s/%lld", app->public_url,
+                             cr->rec.kind == KIND_DOC ? "documents" : "images",
+                             (long long)cr->rec.id);
+    http_add_header(r, "Location", loc);
+    start(x, r, 201);
+}
+
+void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr)
+{
+    cr->mode = CREATE_STREAM;
+    http_suspend(r, on_stream_create_suspended, on_stream_create_resumed, cr);
+}

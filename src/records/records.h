@@ -1,0 +1,217 @@
+/* records.h — the records service: the one owner of a record's life.
+ *
+ * Everything that happens to a document or an image goes through here: create (and
+ * the choice of path: generated inline in the request and stored by the group commit,
+ * or queued as a job for a worker), get, list, update, delete, waiting for a
+ * generation, and clean-up after a failure (the record, its media file, its cached
+ * rendering) in one place. The HTTP handlers (api/records.c, api/stream.c) decode,
+ * call this, and render.
+ *
+ * Lifecycle events. Every step of a generation is published as an event with its
+ * payload:
+ *   REV_QUEUED      a record and its job were stored (rec: the record, queued)
+ *   REV_GENERATING  a worker took the job (rec: NULL; kind/id/user set)
+ *   REV_TEXT        the next piece of a document's text: text/len, and offset = the
+ *                   byte offset in the final text just after the piece; pieces never
+ *                   split a UTF-8 character and joined in order are the final text
+ *   REV_COMPLETED   the generation ended and was stored (rec: the stored record)
+ *   REV_FAILED      the generation failed (error: why, in words for the user; rec may
+ *                   be NULL)
+ * Two kinds of listeners:
+ *  - subscribers of one record (records_subscribe): waiting creates and SSE streams.
+ *    Their callback runs in the publishing thread (a worker, the writer thread, the
+ *    PostgreSQL listener) under the service's event lock: it must be quick (copy,
+ *    wake a connection) and must not call back into the service.
+ *  - process-wide observers (records_observe): metrics and the like. They see every
+ *    event this process publishes (not those of other processes), outside any lock.
+ *
+ * With PostgreSQL, events of other processes arrive through LISTEN/NOTIFY (a listener
+ * connection of this service) and are delivered to this process's subscribers.
+ *
+ * Threads: every function may be called from any thread. */
+#ifndef INK_RECORDS_H
+#define INK_RECORDS_H
+
+#include "core/config.h"
+#include "gen/provider.h"
+#include "media/media.h"
+#include "store/store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct records records_t;
+struct rcache;
+
+/* ---- events ---- */
+
+typedef enum {
+    REV_QUEUED,
+    REV_GENERATING,
+    REV_TEXT,
+    REV_COMPLETED,
+    REV_FAILED,
+    /* Subscribers only: the server is stopping; the subscription has been removed. */
+    REV_RELEASED,
+    /* Subscribers only: a periodic tick (records_tick_s), for deadlines and SSE
+     * keep-alives. offset is unused; now_mono is set. */
+    REV_TICK,
+} rev_type_t;
+
+typedef struct {
+    rev_type_t type;
+    rec_kind_t kind;
+    int64_t id, user_id;
+    const record_t *rec;  /* QUEUED, COMPLETED; may be NULL when not known */
+    const char *text;     /* TEXT */
+    size_t len;           /* TEXT */
+    int64_t offset;       /* TEXT: byte offset just after this piece */
+    const char *error;    /* FAILED */
+    const char *provider; /* COMPLETED, FAILED: the provider's name (this process) */
+    double duration_s;    /* COMPLETED, FAILED: time spent generating (this process) */
+    bool inline_path;     /* COMPLETED, FAILED: generated in the creating request */
+    double now_mono;      /* TICK */
+} rev_t;
+
+typedef void (*records_event_fn)(void *arg, const rev_t *ev);
+
+/* Registers a process-wide observer; call at start-up, before the server accepts
+ * requests. At most 8. Observers are never removed. */
+void records_observe(records_t *s, records_event_fn fn, void *arg);
+
+typedef struct records_sub records_sub_t;
+
+/* Subscribes to the events of one record (user_id: its owner). If this process is generating the record
+ * right now, *live_text (may be NULL) gets a malloc'd copy of its text so far and
+ * *live_len its length, taken atomically with the subscription: the next REV_TEXT
+ * event continues exactly there. Otherwise *live_text is NULL. The callback gets a
+ * REV_TICK about every records tick (see records_start) too. */
+records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id,
+                                 records_event_fn fn, void *arg, char **live_text,
+                                 size_t *live_len);
+/* After it returns, the callback is never called again. NULL is ignored. */
+void records_unsubscribe(records_t *s, records_sub_t *sub);
+
+/* Publishes an event: to the record's subscribers, the observers and (PostgreSQL)
+ * other processes. For the workers (gen/jobs.c) and the service itself. */
+void records_publish(records_t *s, const rev_t *ev);
+
+/* With a store shared by several processes (PostgreSQL), a worker keeps the text so
+ * far of its generation in the database every RECORDS_PROGRESS_S while it grows, and
+ * the other processes are told (NOTIFY), so any of them can stream the record. */
+#define RECORDS_PROGRESS_S 0.25
+/* True (and *last_flush moved to now) when the text so far is due to be kept. */
+bool records_progress_due(records_t *s, double *last_flush);
+/* Keeps the text so far of job's record and tells the other processes. */
+void records_progress(records_t *s, store_conn_t *c, const job_t *job, const char *text);
+/* The text so far of a record another process generates (NULL when none is known). */
+const char *records_partial(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t id,
+                            arena_t *a);
+
+/* ---- the service ---- */
+
+typedef struct {
+    const cfg_t *cfg;
+    store_t *store;
+    media_t *media;
+    const provider_t *prov;
+    struct rcache *rcache; /* may be NULL */
+    struct jobs *jobs;     /* set with records_set_jobs once the workers run */
+    struct writer *writer; /* group commit for inline generations; NULL = none */
+} records_deps_t;
+
+records_t *records_start(const records_deps_t *deps);
+void records_set_jobs(records_t *s, struct jobs *jobs);
+/* The server is stopping: every subscriber gets REV_RELEASED (waiting creates answer
+ * 202, streams end) and new subscriptions are released at once. */
+void records_release(records_t *s);
+void records_stop(records_t *s);
+
+/* ---- create ---- */
+
+typedef enum {
+    CREATE_WAIT,   /* wait for the generation (up to --wait-limit) */
+    CREATE_ASYNC,  /* Prefer: respond-async: answer once stored */
+    CREATE_STREAM, /* SSE: answer once stored, then events to cr->on_event */
+} create_mode_t;
+
+typedef enum {
+    CREATED_DONE = 201,     /* generated and stored: cr->rec completed */
+    CREATED_PENDING = 202,  /* stored, generation goes on: cr->rec as it stands */
+    CREATED_STREAM = 1201,  /* CREATE_STREAM: stored; events follow (cr->sub) */
+    CREATE_FAILED = 502,    /* generation failed: cr->error; nothing left behind */
+    CREATE_STORE_ERROR = 500, /* cr->store_rc tells why (503 for STORE_UNAVAILABLE) */
+    CREATE_HOOK = 1000,     /* the begin hook answered (cr->hook_state is its own) */
+} create_outcome_t;
+
+typedef struct records_create records_create_t;
+struct records_create {
+    /* in */
+    record_t rec;          /* kind, user_id and the input fields; out: the record */
+    create_mode_t mode;
+    arena_t *arena;        /* strings of the outcome are allocated here */
+    const void *fields;    /* the decoded body (a kvlist_t), for hooks */
+    void (*done)(records_create_t *cr); /* called once, from any thread */
+    void *arg;
+    /* CREATE_STREAM: the subscriber of the new record's events */
+    records_event_fn on_event;
+    void *on_event_arg;
+    /* out */
+    create_outcome_t outcome;
+    int store_rc;
+    const char *error;
+    records_sub_t *sub;      /* CREATE_STREAM */
+    /* CREATE_STREAM on the inline path: the text was generated before the record was
+     * stored; the record is completed (rec.result) and no REV_TEXT events follow. */
+    bool inline_text;
+    void *hook_state;        /* the create hook's own */
+    /* CREATE_HOOK: the answer the hook chose, sent as it is (a JSON body), and whether
+     * it is a replay (Idempotent-Replayed: true). */
+    int reply_status;
+    const char *reply_body;
+    bool replayed;
+    /* internal */
+    void *priv;
+};
+
+/* Hooks around every create, for every path (inline, job, streamed): begin runs
+ * before anything is stored and may answer instead (return true after setting
+ * cr->outcome = CREATE_HOOK); end runs once the outcome is known, before done is
+ * called (not after a begin that answered). For Idempotency-Key (§11). */
+typedef struct {
+    bool (*begin)(void *arg, records_create_t *cr);
+    void (*end)(void *arg, records_create_t *cr);
+    void *arg;
+} records_create_hook_t;
+void records_set_create_hook(records_t *s, const records_create_hook_t *h);
+
+/* Starts a create. cr->done is called exactly once with the outcome, maybe before
+ * this returns, maybe later from another thread. */
+void records_create(records_t *s, records_create_t *cr);
+/* After done: completes the outcome in a thread that may use the store (c): a waited
+ * generation that failed is discarded (nothing left behind), a wait that ended first
+ * reads the record as it stands, and the end hook runs. Call it exactly once. */
+void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr);
+
+/* ---- read and change ---- */
+
+/* probe (may be NULL): see record_get_probed in store.h; used only when the backend
+ * has probed reads. */
+int records_get(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                record_probe_fn probe, void *probe_arg, arena_t *a, record_t *out);
+int records_list(records_t *s, store_conn_t *c, rec_kind_t kind, list_query_t *q, arena_t *a,
+                 record_list_t *out);
+/* An empty patch reads the record. */
+int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                   const record_patch_t *p, arena_t *a, record_t *out);
+/* Deletes the record, its media file and its cached rendering. */
+int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id);
+/* A generation the client waited for failed: the record goes, as with delete (errors
+ * are logged, not returned). */
+void records_discard(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id);
+
+/* The seconds between REV_TICK events (config: --stream-keepalive / 5, at most 1). */
+double records_tick_s(records_t *s);
+
+#endif

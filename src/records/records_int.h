@@ -1,0 +1,40 @@
+/* records_int.h — for the files of the records service only (events.c, service.c,
+ * remote.c): the event hub and the service's state. */
+#ifndef INK_RECORDS_INT_H
+#define INK_RECORDS_INT_H
+
+#include "records/records.h"
+
+typedef struct hub hub_t;
+typedef struct hub_entry hub_entry_t;
+
+hub_t *hub_new(double tick_s);
+void hub_free(hub_t *h);
+void hub_observe(hub_t *h, records_event_fn fn, void *arg);
+records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id, records_event_fn fn,
+                             void *arg, char **live_text, size_t *live_len);
+void hub_unsubscribe(hub_t *h, records_sub_t *sub);
+int hub_subscribers(hub_t *h, rec_kind_t kind, int64_t id);
+/* local: published by this process (observers see it, live text is kept); else an
+ * event of another process, for subscribers only. */
+void hub_publish(hub_t *h, const rev_t *ev, bool local);
+void hub_release(hub_t *h);
+size_t hub_watched(hub_t *h, rec_kind_t *kinds, int64_t *user_ids, int64_t *ids, size_t max);
+
+typedef struct remote remote_t;
+
+struct records {
+    records_deps_t d;
+    hub_t *hub;
+    records_create_hook_t hook;
+    bool has_hook;
+    remote_t *remote; /* PostgreSQL: events of other processes; NULL otherwise */
+};
+
+/* remote.c: with a shared store, follows the records other processes generate. */
+remote_t *remote_start(records_t *s);
+void remote_stop(remote_t *r);
+/* A local generation ended (REV_COMPLETED/REV_FAILED): tells the other processes. */
+void remote_announce(remote_t *r, const rev_t *ev);
+
+#endif

@@ -1,0 +1,362 @@
+/* service.c — the records service (records.h): create and its two paths, reads,
+ * changes, deletes, and the clean-up after a failed generation.
+ *
+ * A create moves like this:
+ *   begin hook → inline?  generate in the caller → writer (group commit) → COMPLETED
+ *              → job:     store record+job (QUEUED) → wake a worker
+ *                         WAIT: subscribe to the record, then read it once (a worker
+ *                         may have been faster); COMPLETED/FAILED/deadline/shutdown
+ *                         resolve it
+ *   → done(cr) → the caller calls records_create_finish in a thread that may use the
+ *     store: a failed waited generation is discarded there, a pending one re-read,
+ *     and the end hook runs. */
+#include "records/records_int.h"
+
+#include "api/rcache.h"
+#include "core/log.h"
+#include "gen/jobs.h"
+#include "gen/templates.h"
+#include "store/writer.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The private part of a create: the waiter of the job path, or the writer item of the
+ * inline path. Lives in cr->arena. */
+typedef struct {
+    records_t *s;
+    records_create_t *cr;
+    atomic_bool resolved;
+    double deadline;
+    records_sub_t *sub;
+    writer_item_t item;
+    double t0;
+} create_priv_t;
+
+records_t *records_start(const records_deps_t *deps)
+{
+    records_t *s = xcalloc(1, sizeof(*s));
+    s->d = *deps;
+    double ka = deps->cfg->stream_keepalive > 0 ? deps->cfg->stream_keepalive : 15;
+    double tick = ka / 5 < 1 ? ka / 5 : 1;
+    if (tick < 0.05)
+        tick = 0.05;
+    s->hub = hub_new(tick);
+    if (store_shared(deps->store))
+        s->remote = remote_start(s);
+    return s;
+}
+
+double records_tick_s(records_t *s)
+{
+    double ka = s->d.cfg->stream_keepalive > 0 ? s->d.cfg->stream_keepalive : 15;
+    double tick = ka / 5 < 1 ? ka / 5 : 1;
+    return tick < 0.05 ? 0.05 : tick;
+}
+
+void records_set_jobs(records_t *s, struct jobs *jobs)
+{
+    s->d.jobs = jobs;
+}
+
+void records_release(records_t *s)
+{
+    if (s)
+        hub_release(s->hub);
+}
+
+void records_stop(records_t *s)
+{
+    if (!s)
+        return;
+    remote_stop(s->remote);
+    hub_free(s->hub);
+    free(s);
+}
+
+void records_observe(records_t *s, records_event_fn fn, void *arg)
+{
+    hub_observe(s->hub, fn, arg);
+}
+
+records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id,
+                                 records_event_fn fn, void *arg, char **live_text,
+                                 size_t *live_len)
+{
+    return hub_subscribe(s->hub, kind, user_id, id, fn, arg, live_text, live_len);
+}
+
+void records_unsubscribe(records_t *s, records_sub_t *sub)
+{
+    hub_unsubscribe(s->hub, sub);
+}
+
+void records_publish(records_t *s, const rev_t *ev)
+{
+    hub_publish(s->hub, ev, true);
+    if (s->remote && !ev->inline_path)
+        remote_announce(s->remote, ev);
+}
+
+void records_set_create_hook(records_t *s, const records_create_hook_t *h)
+{
+    s->hook = *h;
+    s->has_hook = true;
+}
+
+/* ---- create ---- */
+
+static void resolve(create_priv_t *p, create_outcome_t outcome)
+{
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
+        return;
+    p->cr->outcome = outcome;
+    p->cr->done(p->cr);
+}
+
+static void copy_record(arena_t *a, record_t *dst, const record_t *src)
+{
+    *dst = *src;
+#define DUP(f) dst->f = src->f ? arena_strdup(a, src->f) : NULL
+    DUP(name);
+    DUP(state);
+    DUP(error);
+    DUP(prompt);
+    DUP(result);
+    DUP(description);
+    DUP(resolution);
+    DUP(style);
+    DUP(media_key);
+    DUP(revised_prompt);
+#undef DUP
+}
+
+/* A waiting create's subscription (under the event lock, any thread). */
+static void on_wait_event(void *arg, const rev_t *ev)
+{
+    create_priv_t *p = arg;
+    if (atomic_load(&p->resolved))
+        return;
+    switch (ev->type) {
+    case REV_COMPLETED:
+        if (ev->rec) {
+            bool expected = false;
+            if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
+                return;
+            copy_record(p->cr->arena, &p->cr->rec, ev->rec);
+            p->cr->outcome = CREATED_DONE;
+            p->cr->done(p->cr);
+        } else {
+            resolve(p, CREATED_PENDING); /* re-read by create_finish */
+        }
+        break;
+    case REV_FAILED: {
+        bool expected = false;
+        if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
+            return;
+        p->cr->error = arena_strdup(p->cr->arena, ev->error ? ev->error : "Generation failed.");
+        p->cr->outcome = CREATE_FAILED;
+        p->cr->done(p->cr);
+        break;
+    }
+    case REV_RELEASED: resolve(p, CREATED_PENDING); break;
+    case REV_TICK:
+        if (ev->now_mono >= p->deadline)
+            resolve(p, CREATED_PENDING);
+        break;
+    default: break;
+    }
+}
+
+static void on_written(void *arg)
+{
+    create_priv_t *p = arg;
+    records_create_t *cr = p->cr;
+    if (p->item.rc != STORE_OK) {
+        cr->store_rc = p->item.rc;
+        cr->outcome = CREATE_STORE_ERROR;
+    } else {
+        rev_t ev = {.type = REV_COMPLETED, .kind = cr->rec.kind, .id = cr->rec.id,
+                    .user_id = cr->rec.user_id, .rec = &cr->rec,
+                    .provider = p->s->d.prov->name, .duration_s = mono_s() - p->t0,
+                    .inline_path = true};
+        hub_publish(p->s->hub, &ev, true);
+        cr->outcome = cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_DONE;
+        cr->inline_text = cr->mode == CREATE_STREAM;
+    }
+    atomic_store(&p->resolved, true);
+    cr->done(cr);
+}
+
+static void create_inline(records_t *s, create_priv_t *p)
+{
+    records_create_t *cr = p->cr;
+    gen_ctx_t ctx = {0};
+    gen_result_t res;
+    gen_result_init(&res);
+    gen_text_req_t req = {cr->rec.template_id, cr->rec.prompt, cr->rec.creativity};
+    p->t0 = mono_s();
+    if (s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
+        cr->error = arena_strdup(cr->arena, res.error[0] ? res.error : "Generation failed.");
+        rev_t ev = {.type = REV_FAILED, .kind = cr->rec.kind, .user_id = cr->rec.user_id,
+                    .error = cr->error, .provider = s->d.prov->name,
+                    .duration_s = mono_s() - p->t0, .inline_path = true};
+        hub_publish(s->hub, &ev, true);
+        gen_result_free(&res);
+        atomic_store(&p->resolved, true);
+        cr->outcome = CREATE_FAILED;
+        cr->done(cr);
+        return;
+    }
+    cr->rec.result = arena_strndup(cr->arena, res.text.data ? res.text.data : "", res.text.len);
+    cr->rec.words = count_words(cr->rec.result);
+    gen_result_free(&res);
+    p->item.rec = &cr->rec;
+    p->item.wake = on_written;
+    p->item.arg = p;
+    writer_submit(s->d.writer, &p->item);
+}
+
+void records_create(records_t *s, records_create_t *cr)
+{
+    create_priv_t *p = arena_alloc(cr->arena, sizeof(*p));
+    memset(p, 0, sizeof(*p));
+    p->s = s;
+    p->cr = cr;
+    cr->priv = p;
+    cr->rec.state = "queued";
+    if (s->has_hook && s->hook.begin && s->hook.begin(s->hook.arg, cr)) {
+        atomic_store(&p->resolved, true);
+        cr->outcome = CREATE_HOOK;
+        cr->done(cr);
+        return;
+    }
+    if (cr->mode != CREATE_ASYNC && cr->rec.kind == KIND_DOC && s->d.writer &&
+        s->d.prov->text_inline) {
+        create_inline(s, p);
+        return;
+    }
+    char err[256];
+    store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
+    int64_t job_id;
+    int rc = c ? store_record_create(c, &cr->rec, &job_id) : STORE_UNAVAILABLE;
+    if (rc != STORE_OK) {
+        cr->store_rc = rc;
+        atomic_store(&p->resolved, true);
+        cr->outcome = CREATE_STORE_ERROR;
+        cr->done(cr);
+        return;
+    }
+    rev_t ev = {.type = REV_QUEUED, .kind = cr->rec.kind, .id = cr->rec.id,
+                .user_id = cr->rec.user_id, .rec = &cr->rec};
+    hub_publish(s->hub, &ev, true);
+    if (cr->mode != CREATE_WAIT) {
+        if (s->d.jobs)
+            jobs_notify(s->d.jobs);
+        atomic_store(&p->resolved, true);
+        cr->outcome = cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_PENDING;
+        cr->done(cr);
+        return;
+    }
+    p->deadline = mono_s() + s->d.cfg->wait_limit;
+    p->sub = hub_subscribe(s->hub, cr->rec.kind, cr->rec.user_id, cr->rec.id, on_wait_event, p, NULL, NULL);
+    if (s->d.jobs)
+        jobs_notify(s->d.jobs);
+    /* the job may have ended before the subscription */
+    arena_t a;
+    arena_init(&a);
+    record_t now;
+    rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL, &a, &now);
+    if (rc == STORE_OK && strcmp(now.state, "completed") == 0) {
+        rev_t done = {.type = REV_COMPLETED, .kind = now.kind, .id = now.id, .rec = &now};
+        on_wait_event(p, &done);
+    } else if (rc == STORE_OK && strcmp(now.state, "failed") == 0) {
+        rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error};
+        on_wait_event(p, &failed);
+    } else if (rc == STORE_NOTFOUND) {
+        rev_t failed = {.type = REV_FAILED, .kind = cr->rec.kind, .id = cr->rec.id,
+                        .error = "The record was deleted before its generation finished."};
+        on_wait_event(p, &failed);
+    }
+    arena_free(&a);
+}
+
+void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr)
+{
+    create_priv_t *p = cr->priv;
+    if (p->sub) {
+        hub_unsubscribe(s->hub, p->sub);
+        p->sub = NULL;
+    }
+    if (cr->outcome == CREATE_HOOK)
+        return;
+    if (cr->outcome == CREATE_FAILED && cr->rec.id > 0 && cr->mode == CREATE_WAIT)
+        records_discard(s, cr->rec.kind, cr->rec.user_id, cr->rec.id);
+    if (cr->outcome == CREATED_PENDING && cr->mode == CREATE_WAIT) {
+        /* the wait ended before the generation: the record as it stands */
+        record_t now;
+        int rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL,
+                                  cr->arena, &now);
+        if (rc == STORE_OK)
+            cr->rec = now;
+        else if (rc == STORE_NOTFOUND) {
+            cr->outcome = CREATE_FAILED;
+            cr->error = "The record was deleted before its generation finished.";
+        } else {
+            cr->outcome = CREATE_STORE_ERROR;
+            cr->store_rc = rc;
+        }
+    }
+    if (s->has_hook && s->hook.end)
+        s->hook.end(s->hook.arg, cr);
+}
+
+/* ---- read and change ---- */
+
+int records_get(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                record_probe_fn probe, void *probe_arg, arena_t *a, record_t *out)
+{
+    (void)s;
+    return store_record_get(c, kind, user_id, id, probe, probe_arg, a, out);
+}
+
+int records_list(records_t *s, store_conn_t *c, rec_kind_t kind, list_query_t *q, arena_t *a,
+                 record_list_t *out)
+{
+    (void)s;
+    return store_record_list(c, kind, q, a, out);
+}
+
+int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                   const record_patch_t *p, arena_t *a, record_t *out)
+{
+    (void)s;
+    return store_record_update(c, kind, user_id, id, p, a, out);
+}
+
+int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id)
+{
+    arena_t a;
+    arena_init(&a);
+    const char *media_key = NULL;
+    int rc = store_record_delete(c, kind, user_id, id, &a, &media_key);
+    if (rc == STORE_OK) {
+        rcache_drop(s->d.rcache, kind, id);
+        if (media_key && media_remove(s->d.media, media_key) != 0)
+            log_warn("record=%lld: could not remove its media file", (long long)id);
+    }
+    arena_free(&a);
+    return rc;
+}
+
+void records_discard(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id)
+{
+    char err[256];
+    store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
+    int rc = c ? records_delete(s, c, kind, user_id, id) : STORE_UNAVAILABLE;
+    if (rc != STORE_OK && rc != STORE_NOTFOUND)
+        log_warn("record=%lld: a failed generation could not be removed: %s", (long long)id,
+                 store_rc_name(rc));
+}
