@@ -23,6 +23,30 @@ with content ""); "oversized" (200, 40 MiB streamed without a length);
 of another size); "bad_png" (base64 of garbage); "url_only" (images: a URL instead
 of b64_json); "redirect" (302 elsewhere); "drop" (close without answering).
 
+Streaming. A chat request with "stream": true is answered as OpenAI does: Server-Sent
+Events over chunked encoding, one chunk per event: a `data: {chat.completion.chunk}`
+per piece of content (by default "Echo: <prompt>" cut into words), one with the
+finish_reason, a usage chunk (empty choices) when stream_options.include_usage was
+asked for, then `data: [DONE]`. A behaviour that is a dict without "status" scripts
+the stream:
+  "pieces": [...]          the content deltas (default: the echo in words)
+  "reasoning": [...]       deltas sent first as delta.<reasoning_field> (default
+                           field "reasoning_content"; "reasoning" also seen in the wild)
+  "finish": "length"       the finish_reason (default "stop"; null: none sent)
+  "usage": {..}            the usage object (default: counted words; false: none)
+  "error_after": N         after N pieces, `data: {"error": ...}` and the end
+  "drop_after": N          after N pieces, close the connection mid-stream
+  "stall_after": N         after N pieces, go silent for 30 s, then drop
+  "done": false            no `data: [DONE]` at the end (the chunked body still ends)
+  "plain": true            answer plain JSON (a server that ignores "stream"),
+                           content = the pieces joined
+  "delay": SECS            sleep this long before each piece
+  "split": K               write the SSE bytes in writes of K bytes (lines and UTF-8
+                           characters cut anywhere), CRLF line ends when "crlf": true
+The script key "reject_stream_options": true makes every chat request that carries
+stream_options fail with a 400 whose error names it (as vLLM's and older servers'
+validation does), until the next reset.
+
 Every error or junk body contains the word FAKEBODY, so tests can check that no
 provider body reaches users or logs.
 """
@@ -62,11 +86,14 @@ class State:
         with self.lock:
             self.queues = {"chat": [], "images": []}
             self.requests = []
+            self.reject_stream_options = False
 
     def script(self, spec):
         with self.lock:
             for kind in ("chat", "images"):
                 self.queues[kind].extend(spec.get(kind, []))
+            if "reject_stream_options" in spec:
+                self.reject_stream_options = bool(spec["reject_stream_options"])
 
     def next_behaviour(self, kind):
         with self.lock:
@@ -214,7 +241,12 @@ class Handler(BaseHTTPRequestHandler):
         self.behave(kind, STATE.next_behaviour(kind), body if isinstance(body, dict) else {})
 
     def behave(self, kind, b, body):
-        if isinstance(b, dict):
+        if kind == "chat" and STATE.reject_stream_options and "stream_options" in body:
+            self.send_json(400, error_body("Unrecognized request argument supplied: "
+                                           "stream_options", "invalid_request_error", None))
+        elif isinstance(b, dict) and "status" not in b and kind == "chat":
+            self.chat_stream(body, b)
+        elif isinstance(b, dict):
             self.send_error_behaviour(b)
         elif b == "insufficient_quota":
             self.send_json(429, error_body("You exceeded your current quota.",
@@ -249,11 +281,18 @@ class Handler(BaseHTTPRequestHandler):
         self.send_json(status, error_body(f"scripted status {status}", etype, b.get("code")),
                        extra)
 
-    def chat_success(self, body, b):
+    @staticmethod
+    def prompt_of(body):
         messages = body.get("messages") or []
-        prompt = next((m.get("content", "") for m in reversed(messages)
-                       if isinstance(m, dict) and m.get("role") == "user"), "")
+        return next((m.get("content", "") for m in reversed(messages)
+                     if isinstance(m, dict) and m.get("role") == "user"), "")
+
+    def chat_success(self, body, b):
+        prompt = self.prompt_of(body)
         content = "" if b == "empty_content" else f"Echo: {prompt}"
+        if body.get("stream") is True:
+            self.chat_stream(body, {"pieces": [content] if b == "empty_content" else None})
+            return
         self.send_json(200, {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", ""),
@@ -262,6 +301,85 @@ class Handler(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": len(str(prompt).split()),
                       "completion_tokens": len(content.split()), "total_tokens": 0},
         })
+
+    def chat_stream(self, body, spec):
+        """Streams a chat answer as scripted by spec (see the module's docstring)."""
+        prompt = self.prompt_of(body)
+        pieces = spec.get("pieces")
+        if pieces is None:
+            words = f"Echo: {prompt}".split(" ")
+            pieces = [w if i == 0 else " " + w for i, w in enumerate(words)]
+        finish = spec.get("finish", "stop")
+        usage = spec.get("usage", {"prompt_tokens": len(str(prompt).split()),
+                                   "completion_tokens": len(pieces),
+                                   "total_tokens": len(str(prompt).split()) + len(pieces)})
+        if spec.get("plain"):
+            msg = {"role": "assistant", "content": "".join(pieces)}
+            for r in spec.get("reasoning", []):
+                msg[spec.get("reasoning_field", "reasoning_content")] = r
+            answer = {"id": "chatcmpl-fake", "object": "chat.completion",
+                      "created": int(time.time()), "model": body.get("model", ""),
+                      "choices": [{"index": 0, "finish_reason": finish, "message": msg}]}
+            if usage:
+                answer["usage"] = usage
+            self.send_json(200, answer)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        eol = "\r\n" if spec.get("crlf") else "\n"
+        split = int(spec.get("split") or 0)
+
+        def chunk(delta=None, finish_reason=None, extra=None):
+            obj = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+                   "created": int(time.time()), "model": body.get("model", ""),
+                   "choices": [] if delta is None else
+                   [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+            obj.update(extra or {})
+            return obj
+
+        def send(data):
+            raw = ("data: " + (data if isinstance(data, str) else json.dumps(data))
+                   + eol + eol).encode()
+            parts = [raw[i:i + split] for i in range(0, len(raw), split)] if split else [raw]
+            for part in parts:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                self.wfile.flush()
+
+        try:
+            send(chunk({"role": "assistant", "content": ""}))
+            field = spec.get("reasoning_field", "reasoning_content")
+            for r in spec.get("reasoning", []):
+                send(chunk({field: r}))
+            for i in range(len(pieces) + 1):
+                if spec.get("error_after") == i:
+                    send({"error": {"message": f"{MARKER}: the model crashed",
+                                    "type": "server_error", "code": spec.get("error_code")}})
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+                if spec.get("drop_after") == i:
+                    self.drop()
+                    return
+                if spec.get("stall_after") == i:
+                    time.sleep(HANG_SECONDS)
+                    self.drop()
+                    return
+                if i == len(pieces):
+                    break
+                if spec.get("delay"):
+                    time.sleep(float(spec["delay"]))
+                send(chunk({"content": pieces[i]}))
+            if finish is not None:
+                send(chunk({}, finish))
+            if usage and (body.get("stream_options") or {}).get("include_usage"):
+                send(chunk(None, None, {"usage": usage}))
+            if spec.get("done", True):
+                send("[DONE]")
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            self.close_connection = True
 
     def images_success(self, body, b):
         size = parse_size(body.get("size", "1024x1024"))

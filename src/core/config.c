@@ -44,7 +44,7 @@ static const setting_t settings[] = {
     S("text-model", text_model, "gpt-4o-mini", "model for documents (openai provider)"),
     S("image-model", image_model, "dall-e-3", "model for images (openai provider)"),
     D("provider-timeout", provider_timeout, "120", 0.1, 3600, "seconds one provider call may take"),
-    L("max-tokens", max_tokens, "1024", 1, 1000000, "maximum output tokens of a document (openai provider)"),
+    L("max-output-tokens", max_output_tokens, "0", 0, 1000000, "most tokens a model may write for a document, sent as max_tokens; 0 = not sent (the server's own limit)"),
     D("wait-limit", wait_limit, "60", 0, 86400, "seconds a creating request waits for its generation before answering 202"),
     D("stream-keepalive", stream_keepalive, "15", 0.1, 15, "seconds of silence after which a stream (SSE) gets a keep-alive comment"),
     L("workers", workers, "4", 1, 256, "generation workers"),

@@ -23,7 +23,7 @@ typedef struct {
     char *text_model;
     char *image_model;
     double provider_timeout; /* seconds, one provider call */
-    long max_tokens;     /* max output tokens for text */
+    long max_output_tokens; /* max_tokens of chat requests; 0 = not sent */
     double wait_limit;   /* seconds a creating request waits */
     long workers;        /* generation workers */
     double stream_keepalive; /* seconds between SSE keep-alive comments */

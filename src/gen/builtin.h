@@ -14,6 +14,11 @@
 void builtin_text(int template_id, const char *prompt, double creativity, uint64_t seed,
                   buf_t *out);
 
+/* The end of the piece of text that starts at start (start < n): the builtin
+ * provider passes a text to on_text in pieces of a sentence, a line or a few words,
+ * cut only after ASCII spaces (never inside a UTF-8 character). */
+size_t builtin_piece_end(const char *s, size_t n, size_t start);
+
 typedef enum { STYLE_NONE = 0, STYLE_VIVID = 1, STYLE_NATURAL = 2 } img_style_t;
 
 /* Renders a width x height picture from the description and appends its PNG file

@@ -6,21 +6,24 @@
  *   provider_openai_new   checks the settings once and keeps them in openai_priv_t.
  *   worker_new/free       one libcurl easy handle per worker thread, reused, so the
  *                         connection to the provider stays open between jobs.
- *   post_json             one logical call: up to MAX_ATTEMPTS HTTP attempts. Each
- *                         attempt (attempt_once) ends in an outcome: done, retry or
- *                         fail; between attempts we wait (Retry-After or capped
- *                         exponential backoff with full jitter), heartbeating.
- *   openai_text/_image    build the JSON request, parse the answer, check the PNG.
+ *   openai_post_json      one logical call with its retries (openai_call.c).
+ *   openai_text           a streamed chat call ("stream": true): libcurl's write
+ *                         callback feeds the Server-Sent Events to chat_stream.c, which
+ *                         strips reasoning and hands each piece on as it arrives; a
+ *                         server that answers plain JSON goes through the same path.
+ *                         A server that refuses stream_options gets the call again
+ *                         without it, and this process leaves it out from then on.
+ *   openai_image          build the JSON request, parse the answer, check the PNG.
  *
  * Errors for the user are fixed sentences chosen here; the provider's body, the key
  * and the URL never reach res->error or the log. */
-#include "gen/provider.h"
+#include "gen/openai_int.h"
 
 #include "core/log.h"
+#include "obs/metrics.h"
 #include "gen/png.h"
 #include "gen/templates.h"
 
-#include <curl/curl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -30,62 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-
-#define MAX_ATTEMPTS 5
-#define BACKOFF_BASE_S 0.5
-#define BACKOFF_CAP_S 8.0
-#define RETRY_AFTER_CAP_S 30.0
-#define CONNECT_TIMEOUT_CAP_MS 10000L
-#define CHAT_BODY_CAP ((size_t)4 << 20)
-#define IMAGE_BODY_CAP ((size_t)32 << 20)
-#define HEARTBEAT_EVERY_S 1.0
-
-#define MSG_INTERRUPTED "Generation was interrupted."
-#define MSG_BUSY "The AI provider is busy (rate limited); please try again later."
-#define MSG_QUOTA "The AI provider account has no quota left."
-#define MSG_TIMEOUT "The AI provider did not answer in time."
-#define MSG_UNREACHABLE "The AI provider could not be reached."
-#define MSG_INVALID "The AI provider returned an invalid response."
-#define MSG_TOO_LARGE "The AI provider returned an answer that is too large."
-#define MSG_TLS "The AI provider's TLS certificate could not be verified."
-#define MSG_REDIRECT "The AI provider answered with a redirect; check the base URL."
-#define MSG_KEY "The AI provider rejected the API key."
-#define MSG_POLICY "The AI provider refused this request under its content policy."
-#define MSG_NO_TEXT "The AI provider returned no text."
-#define MSG_URL_ONLY                                                                           \
-    "The AI provider returned a link instead of the picture; it must support base64 images."
-#define MSG_BAD_PNG "The AI provider returned a picture that is not a valid PNG."
-#define MSG_ENCODE "The request could not be encoded for the AI provider."
-
-typedef struct {
-    char *chat_url;
-    char *images_url;
-    char *auth_header; /* "Authorization: Bearer KEY", or NULL when there is no key */
-    char *text_model;
-    char *image_model;
-    long timeout_ms;
-    long connect_timeout_ms;
-    long max_tokens; /* <= 0: not sent */
-} openai_priv_t;
-
-typedef struct {
-    CURL *curl;
-} openai_worker_t;
-
-/* The state of one logical call, shared with the libcurl callbacks. */
-typedef struct {
-    gen_ctx_t *ctx;
-    const char *what; /* "chat" or "images", for log lines */
-    buf_t body;
-    size_t cap;
-    bool too_large;
-    bool stopped;       /* the heartbeat said stop */
-    double last_beat;   /* mono_s() of the last heartbeat (or of the start) */
-    double retry_after; /* seconds the server asked for, < 0 when it did not */
-} call_t;
-
-typedef enum { OUT_DONE, OUT_RETRY, OUT_FAIL } outcome_t;
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc = CURLE_OK;
@@ -94,303 +41,6 @@ static void curl_init_once(void)
 {
     curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
-
-/* ---- heartbeat and waiting ---- */
-
-/* Calls the heartbeat when one is due (or always when force); false means stop. */
-static bool call_beat(call_t *c, bool force)
-{
-    if (c->stopped)
-        return false;
-    if (!c->ctx->heartbeat)
-        return true;
-    double now = mono_s();
-    if (!force && now - c->last_beat < HEARTBEAT_EVERY_S)
-        return true;
-    c->last_beat = now;
-    if (!c->ctx->heartbeat(c->ctx))
-        c->stopped = true;
-    return !c->stopped;
-}
-
-/* Sleeps secs in short slices, heartbeating at the start and about every second. */
-static bool wait_with_heartbeat(call_t *c, double secs)
-{
-    if (!call_beat(c, true))
-        return false;
-    double end = mono_s() + secs;
-    for (double left = secs; left > 0; left = end - mono_s()) {
-        sleep_ms(left < 0.1 ? (int)(left * 1000) + 1 : 100);
-        if (!call_beat(c, false))
-            return false;
-    }
-    return true;
-}
-
-/* Full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]. */
-static double backoff_s(int attempt)
-{
-    double ceiling = BACKOFF_BASE_S;
-    for (int i = 1; i < attempt && ceiling < BACKOFF_CAP_S; i++)
-        ceiling *= 2;
-    if (ceiling > BACKOFF_CAP_S)
-        ceiling = BACKOFF_CAP_S;
-    return ceiling * ((double)(random_u64() >> 11) / (double)(UINT64_C(1) << 53));
-}
-
-/* ---- libcurl callbacks ---- */
-
-static size_t on_body(char *data, size_t size, size_t n, void *arg)
-{
-    call_t *c = arg;
-    size_t len = size * n;
-    if (c->body.len + len > c->cap) {
-        c->too_large = true;
-        return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
-    }
-    buf_append(&c->body, data, len);
-    return len;
-}
-
-/* Retry-After: delta-seconds or an HTTP-date (parsed by curl_getdate). */
-static void parse_retry_after(call_t *c, const char *value, size_t n)
-{
-    char v[64];
-    while (n > 0 && (*value == ' ' || *value == '\t'))
-        value++, n--;
-    while (n > 0 && (value[n - 1] == '\r' || value[n - 1] == '\n' || value[n - 1] == ' '))
-        n--;
-    if (n == 0 || n >= sizeof(v))
-        return;
-    memcpy(v, value, n);
-    v[n] = '\0';
-    char *end;
-    long secs = strtol(v, &end, 10);
-    if (end != v && *end == '\0') {
-        c->retry_after = secs < 0 ? 0 : (double)secs;
-        return;
-    }
-    time_t when = curl_getdate(v, NULL);
-    if (when != -1)
-        c->retry_after = when > time(NULL) ? (double)(when - time(NULL)) : 0;
-}
-
-static size_t on_header(char *data, size_t size, size_t n, void *arg)
-{
-    call_t *c = arg;
-    size_t len = size * n;
-    static const char name[] = "Retry-After:";
-    if (len > sizeof(name) - 1 && strncasecmp(data, name, sizeof(name) - 1) == 0)
-        parse_retry_after(c, data + sizeof(name) - 1, len - (sizeof(name) - 1));
-    return len;
-}
-
-static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-                       curl_off_t ulnow)
-{
-    return call_beat(arg, false) ? 0 : 1;
-}
-
-/* ---- one attempt ---- */
-
-static void attempt_setup(CURL *h, const openai_priv_t *op, const char *url,
-                          struct curl_slist *headers, const char *json, call_t *c)
-{
-    curl_easy_reset(h); /* keeps live connections and the DNS cache */
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, op->connect_timeout_ms);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, op->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, json);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json));
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "inkwell/1");
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->cap);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-}
-
-static bool is_retryable_curl(CURLcode rc)
-{
-    switch (rc) {
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_GOT_NOTHING:
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Classifies a transfer that did not complete. */
-static outcome_t curl_outcome(const call_t *c, CURLcode rc, char *msg, size_t msglen)
-{
-    const char *m = MSG_UNREACHABLE;
-    outcome_t out = is_retryable_curl(rc) ? OUT_RETRY : OUT_FAIL;
-    if (c->stopped && rc == CURLE_ABORTED_BY_CALLBACK)
-        m = MSG_INTERRUPTED;
-    else if ((rc == CURLE_WRITE_ERROR && c->too_large) || rc == CURLE_FILESIZE_EXCEEDED)
-        m = MSG_TOO_LARGE;
-    else if (rc == CURLE_OPERATION_TIMEDOUT)
-        m = MSG_TIMEOUT;
-    else if (rc == CURLE_PEER_FAILED_VERIFICATION)
-        m = MSG_TLS;
-    snprintf(msg, msglen, "%s", m);
-    return out;
-}
-
-/* The error.code / error.type strings of an OpenAI error body, when there are any. */
-static bool error_body_has(const buf_t *body, const char *what)
-{
-    json_t *root = json_loadb(buf_cstr(body), body->len, 0, NULL);
-    json_t *err = json_object_get(root, "error");
-    const char *code = json_string_value(json_object_get(err, "code"));
-    const char *type = json_string_value(json_object_get(err, "type"));
-    bool has = (code && strcmp(code, what) == 0) || (type && strcmp(type, what) == 0);
-    json_decref(root);
-    return has;
-}
-
-/* Classifies a completed exchange by its HTTP status. */
-static outcome_t status_outcome(const call_t *c, long status, char *msg, size_t msglen)
-{
-    if (status >= 200 && status < 300)
-        return OUT_DONE;
-    if (status >= 300 && status < 400) {
-        snprintf(msg, msglen, "%s", MSG_REDIRECT);
-        return OUT_FAIL;
-    }
-    if (status == 429) {
-        bool quota = error_body_has(&c->body, "insufficient_quota");
-        snprintf(msg, msglen, "%s", quota ? MSG_QUOTA : MSG_BUSY);
-        return quota ? OUT_FAIL : OUT_RETRY;
-    }
-    if (status >= 500 && status < 600) {
-        snprintf(msg, msglen,
-                 "The AI provider is unavailable (HTTP %ld); please try again later.", status);
-        return OUT_RETRY;
-    }
-    if (status == 401 || status == 403)
-        snprintf(msg, msglen, "%s", MSG_KEY);
-    else if (status == 404)
-        snprintf(msg, msglen,
-                 "The AI provider does not offer this service (HTTP 404); "
-                 "check the base URL and the model name.");
-    else if (status == 400 && error_body_has(&c->body, "content_policy_violation"))
-        snprintf(msg, msglen, "%s", MSG_POLICY);
-    else if (status >= 400 && status < 500)
-        snprintf(msg, msglen, "The AI provider refused the request (HTTP %ld).", status);
-    else
-        snprintf(msg, msglen, "%s", MSG_INVALID);
-    return OUT_FAIL;
-}
-
-static outcome_t attempt_once(CURL *h, const openai_priv_t *op, const char *url,
-                              struct curl_slist *headers, const char *json, call_t *c,
-                              char *msg, size_t msglen, char *why, size_t whylen)
-{
-    buf_reset(&c->body);
-    c->too_large = false;
-    c->retry_after = -1;
-    attempt_setup(h, op, url, headers, json, c);
-    CURLcode rc = curl_easy_perform(h);
-    if (rc != CURLE_OK) {
-        snprintf(why, whylen, "curl error %d (%s)", (int)rc, curl_easy_strerror(rc));
-        return curl_outcome(c, rc, msg, msglen);
-    }
-    long status = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    snprintf(why, whylen, "HTTP %ld", status);
-    return status_outcome(c, status, msg, msglen);
-}
-
-/* ---- one logical call, with retries ---- */
-
-static struct curl_slist *request_headers(const openai_priv_t *op)
-{
-    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-    h = curl_slist_append(h, "Accept: application/json");
-    h = curl_slist_append(h, "Expect:"); /* no 100-continue round trip */
-    if (op->auth_header)
-        h = curl_slist_append(h, op->auth_header);
-    return h;
-}
-
-/* POSTs json to url. On success returns 0 with the 2xx body in c->body; otherwise
- * -1 with res->error set. */
-static int post_json(const openai_priv_t *op, gen_ctx_t *ctx, const char *url,
-                     const char *json, call_t *c, gen_result_t *res)
-{
-    openai_worker_t *w = ctx->worker_state;
-    CURL *own = NULL, *h = w ? w->curl : NULL;
-    if (!h)
-        h = own = curl_easy_init();
-    struct curl_slist *headers = request_headers(op);
-    int rc = -1;
-    if (!h || !headers) {
-        snprintf(res->error, sizeof(res->error), "%s", MSG_UNREACHABLE);
-        goto out;
-    }
-    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        char why[160];
-        outcome_t o = attempt_once(h, op, url, headers, json, c, res->error,
-                                   sizeof(res->error), why, sizeof(why));
-        if (o == OUT_DONE) {
-            res->error[0] = '\0';
-            rc = 0;
-            goto out;
-        }
-        if (o == OUT_FAIL || attempt == MAX_ATTEMPTS) {
-            log_warn("job %" PRId64 ": openai %s attempt %d of %d failed (%s); giving up",
-                     ctx->job_id, c->what, attempt, MAX_ATTEMPTS, why);
-            goto out;
-        }
-        double wait = c->retry_after >= 0 ? c->retry_after : backoff_s(attempt);
-        if (wait > RETRY_AFTER_CAP_S)
-            wait = RETRY_AFTER_CAP_S;
-        log_warn("job %" PRId64 ": openai %s attempt %d of %d failed (%s); retrying in %.2f s",
-                 ctx->job_id, c->what, attempt, MAX_ATTEMPTS, why, wait);
-        if (!wait_with_heartbeat(c, wait)) {
-            snprintf(res->error, sizeof(res->error), "%s", MSG_INTERRUPTED);
-            log_info("job %" PRId64 ": openai %s stopped: the job is no longer ours",
-                     ctx->job_id, c->what);
-            goto out;
-        }
-    }
-out:
-    curl_slist_free_all(headers);
-    if (own)
-        curl_easy_cleanup(own);
-    return rc;
-}
-
-static void call_init(call_t *c, gen_ctx_t *ctx, const char *what, size_t cap)
-{
-    c->ctx = ctx;
-    c->what = what;
-    buf_init(&c->body);
-    c->cap = cap;
-    c->too_large = false;
-    c->stopped = false;
-    c->last_beat = mono_s();
-    c->retry_after = -1;
-}
-
 /* Encodes a JSON request, or NULL (e.g. text that is not valid UTF-8). */
 static char *dump_request(json_t *req)
 {
@@ -401,57 +51,101 @@ static char *dump_request(json_t *req)
 
 /* ---- text ---- */
 
-static char *chat_request(const openai_priv_t *op, const gen_text_req_t *req)
+static char *chat_request(const openai_priv_t *op, const gen_text_req_t *req,
+                          bool stream_options)
 {
     const template_t *t = template_get(req->template_id);
     if (!t || !req->prompt)
         return NULL;
-    json_t *j = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:f}", "model", op->text_model,
+    json_t *j = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:f, s:b}", "model", op->text_model,
                           "messages", "role", "system", "content", t->instruction, "role",
-                          "user", "content", req->prompt, "temperature", req->creativity);
+                          "user", "content", req->prompt, "temperature", req->creativity,
+                          "stream", 1);
+    if (j && stream_options)
+        json_object_set_new(j, "stream_options", json_pack("{s:b}", "include_usage", 1));
     if (j && op->max_tokens > 0)
         json_object_set_new(j, "max_tokens", json_integer(op->max_tokens));
     return dump_request(j);
 }
 
-/* choices[0].message.content, appended to res->text. */
-static int chat_parse(const buf_t *body, gen_result_t *res)
+/* A piece of text from chat_stream: on to whoever listens. */
+static void chat_piece(void *arg, const char *piece, size_t len)
 {
-    json_t *root = json_loadb(buf_cstr(body), body->len, 0, NULL);
-    json_t *choice = json_array_get(json_object_get(root, "choices"), 0);
-    json_t *content = json_object_get(json_object_get(choice, "message"), "content");
-    int rc = -1;
-    if (!json_is_string(content))
-        snprintf(res->error, sizeof(res->error), "%s", MSG_INVALID);
-    else if (json_string_length(content) == 0)
-        snprintf(res->error, sizeof(res->error), "%s", MSG_NO_TEXT);
-    else {
-        buf_append(&res->text, json_string_value(content), json_string_length(content));
-        rc = 0;
+    call_t *c = arg;
+    c->passed += len;
+    c->ctx->on_text(c->ctx, piece, len);
+}
+
+/* A 2xx answer of a chat call has been read: was it whole, and is there text? */
+static outcome_t chat_finish(call_t *c, char *msg, size_t msglen)
+{
+    chat_stream_t *cs = c->cs;
+    if (c->sse) {
+        if (!chat_stream_complete(cs)) { /* the stream ended without [DONE] or a finish */
+            snprintf(msg, msglen, "%s", c->passed > 0 ? MSG_CUT : MSG_UNREACHABLE);
+            return OUT_RETRY;
+        }
+        if (chat_stream_end(cs) != 0)
+            return openai_stream_outcome(c, msg, msglen);
+    } else if (chat_stream_body(cs, buf_cstr(&c->body), c->body.len) != 0) {
+        return openai_stream_outcome(c, msg, msglen); /* a server that ignored "stream" */
     }
-    json_decref(root);
-    return rc;
+    if (cs->text->len == 0) {
+        snprintf(msg, msglen, "%s", MSG_NO_TEXT);
+        return OUT_FAIL;
+    }
+    return OUT_DONE;
 }
 
 static int openai_text(const provider_t *p, gen_ctx_t *ctx, const gen_text_req_t *req,
                        gen_result_t *res)
 {
-    const openai_priv_t *op = p->priv;
+    openai_priv_t *op = p->priv;
     call_t c;
-    call_init(&c, ctx, "chat", CHAT_BODY_CAP);
+    openai_call_init(&c, ctx, "chat", CHAT_BODY_CAP);
+    c.wire_cap = CHAT_STREAM_CAP;
+    c.idle_s = op->idle_s;
+    c.finish = chat_finish;
+    chat_stream_t cs;
+    chat_stream_init(&cs, &res->text, CHAT_BODY_CAP,
+                     __atomic_load_n(&op->hold_untagged, __ATOMIC_RELAXED),
+                     ctx->on_text ? chat_piece : NULL, &c);
+    c.cs = &cs;
     int rc = -1;
-    char *json = chat_request(op, req);
-    if (!json) {
-        snprintf(res->error, sizeof(res->error), "%s", MSG_ENCODE);
+    char *json = NULL;
+    for (int round = 0; round < 2; round++) {
+        c.sent_stream_options = !__atomic_load_n(&op->no_stream_options, __ATOMIC_RELAXED);
+        free(json);
+        json = chat_request(op, req, c.sent_stream_options);
+        if (!json) {
+            snprintf(res->error, sizeof(res->error), "%s", MSG_ENCODE);
+            goto out;
+        }
+        rc = openai_post_json(op, ctx, op->chat_url, json, &c, res);
+        if (rc != 1)
+            break;
+        log_warn("job %" PRId64 ": openai chat: the server refuses stream_options; sending "
+                 "without it from now on", ctx->job_id);
+        __atomic_store_n(&op->no_stream_options, true, __ATOMIC_RELAXED);
+        rc = -1;
+    }
+    if (cs.saw_orphan && !__atomic_load_n(&op->hold_untagged, __ATOMIC_RELAXED)) {
+        log_warn("job %" PRId64 ": openai chat: the model starts its reasoning without "
+                 "<think>; holding its text back until </think> from now on", ctx->job_id);
+        __atomic_store_n(&op->hold_untagged, true, __ATOMIC_RELAXED);
+    }
+    if (rc != 0) {
+        if (cs.error == CS_ERR_INVALID)
+            log_warn("job %" PRId64 ": openai chat: unusable answer", ctx->job_id);
+        buf_reset(&res->text);
         goto out;
     }
-    if (post_json(op, ctx, op->chat_url, json, &c, res) != 0)
-        goto out;
-    rc = chat_parse(&c.body, res);
-    if (rc != 0)
-        log_warn("job %" PRId64 ": openai chat: unusable answer (%zu bytes)", ctx->job_id,
-                 c.body.len);
+    res->truncated = cs.truncated;
+    res->prompt_tokens = cs.prompt_tokens;
+    res->completion_tokens = cs.completion_tokens;
+    metrics_tokens(res->prompt_tokens, res->completion_tokens);
 out:
+    chat_stream_free(&cs);
     free(json);
     buf_free(&c.body);
     return rc;
@@ -552,14 +246,14 @@ static int openai_image(const provider_t *p, gen_ctx_t *ctx, const gen_image_req
 {
     const openai_priv_t *op = p->priv;
     call_t c;
-    call_init(&c, ctx, "images", IMAGE_BODY_CAP);
+    openai_call_init(&c, ctx, "images", IMAGE_BODY_CAP);
     int rc = -1;
     char *json = image_request(op, req);
     if (!json) {
         snprintf(res->error, sizeof(res->error), "%s", MSG_ENCODE);
         goto out;
     }
-    if (post_json(op, ctx, op->images_url, json, &c, res) != 0)
+    if (openai_post_json(op, ctx, op->images_url, json, &c, res) != 0)
         goto out;
     rc = image_parse(req, &c.body, res);
     if (rc != 0)
@@ -676,7 +370,8 @@ provider_t *provider_openai_new(const cfg_t *cfg, char *err, size_t errlen)
     op->timeout_ms = ms > 86400000.0 ? 86400000L : (ms < 1 ? 1 : (long)ms);
     op->connect_timeout_ms =
         op->timeout_ms < CONNECT_TIMEOUT_CAP_MS ? op->timeout_ms : CONNECT_TIMEOUT_CAP_MS;
-    op->max_tokens = cfg->max_tokens;
+    op->max_tokens = cfg->max_output_tokens;
+    op->idle_s = cfg->provider_timeout < IDLE_TIMEOUT_S ? cfg->provider_timeout : IDLE_TIMEOUT_S;
 
     provider_t *p = xcalloc(1, sizeof(*p));
     p->name = "openai";

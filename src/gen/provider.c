@@ -1,9 +1,13 @@
 /* provider.c — result helpers, the builtin provider, and the choice by name.
  *
- * The builtin provider wraps builtin_text/builtin_image. Two settings exist only
- * for tests and demos: builtin_delay_ms makes every generation take that long
- * (heartbeating, so leases hold), and builtin_fail_pattern makes a generation whose
- * prompt or description contains that text fail. */
+ * The builtin provider wraps builtin_text/builtin_image. Its text goes to on_text in
+ * pieces of a sentence or a few words (builtin_piece_end), the way a real model's
+ * stream arrives, so streaming clients see the same shape whichever provider runs.
+ * Two settings exist only for tests and demos: builtin_delay_ms makes every
+ * generation take that long (heartbeating, so leases hold; for a text, the delay is
+ * spread over its pieces, so a client can watch the text grow), and
+ * builtin_fail_pattern makes a generation whose prompt or description contains that
+ * text fail. */
 #include "gen/provider.h"
 
 #include "gen/builtin.h"
@@ -35,14 +39,75 @@ typedef struct {
     char *fail_pattern;
 } builtin_priv_t;
 
-/* The test delay, in slices so the lease is renewed and a lost job stops early.
- * Returns false when the job is no longer ours. */
+#define PIECE_WORDS 6 /* a piece ends after a sentence, a line, or this many words */
+#define BEAT_EVERY_MS 100
+
+/* Sleeps ms in slices of at most BEAT_EVERY_MS, heartbeating after each slice (and at
+ * most once per BEAT_EVERY_MS across calls: *last_beat is mono_s() of the last one),
+ * so the lease is renewed and a lost job stops early. False: the job is not ours. */
+static bool test_sleep(gen_ctx_t *ctx, long ms, double *last_beat)
+{
+    for (long left = ms; left > 0; left -= BEAT_EVERY_MS) {
+        sleep_ms(left < BEAT_EVERY_MS ? (int)left : BEAT_EVERY_MS);
+        double now = mono_s();
+        if (ctx->heartbeat && now - *last_beat >= BEAT_EVERY_MS / 1000.0) {
+            *last_beat = now;
+            if (!ctx->heartbeat(ctx))
+                return false;
+        }
+    }
+    return true;
+}
+
 static bool test_delay(const builtin_priv_t *bp, gen_ctx_t *ctx)
 {
-    for (long left = bp->delay_ms; left > 0; left -= 100) {
-        sleep_ms(left < 100 ? (int)left : 100);
-        if (ctx->heartbeat && !ctx->heartbeat(ctx))
+    double last_beat = 0;
+    return test_sleep(ctx, bp->delay_ms, &last_beat);
+}
+
+/* Where the piece of text s[start..n) that starts at start ends: after the spaces
+ * that follow a sentence's end, a line, or PIECE_WORDS words (or at n). Pieces end
+ * only after ASCII spaces, so they never split a UTF-8 character. */
+size_t builtin_piece_end(const char *s, size_t n, size_t start)
+{
+    int words = 0;
+    size_t i = start;
+    while (i < n) {
+        while (i < n && s[i] != ' ' && s[i] != '\n') /* a word */
+            i++;
+        if (i == n)
+            break;
+        char last = i > start ? s[i - 1] : ' ';
+        bool line = false;
+        while (i < n && (s[i] == ' ' || s[i] == '\n')) /* the spaces after it */
+            line |= s[i++] == '\n';
+        words++;
+        if (line || words >= PIECE_WORDS || last == '.' || last == '!' || last == '?' ||
+            last == ':')
+            return i;
+    }
+    return n;
+}
+
+/* Passes res->text to on_text in pieces, spreading the test delay over them. */
+static bool emit_pieces(const builtin_priv_t *bp, gen_ctx_t *ctx, const buf_t *text)
+{
+    size_t pieces = 0;
+    for (size_t at = 0; at < text->len; at = builtin_piece_end(text->data, text->len, at))
+        pieces++;
+    long each = pieces ? bp->delay_ms / (long)pieces : bp->delay_ms;
+    long first = bp->delay_ms - each * (long)(pieces ? pieces - 1 : 0); /* + the remainder */
+    double last_beat = 0;
+    if (pieces == 0)
+        return test_sleep(ctx, bp->delay_ms, &last_beat);
+    size_t at = 0;
+    for (size_t k = 0; k < pieces; k++) {
+        if (!test_sleep(ctx, k == 0 ? first : each, &last_beat))
             return false;
+        size_t end = builtin_piece_end(text->data, text->len, at);
+        if (ctx->on_text)
+            ctx->on_text(ctx, text->data + at, end - at);
+        at = end;
     }
     return true;
 }
@@ -56,17 +121,20 @@ static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text
                              gen_result_t *res)
 {
     const builtin_priv_t *bp = p->priv;
-    if (!test_delay(bp, ctx)) {
-        snprintf(res->error, sizeof(res->error), "Generation was interrupted.");
-        return -1;
-    }
     if (should_fail(bp, req->prompt)) {
+        if (!test_delay(bp, ctx)) {
+            snprintf(res->error, sizeof(res->error), "Generation was interrupted.");
+            return -1;
+        }
         snprintf(res->error, sizeof(res->error), "The generator could not write this document.");
         return -1;
     }
     builtin_text(req->template_id, req->prompt, req->creativity, random_u64(), &res->text);
-    if (ctx->on_text && res->text.len) /* TODO(issue 11): pieces as they are written */
-        ctx->on_text(ctx, res->text.data, res->text.len);
+    if (!emit_pieces(bp, ctx, &res->text)) {
+        buf_reset(&res->text);
+        snprintf(res->error, sizeof(res->error), "Generation was interrupted.");
+        return -1;
+    }
     return 0;
 }
 

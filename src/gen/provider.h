@@ -1,4 +1,4 @@
-/* provider.h — the generator interface. The builtin generator (provider_builtin.c)
+/* provider.h — the generator interface. The builtin generator (provider.c)
  * and the OpenAI-compatible client (openai.c) implement provider_t; the job workers
  * (jobs.c) call it and never know which one runs.
  *
@@ -24,11 +24,14 @@ struct gen_ctx {
     bool (*heartbeat)(gen_ctx_t *ctx);
     void *heartbeat_arg;
     /* Optional (NULL = nobody listens): a text generator calls it with each next
-     * piece of the text as it is written, in order, from the generating thread. A
-     * piece never splits a UTF-8 character, and the pieces joined are exactly the
-     * final res->text. Once a piece has been passed on, the provider never takes it
-     * back: a failure after that fails the generation (no retry that could write
-     * different text). */
+     * piece of the text as it is written, in order, from the generating thread
+     * (for the openai provider, from inside its HTTP transfer: keep it short). A
+     * piece is never empty and never splits a UTF-8 character, and on success the
+     * pieces joined are exactly the final res->text. Once a piece has been passed
+     * on, the provider never takes it back: a failure after that fails the
+     * generation (no retry that could write different text). Reasoning a model
+     * writes is never passed on. With on_text NULL nothing counts as passed on, so
+     * a provider may retry from scratch at any point. */
     void (*on_text)(gen_ctx_t *ctx, const char *piece, size_t len);
     void *on_text_arg;
 };
@@ -49,8 +52,9 @@ typedef struct {
     buf_t text;           /* text: the generated text */
     buf_t png;            /* image: a whole PNG file */
     char *revised_prompt; /* image: malloc'd, or NULL */
-    /* text: the provider's token usage (-1 when it did not say) and whether the
-     * model stopped at its output limit (finish_reason "length"). */
+    /* text: the provider's token usage (-1 when it did not say, and always for the
+     * builtin generator) and whether the model stopped at its output limit
+     * (finish_reason "length": the text is kept, but ends mid-way). */
     int64_t prompt_tokens, completion_tokens;
     bool truncated;
     char error[256];      /* on failure: why, in words for the user */

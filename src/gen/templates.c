@@ -3,7 +3,10 @@
  * the word count stored with every document. */
 #include "gen/templates.h"
 
+#include "core/utf8.h"
+
 #include <stdint.h>
+#include <string.h>
 
 static const template_t templates[TEMPLATE_COUNT] = {
     {1, "Freestyle",
@@ -220,65 +223,20 @@ bool creativity_valid(double c)
     return creativity_label(c) != NULL;
 }
 
-/* Decodes one UTF-8 sequence at s; returns its length, or 1 with *cp = UINT32_MAX
- * for a byte that does not start a valid sequence. */
-static size_t tpl_utf8_next(const unsigned char *s, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t len;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2, v = c & 0x1F, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3, v = c & 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4, v = c & 0x07, min = 0x10000;
-    } else {
-        *cp = UINT32_MAX;
-        return 1;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) { /* also stops at the terminating NUL */
-            *cp = UINT32_MAX;
-            return 1;
-        }
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
-        *cp = UINT32_MAX;
-        return 1;
-    }
-    *cp = v;
-    return len;
-}
-
-/* Unicode White_Space. */
-static bool tpl_is_space(uint32_t c)
-{
-    return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-           c == 0x205F || c == 0x3000;
-}
-
 long long count_words(const char *s)
 {
     if (!s)
         return 0;
-    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
     long long words = 0;
     bool in_word = false;
-    while (*p) {
+    for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = tpl_utf8_next(p, &cp);
-        bool space = cp != UINT32_MAX && tpl_is_space(cp);
+        i += utf8_next(s + i, n - i, &cp);
+        bool space = cp != UTF8_BAD && utf8_is_space(cp);
         if (!space && !in_word)
             words++;
         in_word = !space;
-        p += len;
     }
     return words;
 }

@@ -1,6 +1,6 @@
 /* decode.c — strict decoders for client input (see decode.h).
  *
- * utf8_count validates RFC 3629 UTF-8; pct_decode undoes percent-encoding; form_parse
+ * utf8_count (core/utf8.c) validates UTF-8; pct_decode undoes percent-encoding; form_parse
  * splits a form body or query string into decoded pairs, using two arena allocations
  * in all (the item array and one byte area that holds every decoded key and value);
  * the parse_* helpers read field values. Every function works on explicit lengths
@@ -18,63 +18,6 @@
 #define DECIMAL_MAX_LEN 32
 #define ID_MAX_DIGITS 19
 #define UINT_MAX_DIGITS 18
-
-/* ---- UTF-8 ---------------------------------------------------------------------- */
-
-/* Length of the sequence that lead byte c starts, and the allowed range of its
- * second byte (RFC 3629 section 4); 0 for a byte that cannot start a sequence. */
-static int utf8_lead(unsigned char c, unsigned char *lo, unsigned char *hi)
-{
-    *lo = 0x80;
-    *hi = 0xBF;
-    if (c < 0x80)
-        return 1;
-    if (c < 0xC2) /* continuation bytes, and C0/C1 (overlong 2-byte forms) */
-        return 0;
-    if (c < 0xE0)
-        return 2;
-    if (c < 0xF0) {
-        if (c == 0xE0)
-            *lo = 0xA0; /* overlong 3-byte forms */
-        else if (c == 0xED)
-            *hi = 0x9F; /* surrogates U+D800..U+DFFF */
-        return 3;
-    }
-    if (c < 0xF5) {
-        if (c == 0xF0)
-            *lo = 0x90; /* overlong 4-byte forms */
-        else if (c == 0xF4)
-            *hi = 0x8F; /* above U+10FFFF */
-        return 4;
-    }
-    return 0; /* F5..FF */
-}
-
-long long utf8_count(const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    long long count = 0;
-    size_t i = 0;
-    while (i < n) {
-        if (p[i] < 0x80) { /* fast path for ASCII */
-            i++;
-            count++;
-            continue;
-        }
-        unsigned char lo, hi;
-        int len = utf8_lead(p[i], &lo, &hi);
-        if (len == 0 || (size_t)len > n - i)
-            return -1;
-        if (p[i + 1] < lo || p[i + 1] > hi)
-            return -1;
-        for (int k = 2; k < len; k++)
-            if ((p[i + k] & 0xC0) != 0x80)
-                return -1;
-        i += (size_t)len;
-        count++;
-    }
-    return count;
-}
 
 /* ---- percent-decoding ----------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
-/* decode.h — strict decoders for what clients send: percent-encoding, UTF-8,
- * application/x-www-form-urlencoded bodies and query strings, record ids.
+/* decode.h — strict decoders for what clients send: percent-encoding, UTF-8 (through
+ * core/utf8.h), application/x-www-form-urlencoded bodies and query strings, record ids.
  *
  * Nothing here trusts its input: every function takes explicit lengths, never reads
  * past them, and never crashes or truncates silently. Output is allocated from the
@@ -7,16 +7,12 @@
 #ifndef INK_DECODE_H
 #define INK_DECODE_H
 
+#include "core/utf8.h"
 #include "core/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Validates UTF-8 (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF).
- * Returns the number of code points, or -1 when invalid. NUL bytes are valid UTF-8
- * here; callers that forbid them check with memchr. */
-long long utf8_count(const char *s, size_t n);
 
 /* Percent-decodes s[0..n). plus_as_space: '+' becomes ' ' (forms and queries).
  * Returns 0 and sets *out (NUL-terminated, arena) and *out_len; -1 on a malformed

@@ -174,16 +174,23 @@ void metrics_generation(metrics_kind_t kind, const char *provider, metrics_outco
     inc(&M.gen_sum_ns[kind][p], to_ns(seconds));
 }
 
-void metrics_provider_attempt(metrics_kind_t kind)
+static _Thread_local metrics_retry_reason_t last_reason;
+
+void metrics_provider_attempt_end(bool image, long status, bool transfer_failed, bool timed_out)
 {
-    if (enabled && (unsigned)kind < MK_COUNT)
-        inc(&M.provider_attempts[kind], 1);
+    if (!enabled)
+        return;
+    inc(&M.provider_attempts[image ? MK_IMAGE : MK_DOCUMENT], 1);
+    if (transfer_failed)
+        last_reason = timed_out ? MRR_TIMEOUT : MRR_CONNECTION;
+    else
+        last_reason = status == 429 ? MRR_RATE_LIMIT : MRR_SERVER_ERROR;
 }
 
-void metrics_provider_retry(metrics_retry_reason_t reason)
+void metrics_provider_retrying(void)
 {
-    if (enabled && (unsigned)reason < MRR_COUNT)
-        inc(&M.provider_retries[reason], 1);
+    if (enabled)
+        inc(&M.provider_retries[last_reason], 1);
 }
 
 static _Atomic int provider_last;

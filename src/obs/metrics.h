@@ -60,9 +60,13 @@ void metrics_streams_add(int delta);
 /* A generation ended (provider "builtin" or "openai"). */
 void metrics_generation(metrics_kind_t kind, const char *provider, metrics_outcome_t outcome,
                         double seconds);
-/* One HTTP call to the provider; one retry of a call, and why. */
-void metrics_provider_attempt(metrics_kind_t kind);
-void metrics_provider_retry(metrics_retry_reason_t reason);
+/* One HTTP attempt of a provider call ended: image or text, its HTTP status (0 when
+ * none), whether the transfer failed (a libcurl error) and whether it was cut by a
+ * timeout. Counts the attempt and remembers, for this thread, why it would be tried
+ * again: 429 rate_limit, a failed transfer timeout or connection, else server_error. */
+void metrics_provider_attempt_end(bool image, long status, bool transfer_failed, bool timed_out);
+/* The attempt this thread just ended is being tried again: counts a retry by its reason. */
+void metrics_provider_retrying(void);
 /* The outcome of a whole provider call (after its retries), for /readyz: kept even
  * when metrics are off. metrics_provider_last: 0 none yet, 1 succeeded, -1 failed,
  * and when (Unix time) in *at. */

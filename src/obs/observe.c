@@ -13,10 +13,10 @@ static void on_event(void *arg, const rev_t *ev)
     if ((ev->type != REV_COMPLETED && ev->type != REV_FAILED) || !ev->provider)
         return; /* a generation ends with a provider's name; replays carry none */
     bool ok = ev->type == REV_COMPLETED;
+    if (strcmp(ev->provider, "openai") == 0)
+        metrics_provider_outcome(ok); /* first: whoever sees the count sees this too */
     metrics_generation(ev->kind == KIND_IMG ? MK_IMAGE : MK_DOCUMENT, ev->provider,
                        ok ? MO_COMPLETED : MO_FAILED, ev->duration_s);
-    if (strcmp(ev->provider, "openai") == 0)
-        metrics_provider_outcome(ok);
 }
 
 void obs_observe_records(records_t *s)

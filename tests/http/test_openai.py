@@ -50,7 +50,7 @@ class OpenAIProvider(unittest.TestCase):
         cls.fake = Fake()
         cls.srv = Server("--provider", "openai", "--openai-base-url", cls.fake.base + "/v1",
                          "--text-model", "test-model-1", "--image-model", "img-model-2",
-                         "--provider-timeout", "1.5", "--max-tokens", "321", "--wait-limit", "60",
+                         "--provider-timeout", "1.5", "--max-output-tokens", "321", "--wait-limit", "60",
                          env={"OPENAI_API_KEY": SECRET}).start()
         cls.key = cls.srv.key("ai")
 
@@ -86,9 +86,58 @@ class OpenAIProvider(unittest.TestCase):
         self.assertEqual(req["headers"]["authorization"], f"Bearer {SECRET}")
         body = req["json"]
         self.assertEqual((body["model"], body["temperature"], body["max_tokens"]), ("test-model-1", 0.75, 321))
+        self.assertIs(body["stream"], True)
+        self.assertEqual(body["stream_options"], {"include_usage": True})
         self.assertEqual(body["messages"][0]["role"], "system")
         self.assertIn("outline", body["messages"][0]["content"].lower())
         self.assertEqual(body["messages"][1], {"role": "user", "content": "tea and focus"})
+
+    def test_reasoning_never_in_the_result(self):
+        cases = [
+            ({"pieces": ["<thi", "nk>SECRETPLAN step one", " and two</thi", "nk>\n\n", "Clean", " text"]},
+             "Clean text"),
+            ({"reasoning": ["SECRETPLAN", " more"], "pieces": ["Clean", " text"]}, "Clean text"),
+            ({"reasoning": ["SECRETPLAN"], "reasoning_field": "reasoning", "pieces": ["Clean"]}, "Clean"),
+            ({"plain": True, "reasoning": ["SECRETPLAN"], "pieces": ["<think>SECRETPLAN</think>Plain"]}, "Plain"),
+        ]
+        for spec, want in cases:
+            self.fake.script(chat=[spec])
+            r = self.post("/api/v1/documents", {"name": "n", "prompt": "think first"})
+            self.assertEqual(r.status, 201, (spec, r))
+            self.assertEqual(r.json["data"]["result"], want, spec)
+            self.assertNotIn("SECRETPLAN", r.body.decode())
+            got = self.srv.request("GET", f"/api/v1/documents/{r.json['data']['id']}", key=self.key)
+            self.assertEqual(got.json["data"]["result"], want)
+
+    def test_stream_error_before_any_text_is_retried(self):
+        # (after text has been passed on, a failure is final: tests/unit/test_openai.c)
+        self.fake.script(chat=[{"error_after": 0}, {"drop_after": 0}, "ok"])
+        r = self.post("/api/v1/documents", {"name": "n", "prompt": "early"})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json["data"]["result"], "Echo: early")
+        self.assertEqual(len(self.fake.requests()), 3)
+
+    def test_server_refusing_stream_options(self):
+        # its own server: what it learns (leave stream_options out) lasts for the process
+        srv = Server("--provider", "openai", "--openai-base-url", self.fake.base + "/v1",
+                     "--text-model", "m", env={"OPENAI_API_KEY": SECRET}).start()
+        try:
+            key = srv.key("refuse")
+            self.fake.call("POST", "/_control/reset", {})
+            self.fake.call("POST", "/_control/script", {"reject_stream_options": True})
+            for prompt, want_requests in (("old server", 2), ("again", 3)):
+                r = srv.request("POST", "/api/v1/documents", key=key, form={"name": "n", "prompt": prompt})
+                self.assertEqual(r.status, 201, r)
+                self.assertEqual(r.json["data"]["result"], f"Echo: {prompt}")
+                self.assertClean(r)
+                self.assertEqual(len(self.fake.requests()), want_requests)
+            reqs = self.fake.requests()
+            self.assertIn("stream_options", reqs[0]["json"])
+            self.assertNotIn("stream_options", reqs[1]["json"])
+            self.assertNotIn("stream_options", reqs[2]["json"])
+            self.assertNotIn("max_tokens", reqs[2]["json"])  # --max-output-tokens 0 by default
+        finally:
+            self.assertEqual(srv.stop(), 0)
 
     def test_image_success_png_stored_and_revised_prompt(self):
         self.fake.script()

@@ -31,6 +31,17 @@ def value(metrics, name, **labels):
     return metrics.get((name, frozenset(labels.items())), 0.0)
 
 
+def settled(scrape, name, want, **labels):
+    """Scrapes until the counter reaches want (a generation is counted by an observer
+    just after its waiters are woken, so an answer can come a moment before its count)."""
+    deadline = time.time() + 10
+    while True:
+        m = scrape()
+        if value(m, name, **labels) >= want or time.time() > deadline:
+            return m
+        time.sleep(0.02)
+
+
 class Metrics(ServerTest):
     server_args = ["--rate-limit", "1000000"]
 
@@ -233,7 +244,10 @@ class Generations(ServerTest):
         self.make_image()
         r = self.req("POST", "/api/v1/documents", form={"name": "x", "prompt": "FAILME please"})
         self.assertEqual(r.status, 502, r)
-        after = self.metrics()
+        G = "inkwell_generations_total"
+        after = settled(self.metrics, G, value(before, G, kind="image", provider="builtin",
+                                               outcome="completed") + 1,
+                        kind="image", provider="builtin", outcome="completed")
         G, H = "inkwell_generations_total", "inkwell_generation_duration_seconds_count"
         for kind, outcome, n in [("document", "completed", 1), ("image", "completed", 1),
                                  ("document", "failed", 1), ("image", "failed", 0)]:
@@ -260,3 +274,62 @@ class Generations(ServerTest):
         while value(self.metrics(), "inkwell_sse_streams_open") != 0 and time.time() < deadline:
             time.sleep(0.05)
         self.assertEqual(value(self.metrics(), "inkwell_sse_streams_open"), 0)
+
+
+class OpenAIMetrics(unittest.TestCase):
+    """Provider attempts, retries by reason, tokens and the last outcome in /readyz,
+    against the fake OpenAI-compatible server."""
+
+    @classmethod
+    def setUpClass(cls):
+        from test_openai import Fake
+        cls.fake = Fake()
+        cls.srv = Server("--provider", "openai", "--openai-base-url", cls.fake.base + "/v1",
+                         "--provider-timeout", "5", env={"OPENAI_API_KEY": "sk-ops-test"}).start()
+        cls.key = cls.srv.key("ops")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        cls.fake.stop()
+
+    def metrics(self):
+        return parse_metrics(self.srv.request("GET", "/metrics").body.decode())
+
+    def create(self):
+        return self.srv.request("POST", "/api/v1/documents", key=self.key,
+                                form={"name": "AI", "prompt": "a post about tea"})
+
+    def test_attempts_retries_tokens_and_last_outcome(self):
+        self.assertEqual(self.srv.request("GET", "/readyz").json["provider"]["last_call"], "none")
+        self.fake.script(chat=[{"status": 429, "retry_after": "0"},
+                               {"status": 503, "retry_after": "0"}, "ok"])
+        before = self.metrics()
+        r = self.create()
+        self.assertEqual(r.status, 201, r)
+        G, lab = "inkwell_generations_total", dict(kind="document", provider="openai", outcome="completed")
+        after = settled(self.metrics, G, value(before, G, **lab) + 1, **lab)
+        d = lambda name, **l: value(after, name, **l) - value(before, name, **l)
+        self.assertEqual(d("inkwell_provider_attempts_total", kind="document"), 3)
+        self.assertEqual(d("inkwell_provider_retries_total", reason="rate_limit"), 1)
+        self.assertEqual(d("inkwell_provider_retries_total", reason="server_error"), 1)
+        self.assertEqual(d("inkwell_provider_retries_total", reason="timeout"), 0)
+        self.assertEqual(d("inkwell_generations_total", kind="document", provider="openai",
+                           outcome="completed"), 1)
+        self.assertGreater(d("inkwell_tokens_total", type="completion"), 0)
+        p = self.srv.request("GET", "/readyz").json["provider"]  # set before the count
+        self.assertEqual((p["name"], p["configured"], p["last_call"]), ("openai", True, "succeeded"))
+        self.assertRegex(p["last_call_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+        self.fake.script(chat=[{"status": 401}])
+        before = self.metrics()
+        self.assertEqual(self.create().status, 502)
+        lab = dict(kind="document", provider="openai", outcome="failed")
+        after = settled(self.metrics, G, value(before, G, **lab) + 1, **lab)
+        self.assertEqual(value(after, "inkwell_generations_total", kind="document", provider="openai",
+                               outcome="failed") -
+                         value(before, "inkwell_generations_total", kind="document", provider="openai",
+                               outcome="failed"), 1)
+        self.assertEqual(value(after, "inkwell_provider_attempts_total", kind="document") -
+                         value(before, "inkwell_provider_attempts_total", kind="document"), 1)
+        self.assertEqual(self.srv.request("GET", "/readyz").json["provider"]["last_call"], "failed")

@@ -40,8 +40,11 @@ int main(void)
     metrics_http_done(MR_HEALTHZ, "GET", 0, 0.1); /* left before an answer: not counted */
     metrics_generation(MK_IMAGE, "openai", MO_FAILED, 2.0);
     metrics_generation(MK_DOCUMENT, "builtin", MO_COMPLETED, 0.002);
-    metrics_provider_attempt(MK_IMAGE);
-    metrics_provider_retry(MRR_RATE_LIMIT);
+    metrics_provider_attempt_end(true, 429, false, false);
+    metrics_provider_retrying();
+    metrics_provider_attempt_end(false, 0, true, true);
+    metrics_provider_retrying();
+    metrics_provider_attempt_end(false, 503, false, false); /* the last: not retried */
     metrics_tokens(12, 30);
     metrics_tokens(-1, -1);
     metrics_store_error(true);
@@ -73,8 +76,11 @@ int main(void)
     CHECK(has(&b, "inkwell_generation_duration_seconds_bucket{kind=\"image\",provider=\"openai\",le=\"1\"} 0"));
     CHECK(has(&b, "inkwell_generation_duration_seconds_bucket{kind=\"image\",provider=\"openai\",le=\"2.5\"} 1"));
     CHECK(has(&b, "inkwell_provider_attempts_total{kind=\"image\"} 1"));
+    CHECK(has(&b, "inkwell_provider_attempts_total{kind=\"document\"} 2"));
     CHECK(has(&b, "inkwell_provider_retries_total{reason=\"rate_limit\"} 1"));
-    CHECK(has(&b, "inkwell_provider_retries_total{reason=\"timeout\"} 0"));
+    CHECK(has(&b, "inkwell_provider_retries_total{reason=\"timeout\"} 1"));
+    CHECK(has(&b, "inkwell_provider_retries_total{reason=\"server_error\"} 0"));
+    CHECK(has(&b, "inkwell_provider_retries_total{reason=\"connection\"} 0"));
     CHECK(has(&b, "inkwell_tokens_total{type=\"prompt\"} 12"));
     CHECK(has(&b, "inkwell_tokens_total{type=\"completion\"} 30"));
     CHECK(has(&b, "inkwell_jobs_queued 3"));

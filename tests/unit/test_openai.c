@@ -7,6 +7,7 @@
  * to hold neither the key nor the fake's body text, and the provider's log lines
  * (standard error, captured to a file) are checked the same way at the end.
  * Run from the repository root (as `make check` does). */
+#include "core/utf8.h"
 #include "core/util.h"
 #include "gen/png.h"
 #include "gen/provider.h"
@@ -150,7 +151,19 @@ typedef struct {
     gen_ctx_t ctx;
     int beats;
     int false_from; /* the heartbeat returns false from this call on; 0 = never */
+    buf_t pieces;   /* what on_text received, joined (when listening) */
+    int npieces;
+    int bad_pieces; /* pieces that were empty or not whole UTF-8 */
 } hb_t;
+
+static void on_text_fn(gen_ctx_t *ctx, const char *piece, size_t len)
+{
+    hb_t *h = ctx->on_text_arg;
+    if (len == 0 || utf8_count(piece, len) < 0)
+        h->bad_pieces++;
+    buf_append(&h->pieces, piece, len);
+    h->npieces++;
+}
 
 static bool hb_fn(gen_ctx_t *ctx)
 {
@@ -164,7 +177,8 @@ typedef struct {
     void *worker;
 } prov_t;
 
-static prov_t prov_make(const char *base, const char *key, double timeout)
+static prov_t prov_make_tokens(const char *base, const char *key, double timeout,
+                               long max_tokens)
 {
     cfg_t cfg;
     memset(&cfg, 0, sizeof(cfg));
@@ -174,13 +188,18 @@ static prov_t prov_make(const char *base, const char *key, double timeout)
     cfg.text_model = TEXT_MODEL;
     cfg.image_model = IMAGE_MODEL;
     cfg.provider_timeout = timeout;
-    cfg.max_tokens = MAX_TOKENS;
+    cfg.max_output_tokens = max_tokens;
     char err[256] = "";
     prov_t v = {provider_openai_new(&cfg, err, sizeof(err)), NULL};
     CHECK_MSG(v.p != NULL, "provider_openai_new: %s", err);
     if (v.p)
         v.worker = v.p->worker_new(v.p);
     return v;
+}
+
+static prov_t prov_make(const char *base, const char *key, double timeout)
+{
+    return prov_make_tokens(base, key, timeout, MAX_TOKENS);
 }
 
 static void prov_free(prov_t *v)
@@ -200,6 +219,19 @@ static void hb_init(hb_t *h, const prov_t *v, int false_from)
     h->ctx.heartbeat = hb_fn;
     h->ctx.heartbeat_arg = h;
     h->false_from = false_from;
+    buf_init(&h->pieces);
+}
+
+/* Also listens to the text pieces (ctx.on_text), as a streaming client does. */
+static void hb_listen(hb_t *h)
+{
+    h->ctx.on_text = on_text_fn;
+    h->ctx.on_text_arg = h;
+}
+
+static void hb_free(hb_t *h)
+{
+    buf_free(&h->pieces);
 }
 
 static double elapsed_since(double t0, const char *what)
@@ -709,6 +741,257 @@ static void test_bad_input(const prov_t *v)
     json_decref(reqs);
 }
 
+/* ---- streaming (stream: true) ---- */
+
+/* Scripts the fake, makes one call that listens to the pieces; returns the call's rc
+ * and, in *nreq, how many requests the fake got. */
+static int stream_call(const prov_t *v, hb_t *h, const char *script, const char *prompt,
+                       gen_result_t *res, int *nreq)
+{
+    hb_init(h, v, 0);
+    hb_listen(h);
+    fake_reset_and_script(script);
+    int rc = call_text(v, h, 2, prompt, 0.5, res);
+    json_t *reqs = fake_requests();
+    *nreq = (int)json_array_size(reqs);
+    json_decref(reqs);
+    CHECK_MSG(h->bad_pieces == 0, "%d pieces empty or splitting a character", h->bad_pieces);
+    return rc;
+}
+
+/* A successful streamed call: the text is want, and the pieces joined are the text. */
+static void stream_ok(const prov_t *v, const char *script, const char *want, int want_req,
+                      const char *label)
+{
+    hb_t h;
+    gen_result_t res;
+    int nreq = 0;
+    int rc = stream_call(v, &h, script, "Stream me", &res, &nreq);
+    CHECK_MSG(rc == 0, "%s: failed: %s", label, res.error);
+    CHECK_MSG(strcmp(buf_cstr(&res.text), want) == 0, "%s: text \"%s\", want \"%s\"", label,
+              buf_cstr(&res.text), want);
+    CHECK_MSG(strcmp(buf_cstr(&h.pieces), buf_cstr(&res.text)) == 0,
+              "%s: pieces joined \"%s\" != text \"%s\"", label, buf_cstr(&h.pieces),
+              buf_cstr(&res.text));
+    CHECK_MSG(nreq == want_req, "%s: %d requests, want %d", label, nreq, want_req);
+    CHECK_MSG(strstr(buf_cstr(&res.text), "think") == NULL &&
+                  strstr(buf_cstr(&res.text), "SECRETPLAN") == NULL,
+              "%s: reasoning in the text: %s", label, buf_cstr(&res.text));
+    gen_result_free(&res);
+    hb_free(&h);
+}
+
+/* A failing streamed call: the message, the request count, and what was passed on. */
+static void stream_fails(const prov_t *v, const char *script, const char *must_contain,
+                         int want_req, const char *want_pieces, const char *label)
+{
+    hb_t h;
+    gen_result_t res;
+    int nreq = 0;
+    double t0 = mono_s();
+    int rc = stream_call(v, &h, script, "Stream me", &res, &nreq);
+    elapsed_since(t0, label);
+    CHECK_MSG(rc == -1, "%s: succeeded", label);
+    check_user_error(res.error, must_contain);
+    CHECK_MSG(res.text.len == 0, "%s: text kept after a failure", label);
+    CHECK_MSG(nreq == want_req, "%s: %d requests, want %d", label, nreq, want_req);
+    CHECK_MSG(strcmp(buf_cstr(&h.pieces), want_pieces) == 0, "%s: pieces \"%s\", want \"%s\"",
+              label, buf_cstr(&h.pieces), want_pieces);
+    gen_result_free(&res);
+    hb_free(&h);
+}
+
+static void test_stream_basics(const prov_t *v)
+{
+    hb_t h;
+    gen_result_t res;
+    int nreq = 0;
+    CHECK_INT(stream_call(v, &h, NULL, "Write about otters and rivers", &res, &nreq), 0);
+    CHECK_STR(buf_cstr(&res.text), "Echo: Write about otters and rivers");
+    CHECK_STR(buf_cstr(&h.pieces), buf_cstr(&res.text));
+    CHECK_INT(h.npieces, 6); /* one per word, as the fake streams them */
+    CHECK_INT(res.prompt_tokens, 5);
+    CHECK_INT(res.completion_tokens, 6);
+    CHECK(!res.truncated);
+    gen_result_free(&res);
+    hb_free(&h);
+    json_t *reqs = fake_requests();
+    json_t *b = req_body(reqs, 0);
+    CHECK(json_is_true(json_object_get(b, "stream")));
+    CHECK(json_is_true(json_object_get(json_object_get(b, "stream_options"), "include_usage")));
+    CHECK_STR(req_header(reqs, 0, "accept"), "text/event-stream, application/json");
+    json_decref(reqs);
+
+    stream_ok(v, "{\"chat\": [{\"pieces\": [\"Gr\\u00fc\\u00dfe \", \"\\u65e5\\u672c\\u8a9e\", "
+                 "\" \\ud83c\\udf89\"], \"split\": 3, \"crlf\": true}]}",
+              "Grüße 日本語 🎉", 1, "multibyte text, 3-byte writes, CRLF");
+    stream_ok(v, "{\"chat\": [{\"pieces\": [\"No \", \"finish\"], \"finish\": \"stop\", "
+                 "\"done\": false}]}",
+              "No finish", 1, "finish_reason but no [DONE]");
+    stream_ok(v, "{\"chat\": [{\"plain\": true, \"pieces\": [\"Plain \", \"JSON\"]}]}",
+              "Plain JSON", 1, "a server that ignores stream: plain JSON");
+
+    /* usage and finish_reason length */
+    CHECK_INT(stream_call(v, &h,
+                          "{\"chat\": [{\"pieces\": [\"Cut\", \" short\"], \"finish\": \"length\","
+                          " \"usage\": {\"prompt_tokens\": 11, \"completion_tokens\": 22}}]}",
+                          "p", &res, &nreq), 0);
+    CHECK_STR(buf_cstr(&res.text), "Cut short");
+    CHECK(res.truncated);
+    CHECK_INT(res.prompt_tokens, 11);
+    CHECK_INT(res.completion_tokens, 22);
+    gen_result_free(&res);
+    hb_free(&h);
+    CHECK_INT(stream_call(v, &h, "{\"chat\": [{\"plain\": true, \"pieces\": [\"Long\"], \"finish\":"
+                                 " \"length\", \"usage\": {\"prompt_tokens\": 3, "
+                                 "\"completion_tokens\": 4}}]}", "p", &res, &nreq), 0);
+    CHECK(res.truncated);
+    CHECK_INT(res.prompt_tokens, 3);
+    CHECK_INT(res.completion_tokens, 4);
+    gen_result_free(&res);
+    hb_free(&h);
+    CHECK_INT(stream_call(v, &h, "{\"chat\": [{\"pieces\": [\"x\"], \"usage\": false}]}", "p",
+                          &res, &nreq), 0);
+    CHECK_INT(res.prompt_tokens, -1);
+    CHECK_INT(res.completion_tokens, -1);
+    gen_result_free(&res);
+    hb_free(&h);
+}
+
+static void test_stream_reasoning(const prov_t *v)
+{
+    stream_ok(v, "{\"chat\": [{\"pieces\": [\"<thi\", \"nk>SECRETPLAN one\", \" two</th\", "
+                 "\"ink>\\n\\n\", \"Hello\", \" world\"]}]}",
+              "Hello world", 1, "<think> in content, tags split");
+    stream_ok(v, "{\"chat\": [{\"pieces\": [\"  <think>\\nSECRETPLAN</think>Hi <b>there</b>\"]}]}",
+              "Hi <b>there</b>", 1, "<think> after spaces, one chunk");
+    stream_ok(v, "{\"chat\": [{\"reasoning\": [\"SECRETPLAN\", \" more\"], \"pieces\": [\"Plain\"]}]}",
+              "Plain", 1, "reasoning_content deltas");
+    stream_ok(v, "{\"chat\": [{\"reasoning\": [\"SECRETPLAN\"], \"reasoning_field\": \"reasoning\","
+                 " \"pieces\": [\"Field\"]}]}",
+              "Field", 1, "reasoning deltas");
+    stream_ok(v, "{\"chat\": [{\"plain\": true, \"reasoning\": [\"SECRETPLAN\"], \"pieces\": "
+                 "[\"<think>SECRETPLAN</think>\\n\\nBody\"]}]}",
+              "Body", 1, "plain JSON: <think> and reasoning_content");
+    stream_ok(v, "{\"chat\": [{\"pieces\": [\"<\", \"b>bold</b> a < b\"]}]}", "<b>bold</b> a < b",
+              1, "a '<' that is no tag");
+    stream_ok(v, "{\"chat\": [{\"pieces\": [\"Ends with </thi\"]}]}", "Ends with </thi", 1,
+              "a text ending in a prefix of </think>");
+    stream_fails(v, "{\"chat\": [{\"pieces\": [\"<think>SECRETPLAN only\"]}]}", "no text", 1, "",
+                 "reasoning and no text");
+}
+
+/* A model that opens its reasoning without <think> (only </think> shows): the first
+ * time, text was already passed on and the call fails; the provider then holds text
+ * back until </think> and the next call is clean. Nobody listening: clean at once. */
+static void test_stream_orphan_close(void)
+{
+    prov_t v = prov_make(base_url, KEY, 2);
+    if (!v.p)
+        return;
+    const char *orphan = "{\"chat\": [{\"pieces\": [\"SECRETPLAN\", \" more\", \"</think>\\n\\n\","
+                         " \"Answer\", \" here\"]}]}";
+    stream_fails(&v, orphan, "reasoning", 1, "SECRETPLAN more", "orphan </think> after text");
+    stream_ok(&v, orphan, "Answer here", 1, "orphan </think>, learnt");
+    stream_ok(&v, "{\"chat\": [{\"pieces\": [\"No\", \" reasoning\"]}]}", "No reasoning", 1,
+              "learnt, a text without reasoning");
+    prov_free(&v);
+
+    v = prov_make(base_url, KEY, 2);
+    if (!v.p)
+        return;
+    hb_t h;
+    gen_result_t res;
+    hb_init(&h, &v, 0); /* not listening */
+    fake_reset_and_script(orphan);
+    CHECK_INT(call_text(&v, &h, 2, "p", 0.5, &res), 0);
+    CHECK_STR(buf_cstr(&res.text), "Answer here");
+    gen_result_free(&res);
+    fake_reset_and_script("{\"chat\": [{\"plain\": true, \"pieces\": [\"SECRETPLAN</think>Done\"]}]}");
+    CHECK_INT(call_text(&v, &h, 2, "p", 0.5, &res), 0);
+    CHECK_STR(buf_cstr(&res.text), "Done");
+    gen_result_free(&res);
+    hb_free(&h);
+    prov_free(&v);
+}
+
+/* Retries are allowed until the first piece has been passed on, never after. */
+static void test_stream_failures(const prov_t *v, const prov_t *quick)
+{
+    stream_ok(v, "{\"chat\": [{\"error_after\": 0}]}", "Echo: Stream me", 2,
+              "error event before any text, then ok");
+    stream_ok(v, "{\"chat\": [{\"drop_after\": 0}]}", "Echo: Stream me", 2,
+              "dropped before any text, then ok");
+    stream_ok(v, "{\"chat\": [{\"pieces\": [], \"finish\": null, \"done\": false}]}",
+              "Echo: Stream me", 2, "ended without [DONE] before any text, then ok");
+    stream_fails(v, "{\"chat\": [{\"error_after\": 2}]}", "reported an error while writing", 1, "Echo: Stream",
+                 "error event after text");
+    stream_fails(v, "{\"chat\": [{\"error_after\": 0, \"error_code\": \"insufficient_quota\"}]}",
+                 "quota", 1, "", "insufficient_quota in the stream");
+    stream_fails(v, "{\"chat\": [{\"drop_after\": 1}]}", "before the text was finished", 1,
+                 "Echo:", "dropped after text");
+    stream_fails(v, "{\"chat\": [{\"finish\": null, \"done\": false}]}",
+                 "before the text was finished", 1, "Echo: Stream me",
+                 "ended without [DONE] or finish after text");
+    stream_fails(v, "{\"chat\": [{\"pieces\": [\"\"]}]}", "no text", 1, "", "empty stream");
+    stream_fails(quick, "{\"chat\": [{\"stall_after\": 1}]}", "did not answer in time", 1,
+                 "Echo:", "silent after text (timeout 0.4 s)");
+    stream_ok(quick, "{\"chat\": [{\"stall_after\": 0}]}", "Echo: Stream me", 2,
+              "silent before any text, then ok");
+}
+
+/* A server that refuses stream_options: sent again without, and left out from then. */
+static void test_stream_options_refused(void)
+{
+    prov_t v = prov_make(base_url, KEY, 2);
+    if (!v.p)
+        return;
+    hb_t h;
+    gen_result_t res;
+    int nreq = 0;
+    CHECK_INT(stream_call(&v, &h, "{\"reject_stream_options\": true}", "Refuse", &res, &nreq), 0);
+    CHECK_STR(buf_cstr(&res.text), "Echo: Refuse");
+    CHECK_INT(nreq, 2);
+    CHECK_INT(res.prompt_tokens, -1); /* no usage without include_usage */
+    gen_result_free(&res);
+    hb_free(&h);
+    json_t *reqs = fake_requests();
+    CHECK(json_object_get(req_body(reqs, 0), "stream_options") != NULL);
+    CHECK(json_object_get(req_body(reqs, 1), "stream_options") == NULL);
+    CHECK(json_is_true(json_object_get(req_body(reqs, 1), "stream")));
+    json_decref(reqs);
+    CHECK_INT(stream_call(&v, &h, "{\"reject_stream_options\": true}", "Again", &res, &nreq), 0);
+    CHECK_INT(nreq, 1);
+    gen_result_free(&res);
+    hb_free(&h);
+    prov_free(&v);
+
+    /* another 400 is not a refusal of stream_options: not sent again */
+    v = prov_make(base_url, KEY, 2);
+    if (!v.p)
+        return;
+    stream_fails(&v, "{\"chat\": [{\"status\": 400}]}", "(HTTP 400)", 1, "", "400 for something else");
+    prov_free(&v);
+}
+
+static void test_max_tokens_unset(void)
+{
+    prov_t v = prov_make_tokens(base_url, KEY, 2, 0);
+    if (!v.p)
+        return;
+    hb_t h;
+    gen_result_t res;
+    int nreq = 0;
+    CHECK_INT(stream_call(&v, &h, NULL, "No limit", &res, &nreq), 0);
+    gen_result_free(&res);
+    hb_free(&h);
+    json_t *reqs = fake_requests();
+    CHECK_MSG(json_object_get(req_body(reqs, 0), "max_tokens") == NULL,
+              "max_tokens sent though --max-output-tokens is 0");
+    json_decref(reqs);
+    prov_free(&v);
+}
+
 /* ---- the provider's log, captured from standard error ---- */
 
 static char log_path[] = "/tmp/inkwell_test_openai_XXXXXX";
@@ -788,6 +1071,12 @@ int main(void)
         test_heartbeat_stops_retries(&v);
         test_unreachable();
         test_bad_input(&v);
+        test_stream_basics(&v);
+        test_stream_reasoning(&v);
+        test_stream_orphan_close();
+        test_stream_failures(&v, &quick);
+        test_stream_options_refused();
+        test_max_tokens_unset();
     }
     prov_free(&v);
     prov_free(&quick);
