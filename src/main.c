@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "export/export.h"
 #include "gen/jobs.h"
 #include "records/records.h"
 #include "gen/provider.h"
@@ -139,6 +140,7 @@ static int serve(int argc, char **argv)
     rc = 0;
 out:
     http_stop(http);
+    export_shutdown(); /* no request runs now: the PDF writer's font caches go */
     jobs_stop(jobs); /* running jobs are released for the next start */
     writer_stop(writer);
     records_stop(app.records);

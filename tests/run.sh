@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every suite: the unit tests (each tests/unit/test_*.c program), then the
 # black-box HTTP suite against the real binary on SQLite and on a throwaway
-# PostgreSQL cluster. Ends with the line "N passed, N failed".
+# PostgreSQL cluster, then the web app's browser tests (tests/web, Chromium) on both.
+# Ends with the line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -49,6 +50,17 @@ for backend in sqlite postgres; do
   passed=$((passed + p)); failed=$((failed + f))
   printf '%-28s %4d passed, %d failed%s\n' "http ($backend)" "$p" "$f" "$([ "$f" = 0 ] || echo "   <-- see $log")"
   [ "$f" = 0 ] || grep -E -A 25 '^(FAIL|ERROR):' "$log" | head -n 150
+done
+
+for backend in sqlite postgres; do
+  [ "$backend" = postgres ] && [ -z "${INKWELL_TEST_PG_URL:-}" ] && continue
+  log="$logdir/web-$backend.log"
+  BUILD="$BUILD" INKWELL_TEST_BACKEND=$backend INKWELL_TEST_LOGDIR="$logdir" tests/web/run.sh >"$log" 2>&1
+  read -r p f < <(count "$log")
+  passed=$((passed + p)); failed=$((failed + f))
+  printf '%-28s %4d passed, %d failed%s\n' "web ($backend)" "$p" "$f" "$([ "$f" = 0 ] || echo "   <-- see $log")"
+  grep -E '^web: [0-9]+ skipped' "$log" | grep -v ': 0 skipped' | sed 's/^/  /'
+  [ "$f" = 0 ] || grep -E -B 2 -A 30 '^ *not ok ' "$log" | head -n 150
 done
 
 # The OpenAPI document: valid (third-party validator), a generated client compiles, and

@@ -1,9 +1,11 @@
-/* api.h — the HTTP API of inkwell (/api/v1, /healthz, /readyz, /media, /metrics).
+/* api.h — the HTTP API of inkwell (/api/v1, /healthz, /readyz, /media, /metrics) and the
+ * web app (/).
  *
  * api_handle() is the server's request handler: it routes, authenticates, rate
  * limits and calls one handler per route (documents and images in records.c,
- * the rest in misc.c). Shared pieces — errors in the contract's shape, body
- * decoding, field validation, record JSON — are in common.c. */
+ * a document's export in export.c, the rest in misc.c). Shared pieces — errors in
+ * the contract's shape, body decoding, field validation, record JSON — are in
+ * common.c. */
 #ifndef INK_API_H
 #define INK_API_H
 
@@ -39,12 +41,14 @@ typedef enum {
     ROUTE_SHOW,
     ROUTE_UPDATE,
     ROUTE_DELETE,
+    ROUTE_EXPORT, /* GET /documents/{id}/export */
     ROUTE_TEMPLATES,
     ROUTE_HEALTHZ,
     ROUTE_READYZ,
     ROUTE_MEDIA,
     ROUTE_METRICS,
     ROUTE_OPENAPI,
+    ROUTE_WEB, /* the web app: / and its compiled-in files */
 } route_t;
 
 /* The route of a request: pure, no I/O. kind and id are set for record routes;
@@ -127,9 +131,19 @@ bool api_wants_stream(http_req_t *r);
 void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr);
 void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 
+/* ---- export.c ---- */
+/* GET /documents/{id}/export?format=md|txt|html|docx|pdf (§12). */
+void api_export(app_t *app, http_req_t *r, int64_t id);
+
 /* ---- static.c ---- */
 /* Answers a compiled-in file (ETag/304, gzip when accepted, the Cache-Control given). */
 void api_asset(http_req_t *r, const asset_t *a, const char *cache_control);
+
+/* ---- web.c ---- */
+/* The web app's file for a path ("/" is /index.html), or NULL. */
+const asset_t *api_web_asset(const char *path);
+/* Answers GET / and the app's files, with the security headers (CSP...). */
+void api_web(app_t *app, http_req_t *r);
 
 /* ---- misc.c ---- */
 void api_templates(app_t *app, http_req_t *r);

@@ -21,6 +21,8 @@ void api_templates(app_t *app, http_req_t *r)
         jw_int(&w, id);
         jw_key(&w, "name");
         jw_str(&w, t->name);
+        jw_key(&w, "description");
+        jw_str(&w, t->description);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);

@@ -3,9 +3,10 @@
  * Order for /api/v1: authentication (401; bad keys are rate limited per client
  * address), the key's rate limit (429), then the route: an unknown path is 404,
  * a known path with another method 405 with Allow, an {id} that is not a positive
- * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png, /metrics and
- * /api/v1/openapi.json (no auth). Each request is labelled with its route template
- * for the metrics (never its raw path). */
+ * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png, /metrics,
+ * /api/v1/openapi.json and the web app (/ and its compiled-in files, api/web.c), all
+ * without auth. Each request is labelled with its route template for the metrics
+ * (never its raw path). */
 #include "api/api.h"
 
 #include "auth/keys.h"
@@ -140,9 +141,21 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
             *allowed = M_GET | M_POST;
             return m == M_GET ? ROUTE_LIST : m == M_POST ? ROUTE_STORE : ROUTE_NOT_ALLOWED;
         }
-        if (*tail != '/' || !parse_id(tail + 1, strlen(tail + 1), id)) {
+        if (*tail != '/') {
             *id = 0;
             return ROUTE_NOT_FOUND;
+        }
+        /* {id}/export: documents only (§12) */
+        const char *sub = strchr(tail + 1, '/');
+        size_t idlen = sub ? (size_t)(sub - tail - 1) : strlen(tail + 1);
+        if (!parse_id(tail + 1, idlen, id) ||
+            (sub && (*kind != KIND_DOC || strcmp(sub, "/export") != 0))) {
+            *id = 0;
+            return ROUTE_NOT_FOUND;
+        }
+        if (sub) {
+            *allowed = M_GET;
+            return m == M_GET ? ROUTE_EXPORT : ROUTE_NOT_ALLOWED;
         }
         *allowed = M_GET | M_PUT | M_PATCH | M_DELETE;
         switch (m) {
@@ -165,6 +178,10 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
         *allowed = M_GET;
         return m == M_GET ? ROUTE_METRICS : ROUTE_NOT_ALLOWED;
     }
+    if (strncmp(path, "/api/", 5) != 0 && api_web_asset(path)) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_WEB : ROUTE_NOT_ALLOWED;
+    }
     return ROUTE_NOT_FOUND;
 }
 
@@ -180,6 +197,8 @@ static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kin
     case ROUTE_SHOW:
     case ROUTE_UPDATE:
     case ROUTE_DELETE: return img ? MR_IMAGE : MR_DOCUMENT;
+    case ROUTE_EXPORT: return MR_DOCUMENT_EXPORT;
+    case ROUTE_WEB: return MR_WEBAPP;
     case ROUTE_TEMPLATES: return MR_TEMPLATES;
     case ROUTE_HEALTHZ: return MR_HEALTHZ;
     case ROUTE_READYZ: return MR_READYZ;
@@ -201,7 +220,11 @@ static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kin
     for (size_t i = 0; i < ARRAY_LEN(single); i++)
         if (strncmp(path, single[i].prefix, strlen(single[i].prefix)) == 0)
             return single[i].mr;
-    return MR_OTHER;
+    size_t n = strlen(path);
+    if (strncmp(path, "/api/v1/documents/", 18) == 0 && n > 7 &&
+        strcmp(path + n - 7, "/export") == 0)
+        return MR_DOCUMENT_EXPORT;
+    return strncmp(path, "/api/", 5) != 0 ? MR_WEBAPP : MR_OTHER; /* the app's files */
 }
 
 static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int64_t id,
@@ -243,11 +266,13 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_SHOW: api_records_show(app, r, kind, id); break;
     case ROUTE_UPDATE: api_records_update(app, r, kind, id); break;
     case ROUTE_DELETE: api_records_delete(app, r, kind, id); break;
+    case ROUTE_EXPORT: api_export(app, r, id); break;
     case ROUTE_TEMPLATES: api_templates(app, r); break;
     case ROUTE_HEALTHZ: api_healthz(app, r); break;
     case ROUTE_READYZ: api_readyz(app, r); break;
     case ROUTE_MEDIA: api_media(app, r, r->path + 7); break;
     case ROUTE_METRICS: api_metrics(app, r); break;
     case ROUTE_OPENAPI: api_openapi(app, r); break;
+    case ROUTE_WEB: api_web(app, r); break;
     }
 }

@@ -1,5 +1,6 @@
 /* templates.h — the 52 document templates (seed §2.1) and the creativity scale.
- * Each template has its name and the instruction a language model gets for it. */
+ * Each template has its name, the instruction a language model gets for it and a
+ * one-sentence description for people (GET /templates, the web app's picker). */
 #ifndef INK_TEMPLATES_H
 #define INK_TEMPLATES_H
 
@@ -12,6 +13,7 @@ typedef struct {
     int id;                  /* 1..52 */
     const char *name;        /* "Freestyle", "About us", ... exactly as in the seed */
     const char *instruction; /* system message for a chat model, written for the template */
+    const char *description; /* one sentence for people: what the template writes */
 } template_t;
 
 /* NULL when id is outside 1..52. */

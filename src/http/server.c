@@ -1,7 +1,12 @@
 /* server.c — libmicrohttpd glue. See server.h.
  *
  * Poll mode with a thread pool (MHD's epoll mode can hang a thread when a multiple
- * of 128 connections are ready at once). The raw request URI is taken from the URI
+ * of 128 connections are ready at once). Connections are accepted by a thread of our
+ * own (acceptor_main) as fast as they come and handed over with MHD_add_connection:
+ * MHD's poll loop accepts one connection per turn, and a turn over a thousand open
+ * connections takes long enough that the last of a burst of clients waited seconds
+ * for its first answer while the others were served (the tail under many
+ * connections). The raw request URI is taken from the URI
  * log callback, so path and query are decoded by our own strict decoders, not by
  * MHD's lenient ones. Bodies are collected by hand (MHD's post processor only
  * handles forms and drops data silently) up to max_body; beyond it, 413. */
@@ -12,6 +17,7 @@
 #include "obs/metrics.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -58,7 +64,66 @@ struct http_server {
     http_conn_t *conns;
     pthread_t watchdog;
     atomic_bool stopping;
+    int listen_fd;
+    uint16_t port;
+    pthread_t acceptor;
+    bool accepting; /* the acceptor thread runs (until http_quiesce or http_stop) */
 };
+
+/* Accepts every connection the kernel has, right away, and gives it to MHD. */
+static void *acceptor_main(void *arg)
+{
+    http_server_t *s = arg;
+    for (;;) {
+        struct sockaddr_storage addr;
+        socklen_t len = sizeof(addr);
+        int fd = accept4(s->listen_fd, (struct sockaddr *)&addr, &len,
+                         SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                sleep_ms(10); /* out of descriptors: the backlog waits */
+                continue;
+            }
+            break; /* EINVAL: shut down by http_quiesce / http_stop */
+        }
+        /* MHD closes the socket itself when it cannot take it (limits, memory) */
+        MHD_add_connection(s->d, fd, (struct sockaddr *)&addr, len);
+    }
+    return NULL;
+}
+
+/* The listening socket: SO_REUSEADDR, the kernel's largest backlog. */
+static int listen_socket(const struct sockaddr_in *sa, uint16_t *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int on = 1;
+    struct sockaddr_in bound;
+    socklen_t len = sizeof(bound);
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
+        bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&bound, &len) != 0) {
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(bound.sin_port);
+    return fd;
+}
+
+/* Stops accepting: the acceptor's accept() fails once the socket is shut down. */
+static void stop_accepting(http_server_t *s)
+{
+    if (!s->accepting)
+        return;
+    shutdown(s->listen_fd, SHUT_RDWR);
+    pthread_join(s->acceptor, NULL);
+    close(s->listen_fd);
+    s->listen_fd = -1;
+    s->accepting = false;
+}
 
 static void conn_set_receiving(http_server_t *s, http_conn_t *hc, double since)
 {
@@ -585,37 +650,48 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
     s->o = *o;
     random_hex(s->id_prefix, 3);
     pthread_mutex_init(&s->conns_mu, NULL);
-    unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    s->d = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)o->connection_timeout, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
-    if (!s->d) {
-        snprintf(err, errlen, "cannot listen on %s", o->listen);
+    s->listen_fd = listen_socket(&sa, &s->port);
+    if (s->listen_fd < 0) {
+        snprintf(err, errlen, "cannot listen on %s: %s", o->listen, strerror(errno));
         pthread_mutex_destroy(&s->conns_mu);
         free(s);
         return NULL;
     }
+    unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET |
+                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    /* one thread is no pool: the option would only make the library warn */
+    struct MHD_OptionItem pool[] = {
+        {o->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, (intptr_t)o->threads, NULL},
+        {MHD_OPTION_END, 0, NULL}};
+    s->d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_ARRAY, pool,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)o->connection_timeout, MHD_OPTION_END);
+    if (!s->d || pthread_create(&s->acceptor, NULL, acceptor_main, s) != 0) {
+        snprintf(err, errlen, "cannot serve on %s", o->listen);
+        if (s->d)
+            MHD_stop_daemon(s->d);
+        close(s->listen_fd);
+        pthread_mutex_destroy(&s->conns_mu);
+        free(s);
+        return NULL;
+    }
+    s->accepting = true;
     pthread_create(&s->watchdog, NULL, watchdog_main, s);
     return s;
 }
 
 uint16_t http_port(http_server_t *s)
 {
-    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-    return i ? i->port : 0;
+    return s->port;
 }
 
 void http_quiesce(http_server_t *s)
 {
-    MHD_socket fd = MHD_quiesce_daemon(s->d);
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd);
+    stop_accepting(s);
 }
 
 int http_inflight(http_server_t *s)
@@ -629,6 +705,7 @@ void http_stop(http_server_t *s)
         return;
     atomic_store(&s->stopping, true);
     pthread_join(s->watchdog, NULL);
+    stop_accepting(s);
     streams_end_all(s);
     for (int i = 0; i < 200 && atomic_load(&s->nstreams) > 0; i++)
         sleep_ms(10); /* let them be written out and closed */

@@ -14,8 +14,8 @@
  *  - migrate() applies the numbered migrations of migrations[] inside one transaction
  *    holding an advisory lock, so processes starting at once are safe.
  * Several server processes share the job queue: job_claim uses FOR UPDATE SKIP LOCKED. */
-#include "store/store.h"
 #include "store/pg_listen.h"
+#include "store/store_int.h"
 
 #include "core/log.h"
 
@@ -124,21 +124,42 @@ static const char *const migrations[] = {
     "ALTER TABLE documents ADD COLUMN prompt_tokens BIGINT,"
     "  ADD COLUMN completion_tokens BIGINT,"
     "  ADD COLUMN truncated BOOLEAN NOT NULL DEFAULT false;",
+    /* 4: the search index: pg_trgm GIN indexes on the searched expression (the
+     * contract's folding: lower() under "C" folds A-Z only), which LIKE uses for
+     * patterns of three or more characters; PostgreSQL re-checks every candidate
+     * row against the LIKE itself. pg_trgm is a trusted extension (PostgreSQL 13+):
+     * the database owner may create it. */
+    "CREATE EXTENSION IF NOT EXISTS pg_trgm;"
+    "CREATE INDEX documents_name_trgm ON documents"
+    "  USING gin (lower(name COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX documents_result_trgm ON documents"
+    "  USING gin (lower(result COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX images_name_trgm ON images USING gin (lower(name COLLATE \"C\") gin_trgm_ops);"
+    /* each user's version of its records, for the totals cache of store_int.h: every
+     * insert, delete and change of a listed or searched column moves it forward */
+    "ALTER TABLE record_counts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;"
+    "CREATE OR REPLACE FUNCTION ink_count_records() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+    "  IF TG_OP = 'INSERT' THEN"
+    "    INSERT INTO record_counts (user_id, kind, n, version)"
+    "    VALUES (NEW.user_id, TG_ARGV[0]::smallint, 1, 1) ON CONFLICT (user_id, kind)"
+    "    DO UPDATE SET n = record_counts.n + 1, version = record_counts.version + 1;"
+    "  ELSIF TG_OP = 'DELETE' THEN"
+    "    UPDATE record_counts SET n = n - 1, version = version + 1"
+    "    WHERE user_id = OLD.user_id AND kind = TG_ARGV[0]::smallint;"
+    "  ELSE"
+    "    UPDATE record_counts SET version = version + 1"
+    "    WHERE user_id = NEW.user_id AND kind = TG_ARGV[0]::smallint;"
+    "  END IF;"
+    "  RETURN NULL; END $$;"
+    "CREATE TRIGGER documents_count_upd AFTER UPDATE OF name, result, favorite, template_id"
+    "  ON documents FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
+    "CREATE TRIGGER images_count_upd AFTER UPDATE OF name, favorite, resolution, style"
+    "  ON images FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
 };
 
 /* ---- statements ------------------------------------------------------------------ */
 
-#define DOC_COLS                                                                                   \
-    "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, creativity, "      \
-    "template_id, result, words"
-#define IMG_COLS                                                                                   \
-    "id, user_id, name, favorite, state, error, created_us, updated_us, description, "             \
-    "resolution, style, media_key, revised_prompt"
-#define REC_NCOLS 13
-
-/* Every change to a record moves updated_us strictly forward, so (id, updated_us) names
- * one version of it (api/rcache.h relies on this). */
-#define BUMP(now) "updated_us = GREATEST(" now "::bigint, updated_us + 1)"
+#define BUMP(now) STORE_BUMP("GREATEST", now "::bigint")
 
 /* complete/fail: deletes the job while the token matches and updates its record (of
  * the kind the job row names), in one statement: one transaction. The row says whether
@@ -297,19 +318,6 @@ static const pg_stmt_t stmts[S_COUNT] = {
                     " RETURNING count"},
 };
 
-/* List statements: one per combination of these bits. */
-enum {
-    LQ_IMG = 1 << 0,
-    LQ_SEARCH_NAME = 1 << 1,
-    LQ_SEARCH_RESULT = 1 << 2,
-    LQ_FILTER = 1 << 3, /* documents: template_id; images: resolution */
-    LQ_STYLE = 1 << 4,
-    LQ_FAVORITE = 1 << 5,
-    LQ_BY_NAME = 1 << 6,
-    LQ_ASC = 1 << 7,
-    LQ_COUNT_ONLY = 1 << 8,
-    LQ_KEYS = 1 << 9
-};
 
 /* ---- connection ------------------------------------------------------------------ */
 
@@ -321,7 +329,7 @@ typedef struct {
     bool broken;          /* a connection-level error was seen: reconnect before use */
     double last_try;      /* mono_s() of the last reconnect attempt */
     uint64_t prepared;    /* bit i: stmts[i] is prepared on this connection */
-    bool list_prepared[LQ_KEYS];
+    bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
 } pg_conn_t;
 
 static pg_conn_t *pg_cast(store_conn_t *c)
@@ -938,36 +946,21 @@ static int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, 
 
 /* ---- lists ----------------------------------------------------------------------- */
 
-/* The statement key of a list query (without LQ_COUNT_ONLY). */
-static unsigned list_key(rec_kind_t kind, const list_query_t *q)
-{
-    unsigned k = kind == KIND_IMG ? LQ_IMG : 0;
-    if (q->search && q->search[0])
-        k |= kind == KIND_DOC && q->search_result ? LQ_SEARCH_RESULT : LQ_SEARCH_NAME;
-    if (kind == KIND_DOC ? q->template_id > 0 : q->resolution != NULL)
-        k |= LQ_FILTER;
-    if (kind == KIND_IMG && q->style)
-        k |= LQ_STYLE;
-    if (q->favorite >= 0)
-        k |= LQ_FAVORITE;
-    if (q->sort_by_name)
-        k |= LQ_BY_NAME;
-    if (q->asc)
-        k |= LQ_ASC;
-    return k;
-}
-
 /* The WHERE clause of key k; parameters are numbered from $1 (user_id) in the order
- * list_params() fills them. */
+ * list_run() fills them. */
 static void list_where(buf_t *b, unsigned k)
 {
     int n = 1;
     buf_puts(b, " WHERE user_id = $1");
-    if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT))
+    if (k & LQ_SEARCH)
         /* lower() under the "C" collation folds A-Z only, like SQLite's LIKE; the
-         * pattern comes lowered the same way (list_pattern) */
-        buf_printf(b, " AND lower(%s COLLATE \"C\") LIKE $%d ESCAPE '\\'",
-                   k & LQ_SEARCH_RESULT ? "result" : "name", ++n);
+         * pattern comes lowered the same way. The expression is that of the trigram
+         * indexes of migration 3, which PostgreSQL re-checks for every candidate; a
+         * short search, which they cannot serve (a GIN scan of every entry), spells it
+         * so that they are not used. */
+        buf_printf(b, " AND lower(%s%s COLLATE \"C\") LIKE $%d ESCAPE '\\'",
+                   k & LQ_SEARCH_RESULT ? "result" : "name", k & LQ_INDEXED ? "" : " || ''",
+                   ++n);
     if (k & LQ_FILTER)
         buf_printf(b, k & LQ_IMG ? " AND resolution = $%d::text" : " AND template_id = $%d::int",
                    ++n);
@@ -980,12 +973,12 @@ static void list_where(buf_t *b, unsigned k)
 /* Number of parameters of the WHERE clause of key k. */
 static int list_where_nparams(unsigned k)
 {
-    return 1 + !!(k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT)) + !!(k & LQ_FILTER) +
-           !!(k & LQ_STYLE) + !!(k & LQ_FAVORITE);
+    return 1 + !!(k & LQ_SEARCH) + !!(k & LQ_FILTER) + !!(k & LQ_STYLE) + !!(k & LQ_FAVORITE);
 }
 
-/* Builds the SQL of key k from fixed fragments only. The page query also returns the
- * total as a last column, from the same snapshot. */
+/* Builds the SQL of key k from fixed fragments only. Every statement also returns, as
+ * its last two columns and from the same snapshot, the user's record count and
+ * version (migration 3); LQ_COUNT adds the count of the key's rows before them. */
 static char *list_sql(unsigned k)
 {
     const char *table = k & LQ_IMG ? "images" : "documents";
@@ -993,45 +986,24 @@ static char *list_sql(unsigned k)
     buf_init(&where);
     buf_init(&b);
     list_where(&where, k);
-    /* unfiltered lists read the count kept by migration 2's trigger */
-    buf_t count;
-    buf_init(&count);
-    if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT | LQ_FILTER | LQ_STYLE | LQ_FAVORITE))
-        buf_printf(&count, "SELECT count(*) FROM %s%s", table, buf_cstr(&where));
-    else
-        buf_printf(&count, "SELECT COALESCE((SELECT n FROM record_counts WHERE user_id = $1"
-                           " AND kind = %d), 0)", k & LQ_IMG ? 1 : 0);
-    if (k & LQ_COUNT_ONLY) {
-        buf_puts(&b, count.data);
+    char counts[160];
+    snprintf(counts, sizeof(counts),
+             "(SELECT n FROM record_counts WHERE user_id = $1 AND kind = %d), "
+             "(SELECT version FROM record_counts WHERE user_id = $1 AND kind = %d)",
+             k & LQ_IMG ? 1 : 0, k & LQ_IMG ? 1 : 0);
+    if (k & LQ_COUNT) {
+        buf_printf(&b, "SELECT (SELECT count(*) FROM %s%s), %s", table, buf_cstr(&where), counts);
     } else {
         const char *dir = k & LQ_ASC ? "ASC" : "DESC";
         int n = list_where_nparams(k);
-        buf_printf(&b, "SELECT %s, (%s) FROM %s%s ORDER BY ", k & LQ_IMG ? IMG_COLS : DOC_COLS,
-                   count.data, table, buf_cstr(&where));
+        buf_printf(&b, "SELECT %s, %s FROM %s%s ORDER BY ", k & LQ_IMG ? IMG_COLS : DOC_COLS,
+                   counts, table, buf_cstr(&where));
         if (k & LQ_BY_NAME)
             buf_printf(&b, "name COLLATE \"C\" %s, ", dir);
         buf_printf(&b, "id %s LIMIT $%d OFFSET $%d", dir, n + 1, n + 2);
     }
-    buf_free(&count);
     buf_free(&where);
     return buf_steal(&b);
-}
-
-/* The search text as a LIKE pattern: ASCII letters lowered, wildcards escaped. */
-static char *list_pattern(const char *s, arena_t *a)
-{
-    size_t n = strlen(s);
-    char *p = arena_alloc(a, 2 * n + 3), *o = p;
-    *o++ = '%';
-    for (; *s; s++) {
-        char ch = *s;
-        if (ch == '%' || ch == '_' || ch == '\\')
-            *o++ = '\\';
-        *o++ = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
-    }
-    *o++ = '%';
-    *o = '\0';
-    return p;
 }
 
 /* Runs list statement k with the parameters of q (+ limit/offset for pages). */
@@ -1042,24 +1014,48 @@ static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char 
     int n = 0;
     num_t uid = num_i64(q->user_id), tpl = num_i64(q->template_id);
     p[n++] = uid.s;
-    if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT))
-        p[n++] = list_pattern(q->search, a);
+    if (k & LQ_SEARCH)
+        p[n++] = store_like_pattern(q->search, true, a);
     if (k & LQ_FILTER)
         p[n++] = k & LQ_IMG ? q->resolution : tpl.s;
     if (k & LQ_STYLE)
         p[n++] = q->style;
     if (k & LQ_FAVORITE)
         p[n++] = q->favorite ? "t" : "f";
-    if (!(k & LQ_COUNT_ONLY)) {
+    if (!(k & LQ_COUNT)) {
         p[n++] = limit;
         p[n++] = offset;
     }
     char name[32];
-    snprintf(name, sizeof(name), "ink_list_%03x", k);
+    snprintf(name, sizeof(name), "ink_list_%04x", k);
     char *sql = c->list_prepared[k] ? NULL : list_sql(k);
     int rc = pg_run_named(c, name, sql, n, &c->list_prepared[k], p, out);
     free(sql);
     return rc;
+}
+
+/* The total of key k when the page does not tell it: the user's record count for an
+ * unfiltered list; else the totals cache at the version read with the page, or a
+ * count (which reads its own version in its own snapshot). */
+static int list_total(pg_conn_t *c, unsigned k, const list_query_t *q, int64_t n,
+                      int64_t version, arena_t *a, int64_t *total)
+{
+    store_counts_t *cc = store_counts(c->base.store);
+    if (!(k & LQ_FILTERED) || n == 0) {
+        *total = n;
+        return STORE_OK;
+    }
+    if (store_counts_get(cc, k, q, version, total))
+        return STORE_OK;
+    PGresult *r;
+    k = (k & ~(unsigned)(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT;
+    int rc = list_run(c, k, q, NULL, NULL, a, &r);
+    if (rc != STORE_OK)
+        return rc;
+    *total = col_i64(r, 0, 0);
+    store_counts_put(cc, k, q, col_i64(r, 0, 2), *total);
+    PQclear(r);
+    return STORE_OK;
 }
 
 static int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, arena_t *a,
@@ -1073,7 +1069,7 @@ static int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t 
     int64_t page = q->page > 0 ? q->page : 1;
     int64_t offset = page - 1 > INT64_MAX / per_page ? INT64_MAX : (page - 1) * per_page;
     num_t lim = num_i64(per_page), off = num_i64(offset);
-    unsigned k = list_key(kind, q);
+    unsigned k = store_list_key(kind, q);
     PGresult *r;
     if ((rc = list_run(c, k, q, lim.s, off.s, a, &r)) != STORE_OK)
         return rc;
@@ -1081,16 +1077,23 @@ static int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t 
     record_t *items = arena_alloc(a, (rows ? rows : 1) * sizeof(*items));
     for (size_t i = 0; i < rows; i++)
         row_record(r, (int)i, kind, a, &items[i]);
-    int64_t total = rows ? col_i64(r, 0, REC_NCOLS) : 0;
-    PQclear(r);
-    if (rows == 0 && offset > 0) {
+    int64_t total = 0;
+    if (rows > 0 && rows < (size_t)per_page) {
+        total = offset + (int64_t)rows; /* the last page tells the total */
+    } else if (rows > 0) {
+        rc = list_total(c, k, q, col_i64(r, 0, REC_NCOLS), col_i64(r, 0, REC_NCOLS + 1), a,
+                        &total);
+    } else if (offset > 0) {
         /* a page past the end: the total still counts */
-        unsigned ck = (k & ~(unsigned)(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT_ONLY;
-        if ((rc = list_run(c, ck, q, NULL, NULL, a, &r)) != STORE_OK)
-            return rc;
-        total = col_i64(r, 0, 0);
         PQclear(r);
+        r = NULL;
+        unsigned ck = (k & ~(unsigned)(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT;
+        if ((rc = list_run(c, ck, q, NULL, NULL, a, &r)) == STORE_OK)
+            total = col_i64(r, 0, 0);
     }
+    PQclear(r);
+    if (rc != STORE_OK)
+        return rc;
     out->items = items;
     out->n = rows;
     out->total = total;
@@ -1327,28 +1330,7 @@ static int pg_notify(store_conn_t *sc, const char *payload)
 
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
-    .connect = pg_connect,
-    .disconnect = pg_disconnect,
-    .migrate = pg_migrate,
-    .ping = pg_ping,
-    .user_ensure = pg_user_ensure,
-    .key_insert = pg_key_insert,
-    .key_auth = pg_key_auth,
-    .key_list = pg_key_list,
-    .key_revoke = pg_key_revoke,
-    .record_create = pg_record_create,
-    .docs_create_completed = pg_docs_create_completed,
-    .record_get = pg_record_get,
-    .record_update = pg_record_update,
-    .record_delete = pg_record_delete,
-    .record_list = pg_record_list,
-    .job_claim = pg_job_claim,
-    .job_renew = pg_job_renew,
-    .job_complete = pg_job_complete,
-    .job_fail = pg_job_fail,
-    .job_count = pg_job_count,
-    .job_counts = pg_job_counts,
-    .rate_hit = pg_rate_hit,
+    STORE_OPS_COMMON(pg),
     .job_progress = pg_job_progress,
     .record_partial = pg_record_partial,
     .notify = pg_notify,

@@ -2,12 +2,12 @@
  *
  * One connection per thread (store.c caches it). Each connection runs in WAL mode with
  * busy_timeout 5000 ms, synchronous=NORMAL and foreign_keys=ON; WAL checkpoints run in
- * a background thread of the store (see "background checkpoints").
+ * a background thread of the store (sqlite_ckpt.c).
  *
  * Statements: the fixed ones (stmt_sql[]) are prepared on first use with
  * SQLITE_PREPARE_PERSISTENT and kept for the life of the connection; after each use
  * they are reset and their bindings cleared. List queries are assembled only from fixed
- * fragments picked by the query's enum/bool fields (list_key()), never from user text,
+ * fragments picked by the query's enum/bool fields (store_list_key()), never from user text,
  * which is always bound; each of the few combinations is prepared once per connection
  * and cached in list[] under its bit key.
  *
@@ -18,13 +18,13 @@
  * Schema: numbered migrations (migrations[]), each applied in its own BEGIN IMMEDIATE
  * transaction that first checks schema_migrations, so running migrate twice or from
  * several processes at once applies each exactly once. */
-#include "store/store.h"
+#include "store/sqlite_ckpt.h"
+#include "store/store_int.h"
 
 #include "core/log.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,20 +122,68 @@ static const char *const migrations[] = {
     "  ON CONFLICT (user_id, kind) DO UPDATE SET n = n + 1; END;"
     "CREATE TRIGGER images_count_del AFTER DELETE ON images BEGIN"
     "  UPDATE record_counts SET n = n - 1 WHERE user_id = OLD.user_id AND kind = 1; END;",
+    /* 3: the search index. Contentless FTS5 tables with the trigram tokenizer hold the
+     * searched columns folded by lower() (A-Z only without ICU, exactly the contract's
+     * folding), case-sensitively, so a phrase of three or more characters finds exactly
+     * the rows whose folded column contains it. Triggers keep them in step in the
+     * writing transaction; a contentless row is deleted with the values it was given. */
+    "CREATE VIRTUAL TABLE documents_fts USING fts5(sname, sresult, content='', columnsize=0,"
+    "  tokenize='trigram case_sensitive 1');"
+    "INSERT INTO documents_fts(rowid, sname, sresult)"
+    "  SELECT id, lower(name), lower(result) FROM documents;"
+    "CREATE TRIGGER documents_fts_ins AFTER INSERT ON documents BEGIN"
+    "  INSERT INTO documents_fts(rowid, sname, sresult)"
+    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
+    "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents BEGIN"
+    "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result)); END;"
+    "CREATE TRIGGER documents_fts_upd AFTER UPDATE OF name, result ON documents"
+    "  WHEN OLD.name IS NOT NEW.name OR OLD.result IS NOT NEW.result BEGIN"
+    "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result));"
+    "  INSERT INTO documents_fts(rowid, sname, sresult)"
+    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
+    "CREATE VIRTUAL TABLE images_fts USING fts5(sname, content='', columnsize=0,"
+    "  tokenize='trigram case_sensitive 1');"
+    "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images;"
+    "CREATE TRIGGER images_fts_ins AFTER INSERT ON images BEGIN"
+    "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, lower(NEW.name)); END;"
+    "CREATE TRIGGER images_fts_del AFTER DELETE ON images BEGIN"
+    "  INSERT INTO images_fts(images_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name)); END;"
+    "CREATE TRIGGER images_fts_upd AFTER UPDATE OF name ON images"
+    "  WHEN OLD.name IS NOT NEW.name BEGIN"
+    "  INSERT INTO images_fts(images_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name));"
+    "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, lower(NEW.name)); END;"
+    /* each user's version of its records, for the totals cache of store_int.h: every
+     * insert, delete and change of a listed or searched column moves it forward */
+    "ALTER TABLE record_counts ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
+    "DROP TRIGGER documents_count_ins; DROP TRIGGER documents_count_del;"
+    "DROP TRIGGER images_count_ins; DROP TRIGGER images_count_del;"
+    "CREATE TRIGGER documents_count_ins AFTER INSERT ON documents BEGIN"
+    "  INSERT INTO record_counts(user_id, kind, n, version) VALUES (NEW.user_id, 0, 1, 1)"
+    "  ON CONFLICT (user_id, kind) DO UPDATE SET n = n + 1, version = version + 1; END;"
+    "CREATE TRIGGER documents_count_del AFTER DELETE ON documents BEGIN"
+    "  UPDATE record_counts SET n = n - 1, version = version + 1"
+    "  WHERE user_id = OLD.user_id AND kind = 0; END;"
+    "CREATE TRIGGER documents_count_upd AFTER UPDATE OF name, result, favorite, template_id"
+    "  ON documents BEGIN UPDATE record_counts SET version = version + 1"
+    "  WHERE user_id = NEW.user_id AND kind = 0; END;"
+    "CREATE TRIGGER images_count_ins AFTER INSERT ON images BEGIN"
+    "  INSERT INTO record_counts(user_id, kind, n, version) VALUES (NEW.user_id, 1, 1, 1)"
+    "  ON CONFLICT (user_id, kind) DO UPDATE SET n = n + 1, version = version + 1; END;"
+    "CREATE TRIGGER images_count_del AFTER DELETE ON images BEGIN"
+    "  UPDATE record_counts SET n = n - 1, version = version + 1"
+    "  WHERE user_id = OLD.user_id AND kind = 1; END;"
+    "CREATE TRIGGER images_count_upd AFTER UPDATE OF name, favorite, resolution, style"
+    "  ON images BEGIN UPDATE record_counts SET version = version + 1"
+    "  WHERE user_id = NEW.user_id AND kind = 1; END;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
 
-#define DOC_COLS                                                                           \
-    "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, "         \
-    "creativity, template_id, result, words"
-#define IMG_COLS                                                                           \
-    "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
-    "resolution, style, media_key, revised_prompt"
-
-/* Every change to a record moves updated_us strictly forward, so (id, updated_us) names
- * one version of it (api/rcache.h relies on this). */
-#define BUMP(now) "updated_us = max(" now ", updated_us + 1)"
+#define BUMP(now) STORE_BUMP("max", now)
 
 /* Pairs are laid out documents first, images second: ST_X_DOC + kind. */
 enum {
@@ -247,31 +295,20 @@ static const char *const stmt_sql[ST_COUNT] = {
     /* ?1 now */
     [ST_JOB_COUNTS] = "SELECT COUNT(*) FILTER (WHERE token IS NULL OR lease_until_us < ?1), "
                       "COUNT(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= ?1) FROM jobs",
-    [ST_USER_TOTAL] = "SELECT n FROM record_counts WHERE user_id = ?1 AND kind = ?2",
+    [ST_USER_TOTAL] = "SELECT n, version FROM record_counts WHERE user_id = ?1 AND kind = ?2",
     [ST_RATE_HIT] = "INSERT INTO rate_hits(bucket, \"window\", count) VALUES (?1, ?2, 1) "
                     "ON CONFLICT(bucket, \"window\") DO UPDATE SET count = count + 1 "
                     "RETURNING count",
     [ST_RATE_PRUNE] = "DELETE FROM rate_hits WHERE bucket = ?1 AND \"window\" < ?2 - 1",
 };
 
-/* ---- list statements: bit keys over fixed fragments ---------------------------------- */
-
-enum {
-    LQ_IMG = 1,
-    LQ_SEARCH_NAME = 2,
-    LQ_SEARCH_RESULT = 4,
-    LQ_FILTER = 8, /* template_id (documents) or resolution (images) */
-    LQ_STYLE = 16,
-    LQ_FAVORITE = 32,
-    LQ_BY_NAME = 64,
-    LQ_ASC = 128,
-    LQ_COUNT = 256, /* the COUNT(*) twin: no order, no limit */
-    LQ_KEYS = 512,  /* only id and updated_us (a list with a probe) */
-    LQ_SLOTS = 1024
-};
+/* ---- list statements (keys: store_int.h) ------------------------------------------- */
 
 /* Parameter numbers used by every list statement. */
-enum { LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET };
+enum {
+    LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET, LP_MATCH,
+    LP_WINDOW
+};
 
 typedef struct {
     store_conn_t base;
@@ -450,190 +487,26 @@ static void sq_global_init(void)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-/* PRAGMA journal_mode answers with the mode now in force. */
-static bool set_wal(sqlite3 *db)
-{
-    sqlite3_stmt *st = NULL;
-    bool ok = false;
-    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
-        const char *mode = (const char *)sqlite3_column_text(st, 0);
-        ok = mode && strcmp(mode, "wal") == 0;
-    }
-    sqlite3_finalize(st);
-    return ok;
-}
-
-/* ---- background checkpoints --------------------------------------------------------------
- *
- * SQLite's own automatic checkpoint runs inside the COMMIT that crosses its threshold:
- * that commit copies the whole WAL into the database file and syncs it (about 30 ms
- * for 32 MiB here), and every request waiting on it waits too; with the group commit
- * that is a whole batch of creates (their p99 was 40 ms, 7 ms without checkpoints).
- *
- * Instead, a commit that leaves the WAL at the threshold wakes one thread of the store,
- * which runs PASSIVE checkpoints on its own connection: they take no lock a writer or
- * reader needs, so commits go on meanwhile, and each run copies what was committed
- * during the one before, until little is left (CKPT_FINISH frames). The WAL file can
- * only start over once every frame is copied, and the next commit would append more,
- * so that last little part is copied by the next committing thread right after its
- * commit (as SQLite's automatic checkpoint would, but small); its next transaction
- * then starts the WAL over. When a commit finds the WAL at four times the threshold
- * (the thread cannot keep up, or could not start), it checkpoints itself, as SQLite
- * would; while a run of the thread holds the checkpoint lock that attempt answers
- * SQLITE_BUSY at once and the next commit tries again, so the WAL grows by what is
- * committed during one run, never without bound. */
-
-#define CKPT_PAGES_DEFAULT 8192
-#define CKPT_FINISH 256
-
-typedef struct {
-    store_t *store;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int pages;                     /* wake the thread at this many WAL pages */
-    bool started, failed, pending, stopping;
-    atomic_bool finish;            /* the next commit copies the little that is left */
-    pthread_t thread;
-    store_checkpoint_stats_t stats;
-} sq_ckpt_t;
-
-static void *ckpt_main(void *arg)
-{
-    sq_ckpt_t *k = arg;
-    sqlite3 *db = NULL;
-    /* set_wal also makes the connection read the database, so it knows its WAL */
-    if (sqlite3_open_v2(k->store->url, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-            SQLITE_OK ||
-        !set_wal(db)) {
-        log_warn("sqlite: checkpoint thread cannot open the database: %s",
-                 db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close(db);
-        db = NULL;
-    }
-    int before = 0; /* WAL frames copied so far, as the last run said */
-    pthread_mutex_lock(&k->mu);
-    if (!db)
-        k->failed = true; /* commits checkpoint themselves from now on */
-    while (db) {
-        while (!k->pending && !k->stopping)
-            pthread_cond_wait(&k->cv, &k->mu);
-        if (k->stopping)
-            break;
-        k->pending = false;
-        pthread_mutex_unlock(&k->mu);
-        int frames = 0, copied = 0;
-        int rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied);
-        if (rc != SQLITE_OK && rc != SQLITE_BUSY)
-            log_warn("sqlite: background checkpoint failed: %s", sqlite3_errstr(rc));
-        pthread_mutex_lock(&k->mu);
-        k->stats.background++;
-        int fresh = copied >= before ? copied - before : copied; /* less: it started over */
-        if (rc == SQLITE_OK && frames >= 0 && fresh <= CKPT_FINISH) {
-            /* this run found little to copy, so little was committed during the one
-             * before: the rest is the next commit's; a run now would get in its way */
-            atomic_store(&k->finish, true);
-            k->pending = false;
-            before = 0; /* the next wake-up most likely finds a WAL that started over */
-        } else {
-            if (rc == SQLITE_OK && frames >= 0)
-                k->pending = true; /* copy what was committed during this run */
-            before = copied;
-        }
-    }
-    pthread_mutex_unlock(&k->mu);
-    sqlite3_close(db);
-    return NULL;
-}
-
-/* sqlite3_wal_hook: runs after each commit, outside its write lock; pages is the
- * length of the WAL, which only goes down when the WAL starts over. */
-static int ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
-{
-    sq_ckpt_t *k = arg;
-    if (pages < k->pages) {
-        /* the WAL started over (finish is only set above the threshold), by this
-         * commit or another process: nothing is left to finish */
-        if (atomic_load_explicit(&k->finish, memory_order_relaxed)) {
-            pthread_mutex_lock(&k->mu);
-            atomic_store(&k->finish, false);
-            pthread_mutex_unlock(&k->mu);
-        }
-        return SQLITE_OK;
-    }
-    unsigned long *count = NULL; /* the checkpoint this commit runs itself, if any */
-    pthread_mutex_lock(&k->mu);
-    if (!k->started && !k->failed && !k->stopping) {
-        if (pthread_create(&k->thread, NULL, ckpt_main, k) == 0)
-            k->started = true;
-        else
-            k->failed = true;
-    }
-    if (atomic_load(&k->finish)) {
-        atomic_store(&k->finish, false);
-        count = &k->stats.finish;
-    } else if (pages >= 4 * k->pages || k->failed || k->stopping) {
-        count = &k->stats.self;
-    } else {
-        k->pending = true;
-        pthread_cond_signal(&k->cv);
-    }
-    pthread_mutex_unlock(&k->mu);
-    /* counted when it ran: while a run of the thread holds the checkpoint lock it
-     * answers SQLITE_BUSY at once */
-    if (count && sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) ==
-                     SQLITE_OK) {
-        pthread_mutex_lock(&k->mu);
-        (*count)++;
-        pthread_mutex_unlock(&k->mu);
-    }
-    return SQLITE_OK;
-}
-
 static void sq_open(store_t *s)
 {
-    sq_ckpt_t *k = xcalloc(1, sizeof(*k));
-    k->store = s;
-    k->pages = CKPT_PAGES_DEFAULT;
-    pthread_mutex_init(&k->mu, NULL);
-    pthread_cond_init(&k->cv, NULL);
-    s->backend = k;
+    s->backend = sq_ckpt_new(s->url);
 }
 
 static void sq_close(store_t *s)
 {
-    sq_ckpt_t *k = s->backend;
-    if (!k)
-        return;
-    pthread_mutex_lock(&k->mu);
-    k->stopping = true;
-    bool started = k->started;
-    pthread_cond_signal(&k->cv);
-    pthread_mutex_unlock(&k->mu);
-    if (started)
-        pthread_join(k->thread, NULL);
-    pthread_cond_destroy(&k->cv);
-    pthread_mutex_destroy(&k->mu);
-    free(k);
+    sq_ckpt_free(s->backend);
     s->backend = NULL;
 }
 
 void store_sqlite_checkpoint_pages(store_t *s, int pages)
 {
-    sq_ckpt_t *k = s->ops == &store_sqlite_ops ? s->backend : NULL;
-    if (k && pages > 0)
-        k->pages = pages; /* before any connection commits */
+    if (s->ops == &store_sqlite_ops)
+        sq_ckpt_set_pages(s->backend, pages);
 }
 
 bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out)
 {
-    sq_ckpt_t *k = s->ops == &store_sqlite_ops ? s->backend : NULL;
-    if (!k)
-        return false;
-    pthread_mutex_lock(&k->mu);
-    *out = k->stats;
-    pthread_mutex_unlock(&k->mu);
-    return true;
+    return s->ops == &store_sqlite_ops && sq_ckpt_stats(s->backend, out);
 }
 
 static store_conn_t *sq_connect(store_t *s, char *err, size_t errlen)
@@ -652,7 +525,7 @@ static store_conn_t *sq_connect(store_t *s, char *err, size_t errlen)
     }
     sqlite3_extended_result_codes(c->db, 1);
     sqlite3_busy_timeout(c->db, 5000);
-    if (!set_wal(c->db)) {
+    if (!sq_set_wal(c->db)) {
         snprintf(err, errlen, "sqlite: cannot switch %s to WAL mode: %s", s->url,
                  sqlite3_errmsg(c->db));
         goto fail;
@@ -669,8 +542,8 @@ static store_conn_t *sq_connect(store_t *s, char *err, size_t errlen)
         sqlite3_free(msg);
         goto fail;
     }
-    /* replaces SQLite's automatic checkpoint (see "background checkpoints") */
-    sqlite3_wal_hook(c->db, ckpt_hook, s->backend);
+    /* replaces SQLite's automatic checkpoint (sqlite_ckpt.h) */
+    sqlite3_wal_hook(c->db, sq_ckpt_hook, s->backend);
     return &c->base;
 fail:
     sqlite3_close(c->db);
@@ -1119,55 +992,82 @@ out:
 
 /* ---- lists ----------------------------------------------------------------------------- */
 
-static bool has_search(const list_query_t *q)
-{
-    return q->search && q->search[0];
-}
+/* How many rows of the order a name-ordered search looks through before it asks the
+ * index (see list_page). */
+#define WINDOW_ROWS 1000
+#define WINDOW_MAX_END 100 /* only for pages ending this early in the order */
 
-static int list_key(rec_kind_t kind, const list_query_t *q)
+/* The filters of key k other than user and search. */
+static void list_filters(int k, buf_t *b)
 {
-    int k = kind == KIND_IMG ? LQ_IMG : 0;
-    if (has_search(q))
-        k |= kind == KIND_DOC && q->search_result ? LQ_SEARCH_RESULT : LQ_SEARCH_NAME;
-    if (kind == KIND_DOC ? q->template_id > 0 : q->resolution != NULL)
-        k |= LQ_FILTER;
-    if (kind == KIND_IMG && q->style)
-        k |= LQ_STYLE;
-    if (q->favorite >= 0)
-        k |= LQ_FAVORITE;
-    if (q->sort_by_name)
-        k |= LQ_BY_NAME;
-    if (q->asc)
-        k |= LQ_ASC;
-    return k;
-}
-
-/* The SQL of a list key, from fixed fragments only. */
-static void list_sql(int k, buf_t *b)
-{
-    bool img = k & LQ_IMG;
-    if (k & LQ_COUNT)
-        buf_puts(b, "SELECT COUNT(*) FROM ");
-    else if (k & LQ_KEYS)
-        buf_puts(b, "SELECT id, updated_us FROM ");
-    else
-        buf_puts(b, img ? "SELECT " IMG_COLS " FROM " : "SELECT " DOC_COLS " FROM ");
-    buf_puts(b, img ? "images WHERE user_id = ?1" : "documents WHERE user_id = ?1");
-    if (k & LQ_SEARCH_NAME)
-        buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
-    if (k & LQ_SEARCH_RESULT)
-        buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
     if (k & LQ_FILTER)
-        buf_puts(b, img ? " AND resolution = ?3" : " AND template_id = ?3");
+        buf_puts(b, k & LQ_IMG ? " AND resolution = ?3" : " AND template_id = ?3");
     if (k & LQ_STYLE)
         buf_puts(b, " AND style = ?4");
     if (k & LQ_FAVORITE)
         buf_puts(b, " AND favorite = ?5");
+}
+
+/* LQ_WINDOW: the page among the first WINDOW_ROWS rows of the name order (with the
+ * filters) only. The window's ids and names come from the name index; the page is
+ * picked from them (a name search checks the name there, a result search reads each
+ * row's result), and only the page's rows are read whole. */
+static void list_window_sql(int k, const char *table, buf_t *b)
+{
+    const char *dir = k & LQ_ASC ? "ASC" : "DESC";
+    buf_printf(b, " FROM (SELECT wid FROM (SELECT id AS wid, name AS wname FROM %s"
+                  " WHERE user_id = ?1", table);
+    list_filters(k, b);
+    buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s LIMIT ?9)", dir, dir);
+    if (k & LQ_SEARCH_RESULT)
+        buf_printf(b, " CROSS JOIN %s ON %s.id = wid WHERE result LIKE ?2 ESCAPE '\\'", table,
+                   table);
+    else
+        buf_puts(b, " WHERE wname LIKE ?2 ESCAPE '\\'");
+    buf_printf(b, " ORDER BY wname COLLATE BINARY %s, wid %s LIMIT ?6 OFFSET ?7)"
+                  " CROSS JOIN %s ON %s.id = wid ORDER BY name COLLATE BINARY %s, id %s",
+               dir, dir, table, table, dir, dir);
+}
+
+/* The SQL of a list key, from fixed fragments only.
+ *
+ * A search of three characters or more (LQ_INDEXED) reads the trigram table first and
+ * each candidate's row by its id (CROSS JOIN keeps that order: the full-text table
+ * gives its rowids in id order, so an id-ordered page stops after its rows). LIKE then
+ * checks each candidate with the contract's semantics: the index is exact by
+ * construction (migration 3), the check keeps results exactly those of a scan. */
+static void list_sql(int k, buf_t *b)
+{
+    bool img = k & LQ_IMG;
+    const char *table = img ? "images" : "documents";
+    if (k & LQ_COUNT)
+        buf_puts(b, "SELECT COUNT(*)");
+    else if (k & LQ_KEYS)
+        buf_puts(b, "SELECT id, updated_us");
+    else
+        buf_puts(b, img ? "SELECT " IMG_COLS : "SELECT " DOC_COLS);
+    if (k & LQ_WINDOW) {
+        list_window_sql(k, table, b);
+        return;
+    }
+    if (k & LQ_INDEXED)
+        buf_printf(b, " FROM %s_fts CROSS JOIN %s ON %s.id = %s_fts.rowid"
+                      " WHERE %s_fts MATCH ?8 AND user_id = ?1",
+                   table, table, table, table, table);
+    else
+        buf_printf(b, " FROM %s WHERE user_id = ?1", table);
+    if (k & LQ_SEARCH_NAME)
+        buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
+    if (k & LQ_SEARCH_RESULT)
+        buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
+    list_filters(k, b);
     if (k & LQ_COUNT)
         return;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     if (k & LQ_BY_NAME)
         buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
+    else if (k & LQ_INDEXED)
+        buf_printf(b, " ORDER BY %s_fts.rowid %s", table, dir);
     else
         buf_printf(b, " ORDER BY id %s", dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");
@@ -1188,27 +1088,43 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
     return STORE_OK;
 }
 
-/* '%' + search with '%', '_' and '\' escaped by '\' + '%'. */
-static char *like_pattern(const char *s, arena_t *a)
+/* The search as bound to a list statement: the LIKE pattern, and the full-text query
+ * on the key's column: one phrase, folded like the index, '"' doubled. */
+typedef struct {
+    const char *like, *match;
+} list_search_t;
+
+static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
 {
-    size_t n = strlen(s);
-    char *p = arena_alloc(a, 2 * n + 3), *o = p;
-    *o++ = '%';
+    list_search_t ls = {0};
+    if (!(k & LQ_SEARCH))
+        return ls;
+    ls.like = store_like_pattern(q->search, false, a);
+    if (!(k & LQ_INDEXED))
+        return ls;
+    const char *s = q->search;
+    char *m = arena_alloc(a, 2 * strlen(s) + 16), *o = m;
+    o += sprintf(o, "%s : \"", k & LQ_SEARCH_RESULT ? "sresult" : "sname");
     for (; *s; s++) {
-        if (*s == '%' || *s == '_' || *s == '\\')
-            *o++ = '\\';
-        *o++ = *s;
+        if (*s == '"')
+            *o++ = '"';
+        *o++ = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s;
     }
-    *o++ = '%';
+    *o++ = '"';
     *o = '\0';
-    return p;
+    ls.match = m;
+    return ls;
 }
 
-static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const char *pattern)
+static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list_search_t *ls)
 {
     sqlite3_bind_int64(st, LP_USER, q->user_id);
-    if (k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT))
-        bind_text(st, LP_PATTERN, pattern);
+    if (k & LQ_SEARCH)
+        bind_text(st, LP_PATTERN, ls->like);
+    if ((k & LQ_INDEXED) && !(k & LQ_WINDOW))
+        bind_text(st, LP_MATCH, ls->match);
+    if (k & LQ_WINDOW)
+        sqlite3_bind_int(st, LP_WINDOW, WINDOW_ROWS);
     if (k & LQ_FILTER) {
         if (k & LQ_IMG)
             bind_text(st, LP_FILTER, q->resolution);
@@ -1221,59 +1137,61 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const char
         sqlite3_bind_int(st, LP_FAVORITE, q->favorite != 0);
 }
 
-static int list_total(sq_conn_t *c, int k, const list_query_t *q, const char *pattern,
+/* The total of key k: the user's record count for an unfiltered list; otherwise the
+ * cached total of this version of the user's records (store_int.h), or a count. */
+static int list_total(sq_conn_t *c, int k, const list_query_t *q, const list_search_t *ls,
                       int64_t *total)
 {
     sqlite3_stmt *st;
     int rc;
-    if (!(k & (LQ_SEARCH_NAME | LQ_SEARCH_RESULT | LQ_FILTER | LQ_STYLE | LQ_FAVORITE))) {
-        /* unfiltered: the count kept by the triggers of migration 2 */
-        if ((rc = stmt(c, ST_USER_TOTAL, &st)) != STORE_OK)
-            return rc;
-        sqlite3_bind_int64(st, 1, q->user_id);
-        sqlite3_bind_int(st, 2, (k & LQ_IMG) ? 1 : 0);
-        rc = step_row(c, st, "record_list");
-        if (rc == STORE_OK) {
-            *total = sqlite3_column_int64(st, 0);
-            stmt_done(st);
-        } else if (rc == STORE_NOTFOUND) {
-            *total = 0;
-            rc = STORE_OK;
-        }
+    if ((rc = stmt(c, ST_USER_TOTAL, &st)) != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, q->user_id);
+    sqlite3_bind_int(st, 2, (k & LQ_IMG) ? 1 : 0);
+    int64_t n = 0, version = 0;
+    rc = step_row(c, st, "record_list");
+    if (rc == STORE_OK) {
+        n = sqlite3_column_int64(st, 0);
+        version = sqlite3_column_int64(st, 1);
+        stmt_done(st);
+    } else if (rc != STORE_NOTFOUND) {
         return rc;
     }
-    rc = list_stmt(c, (k & ~(LQ_BY_NAME | LQ_ASC | LQ_KEYS)) | LQ_COUNT, &st);
-    if (rc != STORE_OK)
+    store_counts_t *cc = store_counts(c->base.store);
+    if (!(k & LQ_FILTERED) || n == 0) {
+        *total = n;
+        return STORE_OK;
+    }
+    if (store_counts_get(cc, (unsigned)k, q, version, total))
+        return STORE_OK;
+    k = (k & ~(LQ_BY_NAME | LQ_ASC | LQ_KEYS | LQ_WINDOW)) | LQ_COUNT;
+    if ((rc = list_stmt(c, k, &st)) != STORE_OK)
         return rc;
-    list_bind(st, k, q, pattern);
+    list_bind(st, k, q, ls);
     rc = step_row(c, st, "record_list");
     if (rc == STORE_OK) {
         *total = sqlite3_column_int64(st, 0);
         stmt_done(st);
+        store_counts_put(cc, (unsigned)k, q, version, *total);
     }
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }
 
-/* Reads one page. A page that is neither full nor empty is the last one, which tells
- * the total without counting: *total_known is then set. */
-static int list_page(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q,
-                     const char *pattern, arena_t *a, record_list_t *out, bool *total_known)
+/* Runs page statement k: up to per_page rows from offset. */
+static int list_rows(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q,
+                     const list_search_t *ls, int per_page, int64_t offset, arena_t *a,
+                     record_list_t *out)
 {
-    int per_page = q->per_page > 0 ? q->per_page : 10;
-    int64_t page = q->page > 0 ? q->page : 1;
-    out->items = arena_alloc(a, (size_t)per_page * sizeof(record_t));
-    out->n = 0;
-    if (page - 1 > (INT64_MAX - per_page) / per_page)
-        return STORE_OK; /* so far past the end that the offset would overflow */
     sqlite3_stmt *st;
     int rc = list_stmt(c, k, &st);
     if (rc != STORE_OK)
         return rc;
-    list_bind(st, k, q, pattern);
+    list_bind(st, k, q, ls);
     sqlite3_bind_int(st, LP_LIMIT, per_page);
-    sqlite3_bind_int64(st, LP_OFFSET, (page - 1) * per_page);
+    sqlite3_bind_int64(st, LP_OFFSET, offset);
     int src = SQLITE_DONE;
     bool keys = k & LQ_KEYS;
+    out->n = 0;
     while (out->n < (size_t)per_page && (src = sqlite3_step(st)) == SQLITE_ROW) {
         record_t *it = &out->items[out->n++];
         if (!keys) {
@@ -1284,20 +1202,47 @@ static int list_page(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q
         it->kind = kind;
         it->id = sqlite3_column_int64(st, 0);
         it->updated_us = sqlite3_column_int64(st, 1);
-        it->probed = q->probe(q->probe_arg, kind, it->id, it->updated_us);
     }
     rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "record_list");
     stmt_done(st);
+    return rc;
+}
+
+/* Reads one page. A page that is neither full nor empty is the last one, which tells
+ * the total without counting: *total_known is then set.
+ *
+ * A name-ordered indexed search early in the order first looks for its page among the
+ * first WINDOW_ROWS rows of the order: a common word fills it there without sorting
+ * every candidate; a rarer one does not, and the index serves it. */
+static int list_page(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q,
+                     const list_search_t *ls, arena_t *a, record_list_t *out, bool *total_known)
+{
+    int per_page = q->per_page > 0 ? q->per_page : 10;
+    int64_t page = q->page > 0 ? q->page : 1;
+    out->items = arena_alloc(a, (size_t)per_page * sizeof(record_t));
+    out->n = 0;
+    if (page - 1 > (INT64_MAX - per_page) / per_page)
+        return STORE_OK; /* so far past the end that the offset would overflow */
+    int64_t offset = (page - 1) * per_page;
+    int rc = STORE_OK;
+    bool done = false;
+    if ((k & LQ_INDEXED) && (k & LQ_BY_NAME) && offset + per_page <= WINDOW_MAX_END) {
+        rc = list_rows(c, kind, k | LQ_WINDOW, q, ls, per_page, offset, a, out);
+        done = rc != STORE_OK || out->n == (size_t)per_page;
+    }
+    if (!done)
+        rc = list_rows(c, kind, k, q, ls, per_page, offset, a, out);
     /* the rows the caller does not hold, whole, in the same read transaction */
-    for (size_t i = 0; keys && rc == STORE_OK && i < out->n; i++) {
+    for (size_t i = 0; (k & LQ_KEYS) && rc == STORE_OK && i < out->n; i++) {
         record_t *it = &out->items[i];
+        it->probed = q->probe(q->probe_arg, kind, it->id, it->updated_us);
         if (!it->probed)
             rc = sq_record_get(&c->base, kind, q->user_id, it->id, a, it);
         if (rc == STORE_NOTFOUND)
             rc = STORE_ERROR; /* cannot happen: the same snapshot listed it */
     }
     if (rc == STORE_OK && out->n > 0 && out->n < (size_t)per_page) {
-        out->total = (page - 1) * per_page + (int64_t)out->n;
+        out->total = offset + (int64_t)out->n;
         *total_known = true;
     }
     return rc;
@@ -1308,16 +1253,16 @@ static int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_
                           arena_t *a, record_list_t *out)
 {
     sq_conn_t *c = sq(conn);
-    int k = list_key(kind, q) | (q->probe ? LQ_KEYS : 0);
-    const char *pattern = has_search(q) ? like_pattern(q->search, a) : NULL;
+    int k = (int)store_list_key(kind, q) | (q->probe ? LQ_KEYS : 0);
+    list_search_t ls = list_search(k, q, a);
     record_list_t r = {0};
     bool total_known = false;
     int rc = tx_begin_read(c);
     if (rc != STORE_OK)
         return rc;
-    rc = list_page(c, kind, k, q, pattern, a, &r, &total_known);
+    rc = list_page(c, kind, k, q, &ls, a, &r, &total_known);
     if (rc == STORE_OK && !total_known)
-        rc = list_total(c, k, q, pattern, &r.total);
+        rc = list_total(c, k, q, &ls, &r.total);
     rc = tx_end(c, rc);
     if (rc == STORE_OK)
         *out = r;
@@ -1563,29 +1508,8 @@ const store_ops_t store_sqlite_ops = {
     .list_probes = true,
     .open = sq_open,
     .close = sq_close,
-    .connect = sq_connect,
-    .disconnect = sq_disconnect,
-    .migrate = sq_migrate,
-    .ping = sq_ping,
-    .user_ensure = sq_user_ensure,
-    .key_insert = sq_key_insert,
     .read_begin = sq_read_begin,
     .read_end = sq_read_end,
-    .key_auth = sq_key_auth,
-    .key_list = sq_key_list,
-    .key_revoke = sq_key_revoke,
-    .record_create = sq_record_create,
-    .docs_create_completed = sq_docs_create_completed,
-    .record_get = sq_record_get,
     .record_get_probed = sq_record_get_probed,
-    .record_update = sq_record_update,
-    .record_delete = sq_record_delete,
-    .record_list = sq_record_list,
-    .job_claim = sq_job_claim,
-    .job_renew = sq_job_renew,
-    .job_complete = sq_job_complete,
-    .job_fail = sq_job_fail,
-    .job_count = sq_job_count,
-    .job_counts = sq_job_counts,
-    .rate_hit = sq_rate_hit,
+    STORE_OPS_COMMON(sq),
 };

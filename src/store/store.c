@@ -1,5 +1,5 @@
 /* store.c — backend choice by URL and one connection per thread. */
-#include "store/store.h"
+#include "store/store_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 
 typedef struct {
     pthread_key_t key;
+    store_counts_t *counts; /* totals of filtered lists (store_int.h) */
 } store_priv_t;
 
 static void conn_destroy(void *p)
@@ -41,6 +42,7 @@ store_t *store_open(const char *url, char *err, size_t errlen)
         free(s);
         return NULL;
     }
+    p->counts = store_counts_new();
     s->priv = p;
     if (s->ops->open)
         s->ops->open(s);
@@ -70,11 +72,17 @@ void store_close(store_t *s)
         c->ops->disconnect(c);
     }
     pthread_key_delete(p->key);
+    store_counts_free(p->counts);
     free(p);
     if (s->ops->close)
         s->ops->close(s);
     free(s->url);
     free(s);
+}
+
+store_counts_t *store_counts(store_t *s)
+{
+    return ((store_priv_t *)s->priv)->counts;
 }
 
 const char *store_rc_name(int rc)

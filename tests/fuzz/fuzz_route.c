@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t id;
     int allowed;
     route_t rt = api_route(method, path, &kind, &id, &allowed);
-    if (rt == ROUTE_SHOW || rt == ROUTE_UPDATE || rt == ROUTE_DELETE)
+    if (rt == ROUTE_SHOW || rt == ROUTE_UPDATE || rt == ROUTE_DELETE || rt == ROUTE_EXPORT)
         FUZZ_CHECK(id >= 1 && strncmp(path, "/api/v1/", 8) == 0);
     else if (rt != ROUTE_NOT_ALLOWED) /* a 405 on a record path keeps its id */
         FUZZ_CHECK(id == 0);

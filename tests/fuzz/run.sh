@@ -27,10 +27,16 @@ if [ -z "$cc" ]; then
 fi
 command -v "$cc" >/dev/null 2>&1 || { echo "run.sh: $cc not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
 
-pkgs="libmicrohttpd jansson sqlite3 libpq libcurl libpng openssl"
+pkgs="libmicrohttpd jansson sqlite3 libpq libcurl libpng openssl libzip cairo pangocairo fontconfig"
 pkg_cflags=$(pkg-config --cflags $pkgs) || exit 2
 pkg_libs=$(pkg-config --libs $pkgs) || exit 2
 srcs=${FUZZ_SRCS:-$(find src -name '*.c' ! -path src/main.c | sort)}
+if [ -z "${FUZZ_SRCS:-}" ]; then
+    # the compiled-in static files (core/assets.h) are a generated source: make it
+    assets=${BUILD:-build}/gen/assets.c
+    make --no-print-directory "$assets" >/dev/null || { echo "run.sh: cannot make $assets" >&2; exit 2; }
+    srcs="$srcs $assets"
+fi
 out=${FUZZ_OUT:-build/fuzz}
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-g -O1 -Isrc -D_GNU_SOURCE $pkg_cflags"

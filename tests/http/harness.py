@@ -37,6 +37,8 @@ def record_exchange(method, path, status, headers, body):
         x["body"] = (body or b"").decode("utf-8", "replace")
     with _exchanges_lock, open(EXCHANGES, "a") as f:
         f.write(json.dumps(x) + "\n")
+# valgrind.supp and lsan.supp: leaks inside third-party libraries that we cannot free
+SUPPRESSIONS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def free_port():
@@ -84,6 +86,10 @@ class Server:
             database = pg_database()
         self.database = database
         self.env = dict(os.environ, **(env or {}))
+        lsan = self.env.get("LSAN_OPTIONS", "")
+        if "suppressions=" not in lsan:
+            self.env["LSAN_OPTIONS"] = (lsan + ":" if lsan else "") + \
+                f"suppressions={SUPPRESSIONS}/lsan.supp"
         self.proc = None
         self.port = None
         self.log_path = None
@@ -103,7 +109,8 @@ class Server:
         if VALGRIND:
             # any memory error or definite leak makes the server exit 99 at its stop
             cmd = ["valgrind", "--quiet", "--error-exitcode=99", "--leak-check=full",
-                   "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite"] + cmd
+                   "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite",
+                   "--num-callers=24", f"--suppressions={SUPPRESSIONS}/valgrind.supp"] + cmd
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=self.env)
         deadline = time.time() + (90 if VALGRIND else 15)
         while time.time() < deadline:

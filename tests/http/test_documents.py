@@ -56,9 +56,15 @@ class Misc(ServerTest):
         self.assertEqual(r.json["status"], 200)
         data = r.json["data"]
         self.assertEqual(len(data), 52)
-        self.assertEqual(data[0], {"id": 1, "name": "Freestyle"})
-        self.assertEqual(data[16], {"id": 17, "name": "Hashtags"})
-        self.assertEqual(data[51], {"id": 52, "name": "Feature section"})
+        for i, name in ((0, "Freestyle"), (16, "Hashtags"), (51, "Feature section")):
+            self.assertEqual(set(data[i]), {"id", "name", "description"})
+            self.assertEqual((data[i]["id"], data[i]["name"]), (i + 1, name))
+        # §14: one sentence for people, different for each template
+        descriptions = [t["description"] for t in data]
+        self.assertEqual(len(set(descriptions)), 52)
+        for d in descriptions:
+            self.assertRegex(d, r"^[A-Z][^\n]{15,}\.$")
+        self.assertIn("hashtags", data[16]["description"])
 
     def test_health_and_ready_without_auth(self):
         r = self.srv.request("GET", "/healthz")

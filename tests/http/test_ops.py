@@ -333,3 +333,22 @@ class OpenAIMetrics(unittest.TestCase):
         self.assertEqual(value(after, "inkwell_provider_attempts_total", kind="document") -
                          value(before, "inkwell_provider_attempts_total", kind="document"), 1)
         self.assertEqual(self.srv.request("GET", "/readyz").json["provider"]["last_call"], "failed")
+
+
+class WebAppAnswers(ServerTest):
+    """The web app's files, through the harness (so the OpenAPI check sees them too),
+    counted under the route template "/"."""
+
+    def test_app_files_304_and_404(self):
+        r = self.srv.request("GET", "/")
+        self.assertEqual(r.status, 200)
+        self.assertIn("frame-ancestors 'none'", r.header("Content-Security-Policy"))
+        again = self.srv.request("GET", "/", headers={"If-None-Match": r.header("ETag")})
+        self.assertEqual(again.status, 304)
+        self.assertEqual(self.srv.request("GET", "/app.js").status, 200)
+        self.assertError(self.srv.request("GET", "/no-such-file.js"), 404, "Resource not found.")
+        m = parse_metrics(self.srv.request("GET", "/metrics").body.decode())
+        self.assertGreaterEqual(value(m, "inkwell_http_requests_total", route="/", method="GET",
+                                      status="2xx"), 2)
+        self.assertEqual(value(m, "inkwell_http_requests_total", route="/", method="GET",
+                               status="3xx"), 1)

@@ -221,7 +221,17 @@ class SlowGenerations(unittest.TestCase):
         self.assertIn(evs[0][2]["state"], ("queued", "generating"))
         self.assertEqual(evs[-1][0], "done")
         self.assertEqual(check_deltas(self, evs), evs[-1][2]["result"])
-        self.assertIn(": keep-alive", s.comments)
+
+    def test_keepalives_while_nothing_is_sent(self):
+        # an image has no deltas: for the 1.5 s of its generation nothing but
+        # keep-alive comments may be sent (a document's pieces now arrive more often
+        # than any keep-alive interval, since the test delay is spread over them)
+        s = self.stream("POST", "/api/v1/images",
+                        form={"name": "k", "description": "a quiet lake", "resolution": "1024x1024"})
+        self.assertEqual(s.status, 201)
+        evs = s.events()
+        self.assertEqual([e[0] for e in evs], ["record", "done"])
+        self.assertGreaterEqual(s.comments.count(": keep-alive"), 2, s.comments)
 
     def test_show_of_a_running_record(self):
         r = self.srv.request("POST", "/api/v1/documents", key=self.key,

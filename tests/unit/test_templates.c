@@ -67,6 +67,30 @@ static void test_instructions(void)
     CHECK(strstr(template_get(48)->instruction, "30") != NULL);
 }
 
+/* §14: one sentence for people, different for each template. */
+static void test_descriptions(void)
+{
+    for (int id = 1; id <= TEMPLATE_COUNT; id++) {
+        const char *d = template_get(id)->description;
+        CHECK_MSG(d != NULL, "template %d: no description", id);
+        if (!d)
+            continue;
+        size_t n = strlen(d);
+        CHECK_MSG(n >= 20 && n <= 160, "template %d: description of %zu bytes", id, n);
+        CHECK_MSG(d[0] >= 'A' && d[0] <= 'Z', "template %d: description starts with %c", id, d[0]);
+        CHECK_MSG(n > 0 && d[n - 1] == '.', "template %d: description does not end with a full stop", id);
+        /* one sentence: no other full stop followed by a space */
+        CHECK_MSG(strstr(d, ". ") == NULL && strchr(d, '\n') == NULL,
+                  "template %d: description is more than one sentence", id);
+        CHECK_MSG(strcmp(d, template_get(id)->instruction) != 0, "template %d: description is the instruction", id);
+        for (int other = 1; other < id; other++)
+            CHECK_MSG(strcmp(d, template_get(other)->description) != 0,
+                      "templates %d and %d share a description", id, other);
+    }
+    CHECK(strstr(template_get(17)->description, "hashtags") != NULL);
+    CHECK(strstr(template_get(20)->description, "160") != NULL);
+}
+
 static void test_creativity(void)
 {
     static const struct {
@@ -132,6 +156,7 @@ int main(void)
 {
     test_lookup();
     test_instructions();
+    test_descriptions();
     test_creativity();
     test_count_words();
     TEST_DONE();

@@ -1,0 +1,41 @@
+/* export.h — a document as a file: Markdown, plain text, HTML, Word (DOCX) or PDF
+ * (API.md §12). The one entry point the HTTP route (api/export.c) and the benchmark
+ * use; the formats live in one file each behind export_int.h.
+ *
+ * md and txt are the stored text as it is; html, docx and pdf read the text's
+ * structure through markdown.h. The name of the document is the file's title and
+ * first heading. Everything is built in memory, bounded by a small multiple of the
+ * text's size (the PDF writer keeps one paragraph's layout at a time). */
+#ifndef INK_EXPORT_H
+#define INK_EXPORT_H
+
+#include "core/util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { EXPORT_MD, EXPORT_TXT, EXPORT_HTML, EXPORT_DOCX, EXPORT_PDF } export_format_t;
+
+#define EXPORT_FORMATS 5
+
+/* "md", "txt", ... → its format; false for anything else. */
+bool export_format_parse(const char *s, export_format_t *out);
+const char *export_format_name(export_format_t f);   /* "md" */
+const char *export_content_type(export_format_t f);  /* "text/markdown; charset=utf-8" */
+
+/* Writes the file into out (appended). Returns 0, or -1 when a library failed (then
+ * out holds nothing useful and the failure is logged). */
+int export_render(export_format_t f, const char *name, const char *text, size_t text_len,
+                  buf_t *out);
+
+/* The Content-Disposition value for a document called name (UTF-8) exported as f:
+ * attachment; filename="<ASCII fallback>.<ext>"; filename*=UTF-8''<name>.<ext>
+ * (RFC 6266, RFC 5987). Both names are safe as file names: no path separators,
+ * quotes, control characters or leading dots, and bounded in length. */
+void export_disposition(buf_t *out, const char *name, export_format_t f);
+
+/* Releases the process-wide font and library caches of the PDF writer (at exit,
+ * after the last export; exports must not run meanwhile). */
+void export_shutdown(void);
+
+#endif

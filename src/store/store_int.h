@@ -1,0 +1,87 @@
+/* store_int.h — what the SQLite (sqlite.c) and PostgreSQL (postgres.c) stores share,
+ * for the backends only (in the spirit of curl's vtls_int.h): nothing above store.h
+ * includes it. The record columns and their order, the updated_us bump, the list
+ * statement keys, the search text as a LIKE pattern, when a search can use the
+ * trigram index, the cache of list totals (lists.c), and the ops both backends have.
+ *
+ * Lists: a list query maps to a key of LQ_* bits (store_list_key); each backend builds
+ * the SQL of a key from fixed fragments only (never from user text, which is bound)
+ * and prepares it once per connection under that key. */
+#ifndef INK_STORE_INT_H
+#define INK_STORE_INT_H
+
+#include "store/store.h"
+
+/* The columns of a record row, in the order both backends read them. */
+#define DOC_COLS                                                                           \
+    "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, "         \
+    "creativity, template_id, result, words"
+#define IMG_COLS                                                                           \
+    "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
+    "resolution, style, media_key, revised_prompt"
+#define REC_NCOLS 13
+
+/* Every change to a record moves updated_us strictly forward, so (id, updated_us) names
+ * one version of it (api/rcache.h relies on this). greatest: the SQL dialect's
+ * two-argument maximum; now: the parameter holding now_us(). */
+#define STORE_BUMP(greatest, now) "updated_us = " greatest "(" now ", updated_us + 1)"
+
+/* List statement keys. */
+enum {
+    LQ_IMG = 1 << 0,
+    LQ_SEARCH_NAME = 1 << 1,
+    LQ_SEARCH_RESULT = 1 << 2,
+    LQ_FILTER = 1 << 3, /* documents: template_id; images: resolution */
+    LQ_STYLE = 1 << 4,
+    LQ_FAVORITE = 1 << 5,
+    LQ_BY_NAME = 1 << 6,
+    LQ_ASC = 1 << 7,
+    LQ_INDEXED = 1 << 8, /* the search has three characters or more: trigrams serve it */
+    /* backend variants of a key, not set by store_list_key */
+    LQ_COUNT = 1 << 9,   /* the count of the key's rows, no order, no page */
+    LQ_KEYS = 1 << 10,   /* only id and updated_us (a list with a probe) */
+    LQ_WINDOW = 1 << 11, /* the page looked for among the first rows of the order only */
+    LQ_SLOTS = 1 << 12
+};
+#define LQ_SEARCH (LQ_SEARCH_NAME | LQ_SEARCH_RESULT)
+#define LQ_FILTERED (LQ_SEARCH | LQ_FILTER | LQ_STYLE | LQ_FAVORITE)
+
+/* The key of a list query (order, filters, search field, LQ_INDEXED). */
+unsigned store_list_key(rec_kind_t kind, const list_query_t *q);
+
+/* '%' + search with '%', '_' and '\' escaped by '\' + '%' (ESCAPE '\'); with
+ * fold_ascii, A-Z lowered (for a LIKE against lower(column)). */
+char *store_like_pattern(const char *search, bool fold_ascii, arena_t *a);
+
+/* ---- totals of filtered lists (lists.c) ------------------------------------------------
+ * A filtered list's total (search, template, favorite, ...) costs a count over every
+ * matching row. Both schemas keep, beside each user's record count, a version that
+ * every insert, delete and change of a listed or searched column moves forward (by
+ * triggers, in the writing transaction). A total counted at version v is kept here and
+ * answered again while the user's version is still v. The version is read in the same
+ * snapshot as the rows it describes. Thread-safe; bounded (a fixed number of slots,
+ * the newest entry wins a slot). */
+typedef struct store_counts store_counts_t;
+store_counts_t *store_counts_new(void);
+void store_counts_free(store_counts_t *cc);
+/* True with *total set when key k of q was counted at this version. */
+bool store_counts_get(store_counts_t *cc, unsigned k, const list_query_t *q, int64_t version,
+                      int64_t *total);
+void store_counts_put(store_counts_t *cc, unsigned k, const list_query_t *q, int64_t version,
+                      int64_t total);
+/* The store's cache (made by store_open). */
+store_counts_t *store_counts(store_t *s);
+
+/* The ops every backend has, named PREFIX_op (e.g. sq_record_get), for its ops table. */
+#define STORE_OPS_COMMON(p)                                                                \
+    .connect = p##_connect, .disconnect = p##_disconnect, .migrate = p##_migrate,         \
+    .ping = p##_ping, .user_ensure = p##_user_ensure, .key_insert = p##_key_insert,       \
+    .key_auth = p##_key_auth, .key_list = p##_key_list, .key_revoke = p##_key_revoke,     \
+    .record_create = p##_record_create, .docs_create_completed = p##_docs_create_completed, \
+    .record_get = p##_record_get, .record_update = p##_record_update,                     \
+    .record_delete = p##_record_delete, .record_list = p##_record_list,                   \
+    .job_claim = p##_job_claim, .job_renew = p##_job_renew,                               \
+    .job_complete = p##_job_complete, .job_fail = p##_job_fail,                           \
+    .job_count = p##_job_count, .job_counts = p##_job_counts, .rate_hit = p##_rate_hit
+
+#endif

@@ -1,0 +1,281 @@
+"""Black-box tests of GET /documents/{id}/export (API.md §12): every format's headers
+and bytes, checked where possible by third-party readers (pandoc, python's zipfile,
+qpdf, pdftotext, pdffonts); errors 422/409/404/401/405; awkward file names."""
+import email.message
+import html.parser
+import os
+import re
+import subprocess
+import tempfile
+import urllib.parse
+
+from harness import ServerTest
+
+NOTFOUND = {"message": "Resource not found.", "status": 404}
+CTYPES = {
+    "md": "text/markdown; charset=utf-8",
+    "txt": "text/plain; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "pdf": "application/pdf",
+}
+RESULT = (
+    "An introduction with **bold** and *italic* words.\n\n"
+    "## First steps\n\n"
+    "1. Boil the water\n"
+    "2. Warm the pot\n\n"
+    "## Scripts\n\n"
+    "- Русский: чай с лимоном\n"
+    "- 中文：绿茶和红茶\n"
+    "- Ελληνικά: τσάι\n"
+    "  - nested leaf\n\n"
+    "A closing paragraph.\n"
+)
+
+
+def run(*cmd, data=None):
+    return subprocess.run(cmd, input=data, capture_output=True, timeout=60)
+
+
+def disposition_names(value):
+    """(filename, filename* decoded by the standard library's RFC 2231/5987 reader,
+    filename* percent-decoded as strict UTF-8) of a Content-Disposition."""
+    m = re.fullmatch(r'attachment; filename="([^"\\]*)"; filename\*=UTF-8\'\'([^;\s]+)', value)
+    assert m, value
+    assert re.fullmatch(r"[A-Za-z0-9!#$&+\-.^_`|~%]+", m.group(2)), value  # RFC 5987 value-chars
+    msg = email.message.EmailMessage()
+    msg["Content-Disposition"] = "attachment; filename*=UTF-8''" + m.group(2)
+    return m.group(1), msg.get_filename(), urllib.parse.unquote(m.group(2), errors="strict")
+
+
+class Export(ServerTest):
+    def doc(self, name="Tea guide", result=RESULT, key="alice"):
+        d = self.make_doc(key=key, name=name)
+        r = self.req("PUT", f"/api/v1/documents/{d['id']}", key=key, form={"result": result})
+        self.assertEqual(r.status, 200, r)
+        return d["id"]
+
+    def export(self, doc_id, fmt=None, method="GET", key="alice"):
+        q = "" if fmt is None else "?format=" + fmt
+        return self.req(method, f"/api/v1/documents/{doc_id}/export{q}", key=key)
+
+    def test_markdown_is_default_and_exact(self):
+        i = self.doc()
+        for fmt in (None, "md", ""):
+            r = self.export(i, fmt)
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.header("Content-Type"), CTYPES["md"])
+            self.assertEqual(r.body, ("# Tea guide\n\n" + RESULT).encode())
+            self.assertEqual(r.header("Content-Disposition"),
+                             "attachment; filename=\"Tea guide.md\"; filename*=UTF-8''Tea%20guide.md")
+            self.assertIsNotNone(r.header("X-RateLimit-Remaining"))
+
+    def test_text_exact(self):
+        i = self.doc(result="line one\r\n\tline *two*\n")
+        r = self.export(i, "txt")
+        self.assertEqual((r.status, r.header("Content-Type")), (200, CTYPES["txt"]))
+        self.assertEqual(r.body, b"line one\r\n\tline *two*\n")
+
+    def test_every_format_headers_and_head(self):
+        i = self.doc()
+        for fmt, ctype in CTYPES.items():
+            r = self.export(i, fmt)
+            self.assertEqual(r.status, 200, (fmt, r))
+            self.assertEqual(r.header("Content-Type"), ctype)
+            self.assertEqual(int(r.header("Content-Length")), len(r.body))
+            self.assertGreater(len(r.body), 0)
+            self.assertEqual(disposition_names(r.header("Content-Disposition")),
+                             (f"Tea guide.{fmt}", f"Tea guide.{fmt}", f"Tea guide.{fmt}"))
+            self.assertEqual(r.header("X-Content-Type-Options"), "nosniff")
+            h = self.export(i, fmt, method="HEAD")
+            self.assertEqual((h.status, h.body), (200, b""))
+            self.assertEqual(h.header("Content-Type"), ctype)
+            self.assertEqual(h.header("Content-Disposition"), r.header("Content-Disposition"))
+        self.assertTrue(self.export(i, "pdf").body.startswith(b"%PDF-"))
+        self.assertTrue(self.export(i, "docx").body.startswith(b"PK\x03\x04"))
+
+    def test_html_escapes_name_and_result(self):
+        name = "<script>alert('n')</script> & \"Tea\""
+        result = "# Head <b>\n\n<script>alert(1)</script> & 'x' **<i>bold</i>**\n\n- item <img src=x>\n"
+        r = self.export(self.doc(name=name, result=result), "html")
+        self.assertEqual((r.status, r.header("Content-Type")), (200, CTYPES["html"]))
+        body = r.body.decode()
+        self.assertNotIn("<script", body)
+        self.assertNotIn("<img", body)
+        self.assertNotIn("<b>", body)
+        self.assertNotIn("<i>", body)
+        self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;x&#39;", body)
+        self.assertIn("<strong>&lt;i&gt;bold&lt;/i&gt;</strong>", body)
+
+        class Walk(html.parser.HTMLParser):
+            def __init__(self):
+                super().__init__()
+                self.tags, self.text, self.stack = [], {}, []
+
+            def handle_starttag(self, tag, attrs):
+                self.tags.append(tag)
+                if tag not in ("meta", "br", "img", "link"):  # void elements
+                    self.stack.append(tag)
+
+            def handle_endtag(self, tag):
+                assert self.stack and self.stack[-1] == tag, (tag, self.stack)
+                self.stack.pop()
+
+            def handle_data(self, data):
+                if self.stack:
+                    self.text.setdefault(self.stack[-1], []).append(data)
+
+        w = Walk()
+        w.feed(body)
+        w.close()
+        self.assertEqual(w.stack, [])  # every element closed, in order
+        self.assertEqual("".join(w.text["title"]), name)
+        self.assertEqual(w.text["h1"], [name])
+        self.assertEqual(w.text["h2"], ["Head <b>"])
+        self.assertEqual(w.text["li"], ["item <img src=x>"])
+        self.assertEqual([t for t in w.tags if t in ("h1", "h2", "p", "ul", "li", "strong")],
+                         ["h1", "h2", "p", "strong", "ul", "li"])
+
+    def test_html_structure(self):
+        r = self.export(self.doc(), "html")
+        body = r.body.decode()
+        self.assertTrue(body.startswith("<!DOCTYPE html>"))
+        self.assertIn("<h3>First steps</h3>", body)  # "##": the name is the only h1
+        self.assertIn("<ol>\n<li>Boil the water</li>\n<li>Warm the pot</li></ol>", body)
+        self.assertIn("<li>Ελληνικά: τσάι<ul>\n<li>nested leaf</li></ul>", body)
+        self.assertIn("<p>An introduction with <strong>bold</strong> and <em>italic</em> words.</p>",
+                      body)
+
+    def test_docx_read_by_pandoc_and_zipfile(self):
+        r = self.export(self.doc(), "docx")
+        self.assertEqual((r.status, r.header("Content-Type")), (200, CTYPES["docx"]))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.docx")
+            with open(path, "wb") as f:
+                f.write(r.body)
+            z = run("python3", "-m", "zipfile", "-t", path)
+            self.assertEqual(z.returncode, 0, z)
+            self.assertIn(b"Done testing", z.stdout)
+            names = run("python3", "-m", "zipfile", "-l", path).stdout.decode()
+            for part in ("[Content_Types].xml", "_rels/.rels", "word/document.xml",
+                         "word/styles.xml", "word/numbering.xml", "word/_rels/document.xml.rels"):
+                self.assertIn(part, names)
+            plain = run("pandoc", "-f", "docx", "-t", "plain", path)
+            self.assertEqual(plain.returncode, 0, plain)
+            text = plain.stdout.decode()
+            order = ["Tea guide", "An introduction with bold and italic words.", "First steps",
+                     "Boil the water", "Warm the pot", "Scripts", "Русский: чай с лимоном",
+                     "中文：绿茶和红茶", "nested leaf", "A closing paragraph."]
+            pos = [text.find(s) for s in order]
+            self.assertNotIn(-1, pos, text)
+            self.assertEqual(pos, sorted(pos), text)
+            # the structure survives: headings, numbered and bulleted lists, emphasis
+            md = run("pandoc", "-f", "docx", "-t", "markdown", path).stdout.decode()
+            self.assertIn("# Tea guide", md)
+            self.assertIn("### First steps", md)
+            self.assertRegex(md, r"1\.\s+Boil the water")
+            self.assertRegex(md, r"2\.\s+Warm the pot")
+            self.assertRegex(md, r"-\s+Русский: чай с лимоном")
+            self.assertRegex(md, r"\n {4}-\s+nested leaf")
+            self.assertIn("**bold**", md)
+            self.assertIn("*italic*", md)
+
+    def test_pdf_checked_by_poppler_and_qpdf(self):
+        long_result = RESULT + "\n\n" + " ".join(f"w{n:04d}" for n in range(1500)) + "\n\n" + "\n\n".join(
+            f"Paragraph {n}: " + "the tea leaves unfold slowly in hot water. " * 12 for n in range(60))
+        r = self.export(self.doc(result=long_result), "pdf")
+        self.assertEqual((r.status, r.header("Content-Type")), (200, CTYPES["pdf"]))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.pdf")
+            with open(path, "wb") as f:
+                f.write(r.body)
+            q = run("qpdf", "--check", path)
+            self.assertEqual(q.returncode, 0, q)
+            text = run("pdftotext", "-layout", path, "-").stdout.decode()
+            for line in ("Tea guide", "First steps", "1. Boil the water", "Русский: чай с лимоном",
+                         "中文：绿茶和红茶", "Ελληνικά: τσάι", "nested leaf", "Paragraph 59:"):
+                self.assertIn(line, text)
+            self.assertNotIn("\ufffd", text)
+            # one long paragraph (laid out in slices): every word once, in order
+            words = re.findall(r"w\d{4}", text)
+            self.assertEqual(words, [f"w{n:04d}" for n in range(1500)])
+            info = run("pdfinfo", path).stdout.decode()
+            pages = int(re.search(r"Pages:\s+(\d+)", info).group(1))
+            self.assertGreaterEqual(pages, 2)
+            self.assertRegex(info, r"Page size:\s+595\.\d+ x 841\.\d+ pts \(A4\)")
+            self.assertIn("Title:           Tea guide", info)
+            # each page ends with its number
+            for p in (1, pages):
+                t = run("pdftotext", "-f", str(p), "-l", str(p), path, "-").stdout.decode()
+                self.assertEqual(t.split()[-1], str(p))
+            fonts = run("pdffonts", path).stdout.decode().splitlines()[2:]
+            self.assertTrue(fonts)
+            families = " ".join(f.split()[0] for f in fonts)
+            self.assertIn("DejaVuSans", families)
+            self.assertIn("NotoSansCJK", families)
+            for f in fonts:  # name type [type] encoding emb sub uni id gen
+                cols = f.split()
+                self.assertEqual(cols[-5], "yes", f)  # embedded
+
+    def test_unknown_format_422(self):
+        i = self.doc()
+        for fmt in ("doc", "PDF", "md%20", "%ZZ", "pdf%00"):
+            r = self.export(i, fmt)
+            self.assertEqual(r.status, 422, (fmt, r))
+            self.assertEqual(list(r.json["message"]), ["format"])
+            self.assertEqual(r.json["status"], 422)
+        self.assertEqual(self.export(i, "doc").json["message"],
+                         {"format": ["The selected format is invalid."]})
+
+    def test_404_401_405(self):
+        i = self.doc()
+        r = self.req("GET", f"/api/v1/documents/{i}/export?format=pdf", key="bob")  # not bob's
+        self.assertEqual((r.status, r.json), (404, NOTFOUND))
+        for path in (f"/api/v1/documents/{i + 1000}/export", "/api/v1/documents/0/export",
+                     "/api/v1/documents/x/export", "/api/v1/images/1/export",
+                     f"/api/v1/documents/{i}/exports", f"/api/v1/documents/{i}/export/x"):
+            r = self.req("GET", path + "?format=pdf")
+            self.assertEqual((r.status, r.json), (404, NOTFOUND), path)
+        r = self.req("GET", f"/api/v1/documents/{i}/export", key=None)
+        self.assertEqual((r.status, r.json), (401, {"message": "Unauthenticated.", "status": 401}))
+        self.assertEqual(r.header("WWW-Authenticate"), "Bearer")
+        r = self.req("POST", f"/api/v1/documents/{i}/export", form={"format": "md"})
+        self.assertError(r, 405, "Method not allowed.")
+        self.assertEqual(r.header("Allow"), "GET, HEAD")
+
+    def test_awkward_names(self):
+        cases = [
+            # name, ascii fallback (without extension), utf-8 name
+            ('a "quoted" \\back/slash', "a _quoted_ _back_slash", 'a _quoted_ _back_slash'),
+            ("Отчёт за год", "_____ __ ___", "Отчёт за год"),
+            ("日本語の文書", "______", "日本語の文書"),
+            ("..hidden. ", "hidden", "hidden"),
+            ("tab\there\u0085c1", "tab_here_c1", "tab_here_c1"),
+            ("100% done; x=y*", "100_ done; x=y_", "100% done; x=y_"),
+            ("...", "document", "document"),
+            ("Ω" * 255, "_" * 100, "Ω" * 100),
+        ]
+        for name, ascii_name, utf8_name in cases:
+            r = self.export(self.doc(name=name), "txt")
+            self.assertEqual(r.status, 200, (name, r))
+            fallback, decoded, raw = disposition_names(r.header("Content-Disposition"))
+            self.assertEqual(fallback, ascii_name + ".txt", name)
+            self.assertEqual(decoded, utf8_name + ".txt", name)
+            self.assertEqual(raw, decoded)
+            self.assertTrue(all(0x20 <= ord(c) < 0x7f for c in fallback))
+
+
+class NotCompleted(ServerTest):
+    server_args = ["--builtin-delay-ms", "5000"]
+
+    def test_409_until_completed(self):
+        r = self.req("POST", "/api/v1/documents", form={"name": "Slow", "prompt": "tea"},
+                     headers={"Prefer": "respond-async"})
+        self.assertEqual((r.status, r.json["data"]["state"]), (202, "queued"), r)
+        path = f"/api/v1/documents/{r.json['data']['id']}/export"
+        for q in ("", "?format=md", "?format=pdf", "?format=docx"):
+            r = self.req("GET", path + q)
+            self.assertEqual((r.status, r.json),
+                             (409, {"message": "The document has no result yet.", "status": 409}))
+        self.assertEqual(self.req("GET", path + "?format=x").status, 422)
+        self.assertEqual(self.req("GET", path, key="bob").status, 404)

@@ -1,0 +1,128 @@
+// lib.mjs — what the browser tests share: the real inkwell binary started on a free
+// loopback port with a temporary data directory (and, on the PostgreSQL run, a fresh
+// database), API calls to it, and Debian's Chromium driven by playwright-core (never a
+// downloaded browser), with every console error and page error of a page collected.
+import {spawn, execFileSync} from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {chromium} from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = process.env.INKWELL_BIN || path.join(ROOT, 'build/inkwell');
+export const BACKEND = process.env.INKWELL_TEST_BACKEND || 'sqlite';
+export const SHOTS = path.resolve(ROOT, process.env.BUILD || 'build', 'screenshots');
+export const WEB_DIR = path.join(ROOT, 'web');
+const LOGDIR = process.env.INKWELL_TEST_LOGDIR || os.tmpdir();
+const CHROMIUM = process.env.INKWELL_TEST_CHROMIUM || '/usr/bin/chromium';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => { const {port} = s.address(); s.close(() => resolve(port)); });
+    s.on('error', reject);
+  });
+}
+
+function pgDatabase() {
+  const url = process.env.INKWELL_TEST_PG_URL;
+  if (!url) throw new Error('INKWELL_TEST_BACKEND=postgres needs INKWELL_TEST_PG_URL');
+  const name = 'w_' + Math.random().toString(16).slice(2, 14);
+  execFileSync('psql', [url, '-qAtc', `CREATE DATABASE ${name}`]);
+  return url.replace(/\/[^/]*$/, '/' + name);
+}
+
+export class Server {
+  constructor(...args) {
+    this.args = args;
+    this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inkwell-web-'));
+    this.database = BACKEND === 'postgres' ? pgDatabase() : null;
+  }
+
+  storage() { return ['--data-dir', this.dataDir, ...(this.database ? ['--database', this.database] : [])]; }
+
+  cli(...args) { return execFileSync(BIN, [...args, ...this.storage()], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}); }
+
+  key(user) { return this.cli('key', 'create', '--user', user).trim(); }
+
+  // the id of the newest key of user (from `inkwell key list`)
+  keyId(user) {
+    const lines = this.cli('key', 'list').split('\n').filter((l) => l.split(/\s+/).includes(user));
+    return lines.at(-1).trim().split(/\s+/)[0];
+  }
+
+  async start() {
+    this.port = await freePort();
+    this.base = `http://127.0.0.1:${this.port}`;
+    this.logPath = path.join(LOGDIR, `web-server-${this.port}.log`);
+    const log = fs.openSync(this.logPath, 'w');
+    const args = ['serve', '--listen', `127.0.0.1:${this.port}`, ...this.storage(),
+      ...(this.args.includes('--rate-limit') ? [] : ['--rate-limit', '1000000']), ...this.args];
+    this.proc = spawn(BIN, args, {stdio: ['ignore', log, log]});
+    this.exited = new Promise((resolve) => this.proc.on('exit', (code, sig) => resolve(code ?? sig)));
+    for (let i = 0; i < 300; i++) {
+      if (this.proc.exitCode !== null) throw new Error(`server exited: ${fs.readFileSync(this.logPath, 'utf8').slice(-2000)}`);
+      try { if ((await fetch(this.base + '/healthz')).ok) return this; } catch { /* not yet */ }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('server did not start');
+  }
+
+  async stop() {
+    if (!this.proc || this.proc.exitCode !== null) return;
+    this.proc.kill('SIGTERM');
+    const code = await this.exited;
+    const text = fs.readFileSync(this.logPath, 'utf8');
+    if (/ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer/.test(text)) throw new Error(`sanitizer report in ${this.logPath}`);
+    if (code !== 0) throw new Error(`server exited with ${code}; see ${this.logPath}`);
+  }
+
+  // an API call: {status, headers, json}
+  async api(method, p, key, body, headers = {}) {
+    const h = {...headers};
+    if (key) h.Authorization = `Bearer ${key}`;
+    let payload;
+    if (body) { payload = new URLSearchParams(body).toString(); h['Content-Type'] = 'application/x-www-form-urlencoded'; }
+    const res = await fetch(this.base + '/api/v1' + p, {method, headers: h, body: payload});
+    const text = await res.text();
+    let json = null;
+    try { json = JSON.parse(text); } catch { /* not JSON */ }
+    return {status: res.status, headers: res.headers, json, text};
+  }
+}
+
+export async function launch() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inkwell-chromium-'));
+  const ctx = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM, headless: true, viewport: {width: 1280, height: 800},
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-default-apps', '--no-default-browser-check'],
+  });
+  return {ctx, close: async () => { await ctx.close(); fs.rmSync(dir, {recursive: true, force: true}); }};
+}
+
+// A new page whose console errors, page errors and dialogs are collected. allow(re)
+// lets through the errors a test provokes on purpose (a refused key's 401 is logged
+// by Chromium as "Failed to load resource ... 401"); check() fails on any other.
+export async function newPage(ctx) {
+  const page = await ctx.newPage();
+  const errors = [], allowed = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('dialog', (d) => { errors.push(`dialog: ${d.type()} ${d.message()}`); d.dismiss().catch(() => {}); });
+  page.allow = (re) => allowed.push(re);
+  page.consoleErrors = () => errors.filter((e) => !allowed.some((re) => re.test(e)));
+  return page;
+}
+
+export async function signIn(page, srv, key) {
+  await page.goto(srv.base + '/#key=' + encodeURIComponent(key));
+  await page.waitForSelector('h1:text("Documents")');
+}
+
+export async function shot(page, name) {
+  fs.mkdirSync(SHOTS, {recursive: true});
+  await page.screenshot({path: path.join(SHOTS, name + '.png'), fullPage: false});
+}

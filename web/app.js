@@ -1,0 +1,114 @@
+// app.js — inkwell's web app: boot, sign-in, the hash router and the page header.
+// Pages live in documents.js and images.js; every call goes through api.js to the
+// public API. The route and every list filter are in the address (#/documents?page=2),
+// so back/forward and reload show the same page.
+import {api, dropKey, events, forgetTemplates, getKey, setKey} from './api.js';
+import {clear, field, formAlert, h, showErrors, toast} from './ui.js';
+import {navigate, parseHash} from './nav.js';
+import {docList, docNew, docView} from './documents.js';
+import {imgList, imgNew, imgView} from './images.js';
+
+const main = document.getElementById('main');
+let current = null;       // {name, view}
+let signinNotice = '';    // why the user was sent back to sign-in
+
+const routes = [
+  [/^\/signin$/, 'signin', signinView],
+  [/^\/documents$/, 'documents', docList],
+  [/^\/documents\/new$/, 'doc-new', docNew],
+  [/^\/documents\/(\d+)$/, 'doc', docView],
+  [/^\/images$/, 'images', imgList],
+  [/^\/images\/new$/, 'img-new', imgNew],
+  [/^\/images\/(\d+)$/, 'img', imgView],
+];
+
+function render() {
+  const route = parseHash();
+  if (!getKey() && route.path !== '/signin') {
+    const next = route.path === '/' ? '' : '?next=' + encodeURIComponent(location.hash);
+    history.replaceState(null, '', '#/signin' + next);
+    return render();
+  }
+  const hit = routes.map(([re, name, fn]) => [route.path.match(re), name, fn]).find(([m]) => m);
+  if (!hit) { history.replaceState(null, '', '#/documents'); return render(); }
+  const [m, name, fn] = hit;
+  route.id = m[1] ? Number(m[1]) : null;
+  document.getElementById('nav').hidden = name === 'signin';
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    const on = name.startsWith(a.dataset.nav === 'documents' ? 'doc' : 'im');
+    if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+  if (current && current.name === name && current.view?.update && current.id === route.id) {
+    current.view.update(route);
+    return;
+  }
+  current?.view?.unmount?.();
+  clear(main);
+  current = {name, id: route.id, view: fn(main, route)};
+  const h1 = main.querySelector('h1');
+  if (h1) { h1.tabIndex = -1; if (document.activeElement === document.body || !main.contains(document.activeElement)) h1.focus({preventScroll: true}); }
+  window.scrollTo(0, 0);
+}
+
+function signinView(root, route) {
+  const input = h('input', {type: 'password', name: 'key', autocomplete: 'off', spellcheck: 'false',
+    required: true, placeholder: 'ink_…'});
+  const submit = h('button', {type: 'submit', class: 'btn primary', text: 'Sign in'});
+  const form = h('form', {class: 'panel narrow', novalidate: true},
+    h('h1', {text: 'Sign in'}),
+    h('p', {class: 'muted', text: 'Use an API key of this inkwell server. The key stays in this browser tab only (session storage) and is forgotten when you close it or sign out.'}),
+    formAlert(),
+    field('API key', input, {name: 'key', hint: 'Made with: inkwell key create --user NAME'}),
+    h('div', {class: 'actions'}, submit));
+  root.append(form);
+  if (signinNotice) {
+    const a = form.querySelector('.form-alert');
+    a.textContent = signinNotice;
+    a.hidden = false;
+    signinNotice = '';
+  }
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const key = input.value.trim();
+    if (!key) return showErrors(form, {fields: {key: ['Enter your API key.']}});
+    submit.disabled = true;
+    setKey(key);
+    forgetTemplates();
+    try {
+      await api('GET', '/templates');
+      const next = route.params.get('next');
+      navigate(next && next.startsWith('#/') && !next.startsWith('#/signin') ? next : '#/documents');
+    } catch (err) {
+      dropKey();
+      showErrors(form, err.status === 401 ? {fields: {key: ['This key was not accepted: it is wrong or has been revoked.']}} : err);
+    } finally { submit.disabled = false; }
+  });
+  return {};
+}
+
+events.addEventListener('unauthenticated', (e) => {
+  dropKey();
+  forgetTemplates();
+  if (current?.name === 'signin') return; // the sign-in form says it itself
+  signinNotice = e.detail;
+  const next = parseHash().path.startsWith('/signin') ? '' : '?next=' + encodeURIComponent(location.hash);
+  navigate('#/signin' + next);
+});
+
+document.getElementById('signout').addEventListener('click', () => {
+  dropKey();
+  forgetTemplates();
+  toast('Signed out.');
+  navigate('#/signin');
+});
+
+// `make run` prints http://HOST/#key=ink_...: the key is taken once from the fragment
+// (never sent to the server, never in a Referer) and removed from the address bar.
+if (location.hash.startsWith('#key=')) {
+  const key = decodeURIComponent(location.hash.slice(5));
+  if (key) setKey(key);
+  history.replaceState(null, '', location.pathname + '#/documents');
+}
+window.addEventListener('hashchange', render);
+window.addEventListener('inkwell:route', render);
+render();

@@ -1,0 +1,288 @@
+// documents.js — the document pages: the list, one document (watch it being written,
+// edit, favourite, copy, download, delete) and "write a new document" with the text
+// appearing as it streams.
+import {api, ApiError, CREATIVITY, EXPORT_FORMATS, getKey, stream, templates} from './api.js';
+import {add, clear, fill, clearErrors, confirmDialog, field, formAlert, h, nextId, showErrors, starButton,
+  stateBadge, timeEl, toast} from './ui.js';
+import {FAVS, listView} from './list.js';
+import {navigate} from './nav.js';
+
+const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
+const excerpt = (s) => (s || '').slice(0, 240);
+
+export function docList(root, route) {
+  const tplOptions = [['', 'All templates']];
+  const view = listView(root, route, {
+    path: '/documents', title: 'Documents', noun: 'documents', newLabel: '+ New document',
+    filters: [
+      {name: 'search', label: 'Search', class: 'grow', placeholder: 'Words in the name or text'},
+      {name: 'search_by', label: 'Search in', options: [['name', 'Name'], ['result', 'Text']], def: 'name'},
+      {name: 'template_id', label: 'Template', options: tplOptions},
+      {name: 'favorite', label: 'Favourites', options: FAVS},
+    ],
+    render: (data) => h('ul', {class: 'cards'}, data.data.map((d) => h('li', {class: 'card'},
+      h('div', {class: 'body'},
+        h('a', {class: 'title', href: `#/documents/${d.id}`, text: d.name}),
+        h('ul', {class: 'meta'},
+          h('li', {text: d.template}), d.state === 'completed' ? h('li', {text: `${d.words} words`}) : null,
+          h('li', {}, timeEl(d.created_at)), stateBadge(d) ? h('li', {}, stateBadge(d)) : null),
+        d.state === 'failed' ? h('p', {class: 'excerpt', text: d.error || ''}) : d.result ? h('p', {class: 'excerpt', text: excerpt(d.result)}) : null),
+      starButton(d, (fav) => favorite(d.id, fav))))),
+  });
+  // the template filter's options arrive with the template list
+  templates().then((list) => {
+    const sel = root.querySelector('select[name="template_id"]');
+    if (!sel) return;
+    const want = route.params.get('template_id') || sel.value;
+    for (const t of list) sel.append(h('option', {value: String(t.id), text: t.name}));
+    sel.value = want;
+  }).catch(() => {});
+  return view;
+}
+
+export function docView(root, route) {
+  let ctrl = null;
+  const box = h('div', {'aria-busy': 'true'}, h('h1', {text: 'Document'}));
+  root.append(box);
+  const stop = () => { ctrl?.abort(); ctrl = null; };
+
+  async function load() {
+    try {
+      const {data} = await api('GET', `/documents/${route.id}`);
+      show(data);
+    } catch (err) {
+      if (err.status === 401) return;
+      fill(box, h('h1', {text: 'Document'}), h('div', {class: 'alert', role: 'alert', text: err.message}),
+        h('a', {class: 'btn', href: '#/documents', text: '← All documents'}));
+    } finally { box.setAttribute('aria-busy', 'false'); }
+  }
+
+  function show(d) {
+    stop();
+    const text = h('div', {class: 'doc-text', tabindex: '0', 'aria-label': 'Text of the document'}, d.result || '');
+    const words = h('dd', {text: String(d.words)});
+    const state = h('dd', {}, d.state === 'completed' ? 'Completed' : stateBadge(d));
+    const actions = h('div', {class: 'actions'});
+    const facts = h('dl', {class: 'facts'},
+      h('dt', {text: 'Template'}), h('dd', {text: d.template}),
+      h('dt', {text: 'Creativity'}), h('dd', {text: d.creativity_label}),
+      h('dt', {text: 'Words'}), words,
+      h('dt', {text: 'State'}), state,
+      h('dt', {text: 'Created'}), h('dd', {}, timeEl(d.created_at)),
+      h('dt', {text: 'Updated'}), h('dd', {}, timeEl(d.updated_at)));
+    const watching = h('div', {class: 'live status', hidden: true});
+    fill(box, 
+      h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+      h('div', {class: 'head'}, h('h1', {text: d.name}), starButton(d, (fav) => favorite(d.id, fav))),
+      d.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${d.error || 'no reason given.'}`}) : null,
+      h('div', {class: 'layout'},
+        h('section', {class: 'panel', 'aria-label': 'Text'}, watching, text),
+        h('aside', {class: 'panel', 'aria-label': 'Details'}, facts,
+          h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions)));
+    root.querySelector('h1').tabIndex = -1;
+
+    if (d.state === 'completed') {
+      add(actions, 
+        h('button', {type: 'button', class: 'btn', text: 'Edit', onclick: () => edit(d)}),
+        h('button', {type: 'button', class: 'btn', text: 'Copy text', onclick: () => copy(d.result || '')}),
+        EXPORT_FORMATS.map(([fmt, label]) => h('a', {class: 'btn', href: '#', text: `Download ${label}`,
+          onclick: (e) => { e.preventDefault(); download(d, fmt); }})));
+    }
+    add(actions, h('button', {type: 'button', class: 'btn danger', text: 'Delete', onclick: () => remove(d)}));
+
+    if (d.state === 'queued' || d.state === 'generating') watch(d, text, words, state, watching);
+  }
+
+  // a document still being written: its text as it streams (or polls), until it ends
+  async function watch(d, text, words, state, watching) {
+    ctrl = new AbortController();
+    const mine = ctrl;
+    const stopBtn = h('button', {type: 'button', class: 'btn', text: 'Stop watching'});
+    fill(watching, h('span', {class: 'spinner', 'aria-hidden': 'true'}),
+      h('span', {text: 'Being written… the text appears as it comes.'}), stopBtn);
+    watching.hidden = false;
+    text.textContent = '';
+    text.classList.add('caret');
+    stopBtn.addEventListener('click', () => {
+      stop();
+      fill(watching, h('span', {text: 'Stopped watching. The document is still being written on the server; '}),
+        h('a', {href: '#', text: 'reload it', onclick: (e) => { e.preventDefault(); load(); }}), '.');
+      text.classList.remove('caret');
+    });
+    try {
+      const final = await stream('GET', `/documents/${d.id}`, {signal: mine.signal,
+        record: (r) => { if (r.result !== null && r.result !== undefined && !text.textContent) text.textContent = r.result; },
+        delta: (piece) => { text.append(piece); words.textContent = String(countWords(text.textContent)); }});
+      if (mine === ctrl) show(final);
+    } catch (err) {
+      if (err.name === 'AbortError' || err.status === 401) return;
+      if (mine === ctrl) load();
+    }
+  }
+
+  function edit(d) {
+    stop();
+    const name = h('input', {type: 'text', name: 'name', value: d.name, maxlength: '255', required: true});
+    const result = h('textarea', {name: 'result', class: 'result', value: d.result || ''});
+    const save = h('button', {type: 'submit', class: 'btn primary', text: 'Save'});
+    const form = h('form', {class: 'panel', novalidate: true},
+      formAlert(), field('Name', name), field('Text', result, {hint: 'The word count is worked out again when you save.'}),
+      h('div', {class: 'actions'}, save, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: () => show(d)})));
+    fill(box, h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+      h('h1', {text: `Edit “${d.name}”`}), form);
+    form.setAttribute('aria-labelledby', box.querySelector('h1').id = nextId('h'));
+    name.focus();
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      clearErrors(form);
+      save.disabled = true;
+      try {
+        const {data} = await api('PATCH', `/documents/${d.id}`, {body: {name: name.value, result: result.value}});
+        toast('Saved.');
+        show(data);
+        box.querySelector('h1').focus();
+      } catch (err) {
+        if (err.status !== 401) showErrors(form, err);
+      } finally { save.disabled = false; }
+    });
+  }
+
+  async function remove(d) {
+    if (!await confirmDialog('Delete this document?', `“${d.name}” will be deleted for good.`, 'Delete')) return;
+    try {
+      await api('DELETE', `/documents/${d.id}`);
+      toast(`Deleted “${d.name}”.`);
+      navigate('#/documents');
+    } catch (err) {
+      if (err.status !== 401) toast(err.message);
+    }
+  }
+
+  load();
+  return {unmount: stop};
+}
+
+async function copy(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast('Text copied.');
+  } catch {
+    toast('The browser did not allow copying; select the text and copy it by hand.');
+  }
+}
+
+// §12 export: fetched with the key (an <a href> cannot carry it), saved as a file.
+async function download(d, fmt) {
+  try {
+    const res = await fetch(`/api/v1/documents/${d.id}/export?format=${fmt}`, {headers: {Authorization: `Bearer ${getKey()}`}});
+    if (!res.ok) throw new ApiError(res.status, `The download failed (error ${res.status}).`);
+    // the UTF-8 name (RFC 5987 filename*) when given, else the plain one
+    const cd = res.headers.get('Content-Disposition') || '';
+    const star = cd.match(/filename\*=UTF-8''([^;\s]+)/i), plain = cd.match(/filename="([^"]+)"/);
+    let name = `document.${fmt}`;
+    try { name = star ? decodeURIComponent(star[1]) : plain ? plain[1] : name; } catch { /* keep the plain name */ }
+    const url = URL.createObjectURL(await res.blob());
+    const a = h('a', {href: url, download: name});
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+function countWords(s) {
+  const m = s.match(/[^\s\u00a0\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u0085\u1680]+/gu);
+  return m ? m.length : 0;
+}
+
+// "Write a new document": name, prompt, the template picker (52, searchable, with
+// their descriptions), the creativity levels; the text shown live as it is written.
+export function docNew(root) {
+  let ctrl = null;
+  const name = h('input', {type: 'text', name: 'name', maxlength: '255', required: true, autocomplete: 'off'});
+  const prompt = h('textarea', {name: 'prompt', required: true, placeholder: 'What should the document be about?'});
+  const filter = h('input', {type: 'search', placeholder: 'Filter templates by name or description', autocomplete: 'off'});
+  const list = h('div', {class: 'picker-list', role: 'radiogroup', 'aria-label': 'Templates'}, h('p', {class: 'muted small', text: 'Loading templates…'}));
+  const count = h('p', {class: 'hint', 'aria-live': 'polite'});
+  const pickerId = nextId('tpl');
+  const picker = h('fieldset', {'data-field': 'template_id', 'aria-describedby': pickerId + '-err'},
+    h('legend', {text: 'Template'}), field('Find a template', filter), count, list,
+    h('p', {class: 'err', id: pickerId + '-err', hidden: true}));
+  const levels = h('fieldset', {'data-field': 'creativity'}, h('legend', {text: 'Creativity'}),
+    h('div', {class: 'levels'}, CREATIVITY.map(([v, label]) => h('label', {},
+      h('input', {type: 'radio', name: 'creativity', value: String(v), checked: v === 0.5}), label))),
+    h('p', {class: 'err', id: nextId('cr') + '-err', hidden: true}));
+  const submit = h('button', {type: 'submit', class: 'btn primary', text: 'Write it'});
+  const form = h('form', {class: 'panel', novalidate: true},
+    formAlert(), field('Name', name), field('Prompt', prompt, {hint: 'Up to 16,384 characters.'}),
+    picker, levels, h('div', {class: 'actions'}, submit));
+  const live = h('section', {class: 'panel live writing', hidden: true, 'aria-label': 'The new document'});
+  root.append(h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+    h('h1', {text: 'New document'}), form, live);
+
+  templates().then((all) => {
+    clear(list);
+    for (const t of all) {
+      list.append(h('label', {'data-search': `${t.name} ${t.description || ''}`.toLowerCase()},
+        h('input', {type: 'radio', name: 'template_id', value: String(t.id), checked: t.id === 1}),
+        h('span', {}, h('span', {class: 'tname', text: t.name}), h('span', {class: 'tdesc', text: t.description || ''}))));
+    }
+    count.textContent = `${all.length} templates`;
+  }).catch((err) => { if (err.status !== 401) fill(list, h('p', {class: 'alert', text: err.message})); });
+  filter.addEventListener('input', () => {
+    const q = filter.value.trim().toLowerCase();
+    let n = 0;
+    for (const l of list.querySelectorAll('label')) {
+      const on = !q || l.dataset.search.includes(q);
+      l.hidden = !on;
+      n += on;
+    }
+    count.textContent = q ? `${n} matching template${n === 1 ? '' : 's'}` : `${n} templates`;
+  });
+  filter.addEventListener('keydown', (e) => { if (e.key === 'Enter') e.preventDefault(); });
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearErrors(form);
+    const body = {name: name.value, prompt: prompt.value,
+      template_id: form.querySelector('input[name=template_id]:checked')?.value ?? '1',
+      creativity: form.querySelector('input[name=creativity]:checked')?.value ?? '0.5'};
+    submit.disabled = true;
+    ctrl = new AbortController();
+    const mine = ctrl;
+    let id = null;
+    const out = h('div', {class: 'doc-text caret', 'aria-label': 'Text so far'});
+    const status = h('div', {class: 'status', role: 'status'});
+    const stopBtn = h('button', {type: 'button', class: 'btn', text: 'Stop watching'});
+    const heading = h('h2', {text: body.name});
+    const busy = [h('span', {class: 'spinner', 'aria-hidden': 'true'}), h('span', {text: 'Writing…'}), stopBtn];
+    fill(status, ...busy);
+    fill(live, heading, status, out);
+    live.hidden = false;
+    live.scrollIntoView({block: 'start'});
+    stopBtn.addEventListener('click', () => {
+      mine.abort();
+      out.classList.remove('caret');
+      fill(status, h('span', {text: 'Stopped watching: the document is still being written on the server. '}),
+        id ? h('a', {href: `#/documents/${id}`, text: 'Open it'}) : null);
+      submit.disabled = false;
+    });
+    try {
+      const final = await stream('POST', '/documents', {body, signal: mine.signal,
+        record: (r) => { id = r.id; live.setAttribute('aria-busy', 'true'); },
+        delta: (piece) => out.append(piece)});
+      toast(`“${final.name}” is written.`);
+      navigate(`#/documents/${final.id}`);
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      live.hidden = true;
+      if (err.status !== 401) showErrors(form, err instanceof ApiError ? err : new ApiError(0, String(err.message || err)));
+    } finally {
+      if (mine === ctrl) submit.disabled = false;
+      live.setAttribute('aria-busy', 'false');
+    }
+  });
+  return {unmount: () => ctrl?.abort()};
+}

@@ -1,0 +1,163 @@
+// images.js — the image pages: the gallery of lazily loaded thumbnails, one image
+// (full view, rename, favourite, download the PNG, delete) and "create an image"
+// with a progress state while the picture is made.
+import {api, ApiError, RESOLUTIONS, stream} from './api.js';
+import {add, clear, fill, clearErrors, confirmDialog, field, formAlert, h, select, showErrors, starButton,
+  stateBadge, timeEl, toast} from './ui.js';
+import {FAVS, listView} from './list.js';
+import {navigate} from './nav.js';
+
+const STYLES = [['', 'Any style'], ['vivid', 'Vivid'], ['natural', 'Natural']];
+const favorite = (id, fav) => api('PATCH', `/images/${id}`, {body: {favorite: fav ? '1' : '0'}});
+const size = (res) => (res || '1024x1024').split('x').map(Number);
+
+// the PNG from this server by its path (the record's absolute url names the public
+// address, which may differ from the one this page was opened at)
+const src = (url) => { try { const u = new URL(url, location.href); return u.pathname.startsWith('/media/') ? u.pathname : url; } catch { return url; } };
+
+function picture(img, cls, lazy) {
+  const [w, hgt] = size(img.resolution);
+  return h('img', {src: src(img.url), alt: img.name, width: String(w), height: String(hgt), class: cls,
+    loading: lazy ? 'lazy' : null, decoding: 'async'});
+}
+
+export function imgList(root, route) {
+  return listView(root, route, {
+    path: '/images', title: 'Images', noun: 'images', newLabel: '+ New image',
+    filters: [
+      {name: 'search', label: 'Search by name', class: 'grow', placeholder: 'Words in the name'},
+      {name: 'resolution', label: 'Resolution', options: [['', 'Any size'], ...RESOLUTIONS]},
+      {name: 'style', label: 'Style', options: STYLES},
+      {name: 'favorite', label: 'Favourites', options: FAVS},
+    ],
+    render: (data) => h('ul', {class: 'gallery'}, data.data.map((img) => h('li', {class: 'tile'},
+      h('a', {class: 'thumb', href: `#/images/${img.id}`, 'aria-label': img.url ? null : `${img.name} (${img.state})`},
+        img.url ? picture(img, '', true)
+          : h('span', {class: 'placeholder'}, stateBadge(img), img.state === 'failed' ? h('span', {class: 'small', text: img.error || ''}) : null)),
+      h('div', {class: 'cap'},
+        h('a', {class: 'name', href: `#/images/${img.id}`, text: img.name, title: img.name, tabindex: '-1'}),
+        starButton(img, (fav) => favorite(img.id, fav)))))),
+  });
+}
+
+export function imgView(root, route) {
+  let ctrl = null;
+  const box = h('div', {'aria-busy': 'true'}, h('h1', {text: 'Image'}));
+  root.append(box);
+
+  async function load() {
+    try {
+      const {data} = await api('GET', `/images/${route.id}`);
+      show(data);
+    } catch (err) {
+      if (err.status === 401) return;
+      fill(box, h('h1', {text: 'Image'}), h('div', {class: 'alert', role: 'alert', text: err.message}),
+        h('a', {class: 'btn', href: '#/images', text: '← All images'}));
+    } finally { box.setAttribute('aria-busy', 'false'); }
+  }
+
+  function show(img) {
+    const title = h('h1', {text: img.name, tabindex: '-1'});
+    const name = h('input', {type: 'text', name: 'name', value: img.name, maxlength: '255', required: true});
+    const rename = h('form', {class: 'rename', novalidate: true}, formAlert(), field('Name', name),
+      h('div', {class: 'actions'}, h('button', {type: 'submit', class: 'btn', text: 'Rename'})));
+    rename.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      clearErrors(rename);
+      try {
+        const {data} = await api('PATCH', `/images/${img.id}`, {body: {name: name.value}});
+        toast('Renamed.');
+        show(data);
+        box.querySelector('h1').focus();
+      } catch (err) { if (err.status !== 401) showErrors(rename, err); }
+    });
+    const [w, hgt] = size(img.resolution);
+    fill(box, 
+      h('p', {class: 'small'}, h('a', {href: '#/images', text: '← All images'})),
+      h('div', {class: 'head'}, title, starButton(img, (fav) => favorite(img.id, fav))),
+      img.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${img.error || 'no reason given.'}`}) : null,
+      h('div', {class: 'layout'},
+        h('section', {'aria-label': 'Picture'}, img.url ? picture(img, 'full', false)
+          : h('div', {class: 'panel live status'}, img.state === 'failed' ? stateBadge(img)
+            : [h('span', {class: 'spinner', 'aria-hidden': 'true'}), h('span', {text: 'The picture is being made…'})])),
+        h('aside', {class: 'panel', 'aria-label': 'Details'},
+          h('dl', {class: 'facts'},
+            h('dt', {text: 'Description'}), h('dd', {text: img.description}),
+            h('dt', {text: 'Size'}), h('dd', {text: `${w} × ${hgt}`}),
+            h('dt', {text: 'Style'}), h('dd', {text: img.style ? img.style[0].toUpperCase() + img.style.slice(1) : 'Not given'}),
+            h('dt', {text: 'State'}), h('dd', {}, img.state === 'completed' ? 'Completed' : stateBadge(img)),
+            h('dt', {text: 'Created'}), h('dd', {}, timeEl(img.created_at)),
+            h('dt', {text: 'Updated'}), h('dd', {}, timeEl(img.updated_at))),
+          rename,
+          h('div', {class: 'actions'},
+            img.url ? h('a', {class: 'btn', href: src(img.url), download: `${img.name}.png`, text: 'Download PNG'}) : null,
+            h('button', {type: 'button', class: 'btn danger', text: 'Delete', onclick: () => remove(img)})))));
+    if (img.state === 'queued' || img.state === 'generating') {
+      ctrl?.abort();
+      ctrl = new AbortController();
+      const mine = ctrl;
+      stream('GET', `/images/${img.id}`, {signal: mine.signal})
+        .then((final) => { if (mine === ctrl) show(final); })
+        .catch((err) => { if (err.name !== 'AbortError' && err.status !== 401 && mine === ctrl) load(); });
+    }
+  }
+
+  async function remove(img) {
+    if (!await confirmDialog('Delete this image?', `“${img.name}” and its picture will be deleted for good.`, 'Delete')) return;
+    try {
+      await api('DELETE', `/images/${img.id}`);
+      toast(`Deleted “${img.name}”.`);
+      navigate('#/images');
+    } catch (err) { if (err.status !== 401) toast(err.message); }
+  }
+
+  load();
+  return {unmount: () => ctrl?.abort()};
+}
+
+export function imgNew(root) {
+  let ctrl = null;
+  const name = h('input', {type: 'text', name: 'name', maxlength: '255', required: true, autocomplete: 'off'});
+  const desc = h('textarea', {name: 'description', required: true, placeholder: 'What should the picture show?'});
+  const res = h('fieldset', {'data-field': 'resolution'}, h('legend', {text: 'Size'}),
+    h('div', {class: 'levels'}, RESOLUTIONS.map(([v, label], i) => h('label', {},
+      h('input', {type: 'radio', name: 'resolution', value: v, checked: i === 0}), label))),
+    h('p', {class: 'err', id: 'res-err', hidden: true}));
+  const style = select('style', [['', 'Not given'], ['vivid', 'Vivid (saturated colours)'], ['natural', 'Natural (muted colours)']], '');
+  const submit = h('button', {type: 'submit', class: 'btn primary', text: 'Create image'});
+  const form = h('form', {class: 'panel', novalidate: true},
+    formAlert(), field('Name', name), field('Description', desc, {hint: 'Up to 4,000 characters.'}),
+    res, field('Style', style), h('div', {class: 'actions'}, submit));
+  const progress = h('section', {class: 'panel live', hidden: true, 'aria-label': 'Progress'});
+  root.append(h('p', {class: 'small'}, h('a', {href: '#/images', text: '← All images'})),
+    h('h1', {text: 'New image'}), form, progress);
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearErrors(form);
+    const body = {name: name.value, description: desc.value,
+      resolution: form.querySelector('input[name=resolution]:checked')?.value ?? '',
+      style: style.value || undefined};
+    submit.disabled = true;
+    ctrl = new AbortController();
+    const mine = ctrl;
+    const state = h('span', {text: 'Sending…'});
+    fill(progress, h('div', {class: 'status', role: 'status'}, h('span', {class: 'spinner', 'aria-hidden': 'true'}), state),
+      h('progress', {'aria-label': 'Making the picture'}));
+    progress.hidden = false;
+    progress.scrollIntoView({block: 'nearest'});
+    try {
+      const final = await stream('POST', '/images', {body, signal: mine.signal,
+        record: (r) => { state.textContent = r.state === 'queued' ? 'Queued: waiting for a worker…' : 'Making the picture…'; }});
+      toast(`“${final.name}” is ready.`);
+      navigate(`#/images/${final.id}`);
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      progress.hidden = true;
+      if (err.status !== 401) showErrors(form, err instanceof ApiError ? err : new ApiError(0, String(err.message || err)));
+    } finally {
+      if (mine === ctrl) submit.disabled = false;
+    }
+  });
+  return {unmount: () => ctrl?.abort()};
+}

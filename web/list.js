@@ -1,0 +1,116 @@
+// list.js — a list page (documents or images): the filter bar, the results and the
+// pager. Every filter is an API list parameter (§4) kept in the address, so the page
+// can be reloaded, bookmarked and walked with back/forward; defaults are left out.
+import {api} from './api.js';
+import {add, clear, fill, field, h, nextId, pager, select, summary} from './ui.js';
+import {hashFor, navigate} from './nav.js';
+
+export const SORTS = [['id:desc', 'Newest first'], ['id:asc', 'Oldest first'], ['name:asc', 'Name A–Z'], ['name:desc', 'Name Z–A']];
+export const FAVS = [['', 'All'], ['1', 'Favourites only'], ['0', 'Not favourites']];
+export const PER_PAGE = [['10', '10'], ['25', '25'], ['50', '50'], ['100', '100']];
+
+// cfg: {path: '/documents', title, noun, newLabel, filters: [{name, label, options|search, class}],
+//       render(data, refresh) -> node}
+export function listView(root, route, cfg) {
+  let params = read(route.params, cfg);
+  let seq = 0, timer = 0;
+  const controls = {};
+  const bar = h('form', {class: 'filters', role: 'search', 'aria-label': `Filter ${cfg.noun}`});
+  for (const f of cfg.filters) {
+    const ctl = f.options
+      ? select(f.name, f.options, params[f.name] ?? '')
+      : h('input', {type: 'search', name: f.name, value: params[f.name] || '', placeholder: f.placeholder || ''});
+    controls[f.name] = ctl;
+    bar.append(field(f.label, ctl, {class: f.class}));
+  }
+  const sort = select('sort', SORTS, `${params.sort_by || 'id'}:${params.sort || 'desc'}`);
+  const per = select('per_page', PER_PAGE, params.per_page || '10');
+  bar.append(field('Sort', sort), field('Per page', per));
+  bar.append(h('button', {type: 'submit', class: 'sr', text: 'Search'}));
+
+  const results = h('section', {'aria-live': 'polite', 'aria-busy': 'true', 'aria-label': cfg.title});
+  // on a phone the filters fold away (open when one is in use); always open on a desktop
+  const phone = matchMedia('(max-width: 700px)');
+  const folded = phone.matches;
+  const unfold = () => { if (!phone.matches) box.open = true; };
+  phone.addEventListener('change', unfold);
+  const active = cfg.filters.filter((f) => params[f.name] && params[f.name] !== f.def).length;
+  const summaryText = h('summary', {text: active ? `Filters and sort (${active} in use)` : 'Filters and sort'});
+  const box = h('details', {class: 'filters-box', open: !folded || active > 0}, summaryText, bar);
+  root.append(
+    h('div', {class: 'head'}, h('h1', {text: cfg.title}),
+      h('a', {class: 'btn primary', href: `#${cfg.path}/new`, text: cfg.newLabel})),
+    box, results);
+
+  // the form's values as API parameters (defaults dropped, page back to 1)
+  const fromForm = () => {
+    const p = {};
+    for (const f of cfg.filters) p[f.name] = controls[f.name].value.trim();
+    const [sb, so] = sort.value.split(':');
+    if (sb !== 'id') p.sort_by = sb;
+    if (so !== 'desc') p.sort = so;
+    if (per.value !== '10') p.per_page = per.value;
+    for (const f of cfg.filters) if (f.def !== undefined && p[f.name] === f.def) delete p[f.name];
+    return p;
+  };
+  const go = (replace) => { clearTimeout(timer); navigate(hashFor(cfg.path, fromForm()), {replace}); };
+  bar.addEventListener('change', (e) => { if (e.target.type !== 'search') go(false); });
+  bar.addEventListener('submit', (e) => { e.preventDefault(); go(false); });
+  bar.addEventListener('input', (e) => {
+    if (e.target.type !== 'search') return;
+    clearTimeout(timer);
+    timer = setTimeout(() => go(true), 400);
+  });
+
+  async function load() {
+    const mine = ++seq;
+    results.setAttribute('aria-busy', 'true');
+    try {
+      const data = await api('GET', cfg.path, {query: params});
+      if (mine !== seq) return;
+      clear(results);
+      const p = Number(params.page || 1);
+      if (data.meta.last_page < p && data.meta.total > 0) {
+        add(results, h('p', {class: 'empty', text: `There is no page ${p}.`}),
+          h('p', {class: 'empty'}, h('a', {href: hashFor(cfg.path, {...params, page: data.meta.last_page}), text: 'Go to the last page'})));
+      } else if (!data.data.length) {
+        const filtered = Object.keys(params).some((k) => !['sort', 'sort_by', 'per_page', 'page'].includes(k));
+        add(results, h('p', {class: 'empty', text: filtered ? `No ${cfg.noun} match these filters.` : `No ${cfg.noun} yet.`}));
+      } else {
+        add(results, h('p', {class: 'summary', text: summary(data.meta, cfg.noun)}), cfg.render(data, load));
+        if (data.meta.last_page > 1) add(results, pager(data.meta, (n) => hashFor(cfg.path, {...params, page: n === 1 ? undefined : n})));
+      }
+    } catch (err) {
+      if (mine !== seq || err.status === 401) return;
+      const retry = h('button', {type: 'button', class: 'btn', text: 'Try again', onclick: load});
+      fill(results, h('div', {class: 'alert', role: 'alert'}, h('p', {text: err.message}), retry));
+    } finally {
+      if (mine === seq) results.setAttribute('aria-busy', 'false');
+    }
+  }
+  load();
+
+  return {
+    update(r) {
+      params = read(r.params, cfg);
+      for (const f of cfg.filters) {
+        const v = params[f.name] ?? '';
+        if (!(controls[f.name] === document.activeElement && f.options === undefined)) controls[f.name].value = v;
+      }
+      const n = cfg.filters.filter((f) => params[f.name] && params[f.name] !== f.def).length;
+      summaryText.textContent = n ? `Filters and sort (${n} in use)` : 'Filters and sort';
+      sort.value = `${params.sort_by || 'id'}:${params.sort || 'desc'}`;
+      per.value = params.per_page || '10';
+      load();
+    },
+    unmount() { clearTimeout(timer); seq++; phone.removeEventListener('change', unfold); },
+  };
+}
+
+// The address's parameters that this list knows (others are ignored).
+function read(sp, cfg) {
+  const known = [...cfg.filters.map((f) => f.name), 'sort_by', 'sort', 'per_page', 'page'];
+  const p = {};
+  for (const k of known) if (sp.get(k)) p[k] = sp.get(k);
+  return p;
+}
