@@ -99,7 +99,7 @@ done
 echo "each ratio is to the mean of the baseline runs just before and after its scenario"
 echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline; show-1000: p99 <= 10x p50"
 BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
-for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export; do
+for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done
 # the scale scenario (bench/scale.sh): BENCH_SCALE=10000,100000 for smaller sizes,
