@@ -10,7 +10,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib openssl libzip cairo pangocairo fontconfig
+PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib openssl libzip cairo pangocairo
 SANITIZE ?=
 CFLAGS   ?= -O2 -g
 WARN     := -std=c17 -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter

@@ -23,6 +23,7 @@ SIZES=${BENCH_SCALE:-10000,100000,1000000}
 BACKENDS=${BENCH_BACKENDS:-sqlite postgres}
 DUR=${BENCH_SCALE_SECONDS:-3}
 work=$(mktemp -d /tmp/inkwell-scale.XXXXXX)
+chmod 755 "$work" # the PostgreSQL cluster runs as another user (scripts/pg-test.sh)
 spid=""
 pgdir=""
 cleanup() {
@@ -76,6 +77,7 @@ for backend in $BACKENDS; do
       p99=$(echo "$out" | awk '$1=="99%" {print $2}')
       non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
       results+=("$backend $size $name $(awk -v t="$one" 'BEGIN {printf "%.2f", t * 1000}') $(ms "$p50") $(ms "$p99") ${non2xx:-0}")
+      echo "  ${results[-1]}" >&2
     done
     kill "$spid"; wait "$spid" 2>/dev/null || true; spid=""
     if [ "$backend" = postgres ]; then

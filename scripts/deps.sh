@@ -3,7 +3,8 @@
 #   build: compiler and libraries; test: + PostgreSQL server, python3, clang,
 #   chromium, node and npm (the web app's browser tests and the OpenAPI checks; npm
 #   only where node lacks it), prometheus (promtool), the Debian packaging tools;
-#   bench: + wrk; deb: + the Debian packaging tools (make deb).
+#   bench: + wrk, and PostgreSQL (server and psql) for the scale scenario;
+#   deb: + the Debian packaging tools (make deb).
 #   Only missing packages are installed; nothing happens when all are there.
 set -euo pipefail
 what=${1:-build}
@@ -16,7 +17,7 @@ case "$what" in
                 prometheus debhelper dpkg-dev fakeroot lintian systemd)
          command -v node >/dev/null || pkgs+=(nodejs)
          command -v npm >/dev/null || pkgs+=(npm) ;;
-  bench) pkgs+=(wrk python3 curl) ;;
+  bench) pkgs+=(wrk python3 curl postgresql postgresql-client) ;;
   deb)   pkgs+=(debhelper dpkg-dev fakeroot lintian zlib1g-dev) ;;
 esac
 missing=()

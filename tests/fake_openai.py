@@ -38,6 +38,7 @@ the stream:
   "drop_after": N          after N pieces, close the connection mid-stream
   "stall_after": N         after N pieces, go silent for 30 s, then drop
   "done": false            no `data: [DONE]` at the end (the chunked body still ends)
+  "linger": SECS           after [DONE], keep the body open this long before ending it
   "plain": true            answer plain JSON (a server that ignores "stream"),
                            content = the pieces joined
   "delay": SECS            sleep this long before each piece
@@ -377,6 +378,8 @@ class Handler(BaseHTTPRequestHandler):
                 send(chunk(None, None, {"usage": usage}))
             if spec.get("done", True):
                 send("[DONE]")
+            if spec.get("linger"):  # [DONE], then the body stays open a while
+                time.sleep(float(spec["linger"]))
             self.wfile.write(b"0\r\n\r\n")
         except OSError:
             self.close_connection = True

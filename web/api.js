@@ -75,13 +75,17 @@ export async function api(method, path, opts) {
   return res.json();
 }
 
+// A GET whose answer is a file (§12 export): the Response, or an ApiError.
+export async function apiFile(path, query) {
+  return check(await request('GET', path, {query, headers: {Accept: '*/*'}}));
+}
+
 // Generation as it happens (§10). handlers: record(rec), delta(text, offset),
 // done(rec). Resolves with the final record; rejects with ApiError (502 on an error
 // event). When the server answers JSON (no streaming), record/done are called with the
 // record as it is; a queued/generating one is then polled until it ends.
-export async function stream(method, path, {body, signal, lastEventId, ...handlers} = {}) {
+export async function stream(method, path, {body, signal, ...handlers} = {}) {
   const headers = {Accept: 'text/event-stream'};
-  if (lastEventId) headers['Last-Event-ID'] = String(lastEventId);
   const res = await check(await request(method, path, {body, headers, signal}));
   const type = res.headers.get('Content-Type') || '';
   if (!type.startsWith('text/event-stream')) {
@@ -147,5 +151,5 @@ export const forgetTemplates = () => { templatesCache = null; };
 
 export const CREATIVITY = [[0, 'Repetitive'], [0.25, 'Deterministic'], [0.5, 'Original'], [0.75, 'Creative'], [1, 'Imaginative']];
 export const RESOLUTIONS = [['1024x1024', 'Square (1024×1024)'], ['1792x1024', 'Landscape (1792×1024)'], ['1024x1792', 'Portrait (1024×1792)']];
-// §12 export formats: shown once the export route is part of the server.
-export const EXPORT_FORMATS = [];
+// §12 export formats, as download buttons on a completed document.
+export const EXPORT_FORMATS = [['md', 'Markdown'], ['txt', 'Text'], ['html', 'HTML'], ['docx', 'Word'], ['pdf', 'PDF']];

@@ -1,11 +1,12 @@
 // documents.js — the document pages: the list, one document (watch it being written,
 // edit, favourite, copy, download, delete) and "write a new document" with the text
 // appearing as it streams.
-import {api, ApiError, CREATIVITY, EXPORT_FORMATS, getKey, stream, templates} from './api.js';
-import {add, clear, fill, clearErrors, confirmDialog, field, formAlert, h, nextId, showErrors, starButton,
+import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, stream, templates} from './api.js';
+import {add, clear, clearErrors, field, fill, formAlert, h, nextId, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {FAVS, listView} from './list.js';
 import {navigate} from './nav.js';
+import {backLink, recordPage, removeRecord} from './record.js';
 
 const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
 const excerpt = (s) => (s || '').slice(0, 240);
@@ -42,20 +43,8 @@ export function docList(root, route) {
 
 export function docView(root, route) {
   let ctrl = null;
-  const box = h('div', {'aria-busy': 'true'}, h('h1', {text: 'Document'}));
-  root.append(box);
+  const {box, load} = recordPage(root, 'documents', route.id, (d) => show(d));
   const stop = () => { ctrl?.abort(); ctrl = null; };
-
-  async function load() {
-    try {
-      const {data} = await api('GET', `/documents/${route.id}`);
-      show(data);
-    } catch (err) {
-      if (err.status === 401) return;
-      fill(box, h('h1', {text: 'Document'}), h('div', {class: 'alert', role: 'alert', text: err.message}),
-        h('a', {class: 'btn', href: '#/documents', text: '← All documents'}));
-    } finally { box.setAttribute('aria-busy', 'false'); }
-  }
 
   function show(d) {
     stop();
@@ -72,7 +61,7 @@ export function docView(root, route) {
       h('dt', {text: 'Updated'}), h('dd', {}, timeEl(d.updated_at)));
     const watching = h('div', {class: 'live status', hidden: true});
     fill(box, 
-      h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+      backLink('documents'),
       h('div', {class: 'head'}, h('h1', {text: d.name}), starButton(d, (fav) => favorite(d.id, fav))),
       d.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${d.error || 'no reason given.'}`}) : null,
       h('div', {class: 'layout'},
@@ -85,8 +74,7 @@ export function docView(root, route) {
       add(actions, 
         h('button', {type: 'button', class: 'btn', text: 'Edit', onclick: () => edit(d)}),
         h('button', {type: 'button', class: 'btn', text: 'Copy text', onclick: () => copy(d.result || '')}),
-        EXPORT_FORMATS.map(([fmt, label]) => h('a', {class: 'btn', href: '#', text: `Download ${label}`,
-          onclick: (e) => { e.preventDefault(); download(d, fmt); }})));
+        EXPORT_FORMATS.length ? downloads(d) : null);
     }
     add(actions, h('button', {type: 'button', class: 'btn danger', text: 'Delete', onclick: () => remove(d)}));
 
@@ -128,7 +116,7 @@ export function docView(root, route) {
     const form = h('form', {class: 'panel', novalidate: true},
       formAlert(), field('Name', name), field('Text', result, {hint: 'The word count is worked out again when you save.'}),
       h('div', {class: 'actions'}, save, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: () => show(d)})));
-    fill(box, h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+    fill(box, backLink('documents'),
       h('h1', {text: `Edit “${d.name}”`}), form);
     form.setAttribute('aria-labelledby', box.querySelector('h1').id = nextId('h'));
     name.focus();
@@ -147,16 +135,7 @@ export function docView(root, route) {
     });
   }
 
-  async function remove(d) {
-    if (!await confirmDialog('Delete this document?', `“${d.name}” will be deleted for good.`, 'Delete')) return;
-    try {
-      await api('DELETE', `/documents/${d.id}`);
-      toast(`Deleted “${d.name}”.`);
-      navigate('#/documents');
-    } catch (err) {
-      if (err.status !== 401) toast(err.message);
-    }
-  }
+  const remove = (d) => removeRecord('documents', d, 'Delete this document?', `“${d.name}” will be deleted for good.`);
 
   load();
   return {unmount: stop};
@@ -172,24 +151,33 @@ async function copy(text) {
 }
 
 // §12 export: fetched with the key (an <a href> cannot carry it), saved as a file.
-async function download(d, fmt) {
+// §12: the document as a file, fetched with the key (a plain link cannot carry it).
+function downloads(d) {
+  const id = nextId('dl');
+  return h('div', {class: 'downloads', role: 'group', 'aria-labelledby': id},
+    h('span', {class: 'label', id, text: 'Download'}),
+    EXPORT_FORMATS.map(([fmt, label]) => h('button', {type: 'button', class: 'btn small', text: label,
+      'aria-label': `Download as ${label}`, onclick: (e) => download(d, fmt, e.currentTarget)})));
+}
+
+async function download(d, fmt, button) {
+  button.disabled = true;
   try {
-    const res = await fetch(`/api/v1/documents/${d.id}/export?format=${fmt}`, {headers: {Authorization: `Bearer ${getKey()}`}});
-    if (!res.ok) throw new ApiError(res.status, `The download failed (error ${res.status}).`);
+    const res = await apiFile(`/documents/${d.id}/export`, {format: fmt});
     // the UTF-8 name (RFC 5987 filename*) when given, else the plain one
     const cd = res.headers.get('Content-Disposition') || '';
     const star = cd.match(/filename\*=UTF-8''([^;\s]+)/i), plain = cd.match(/filename="([^"]+)"/);
     let name = `document.${fmt}`;
     try { name = star ? decodeURIComponent(star[1]) : plain ? plain[1] : name; } catch { /* keep the plain name */ }
     const url = URL.createObjectURL(await res.blob());
-    const a = h('a', {href: url, download: name});
+    const a = h('a', {href: url, download: name, hidden: true});
     document.body.append(a);
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   } catch (err) {
-    toast(err.message);
-  }
+    if (err.status !== 401) toast(err.message);
+  } finally { button.disabled = false; }
 }
 
 function countWords(s) {
@@ -219,7 +207,7 @@ export function docNew(root) {
     formAlert(), field('Name', name), field('Prompt', prompt, {hint: 'Up to 16,384 characters.'}),
     picker, levels, h('div', {class: 'actions'}, submit));
   const live = h('section', {class: 'panel live writing', hidden: true, 'aria-label': 'The new document'});
-  root.append(h('p', {class: 'small'}, h('a', {href: '#/documents', text: '← All documents'})),
+  root.append(backLink('documents'),
     h('h1', {text: 'New document'}), form, live);
 
   templates().then((all) => {

@@ -2,10 +2,11 @@
 // (full view, rename, favourite, download the PNG, delete) and "create an image"
 // with a progress state while the picture is made.
 import {api, ApiError, RESOLUTIONS, stream} from './api.js';
-import {add, clear, fill, clearErrors, confirmDialog, field, formAlert, h, select, showErrors, starButton,
+import {clearErrors, field, fill, formAlert, h, select, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {FAVS, listView} from './list.js';
 import {navigate} from './nav.js';
+import {backLink, recordPage, removeRecord} from './record.js';
 
 const STYLES = [['', 'Any style'], ['vivid', 'Vivid'], ['natural', 'Natural']];
 const favorite = (id, fav) => api('PATCH', `/images/${id}`, {body: {favorite: fav ? '1' : '0'}});
@@ -42,19 +43,7 @@ export function imgList(root, route) {
 
 export function imgView(root, route) {
   let ctrl = null;
-  const box = h('div', {'aria-busy': 'true'}, h('h1', {text: 'Image'}));
-  root.append(box);
-
-  async function load() {
-    try {
-      const {data} = await api('GET', `/images/${route.id}`);
-      show(data);
-    } catch (err) {
-      if (err.status === 401) return;
-      fill(box, h('h1', {text: 'Image'}), h('div', {class: 'alert', role: 'alert', text: err.message}),
-        h('a', {class: 'btn', href: '#/images', text: '← All images'}));
-    } finally { box.setAttribute('aria-busy', 'false'); }
-  }
+  const {box, load} = recordPage(root, 'images', route.id, (img) => show(img));
 
   function show(img) {
     const title = h('h1', {text: img.name, tabindex: '-1'});
@@ -73,7 +62,7 @@ export function imgView(root, route) {
     });
     const [w, hgt] = size(img.resolution);
     fill(box, 
-      h('p', {class: 'small'}, h('a', {href: '#/images', text: '← All images'})),
+      backLink('images'),
       h('div', {class: 'head'}, title, starButton(img, (fav) => favorite(img.id, fav))),
       img.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${img.error || 'no reason given.'}`}) : null,
       h('div', {class: 'layout'},
@@ -102,14 +91,7 @@ export function imgView(root, route) {
     }
   }
 
-  async function remove(img) {
-    if (!await confirmDialog('Delete this image?', `“${img.name}” and its picture will be deleted for good.`, 'Delete')) return;
-    try {
-      await api('DELETE', `/images/${img.id}`);
-      toast(`Deleted “${img.name}”.`);
-      navigate('#/images');
-    } catch (err) { if (err.status !== 401) toast(err.message); }
-  }
+  const remove = (img) => removeRecord('images', img, 'Delete this image?', `“${img.name}” and its picture will be deleted for good.`);
 
   load();
   return {unmount: () => ctrl?.abort()};
@@ -129,7 +111,7 @@ export function imgNew(root) {
     formAlert(), field('Name', name), field('Description', desc, {hint: 'Up to 4,000 characters.'}),
     res, field('Style', style), h('div', {class: 'actions'}, submit));
   const progress = h('section', {class: 'panel live', hidden: true, 'aria-label': 'Progress'});
-  root.append(h('p', {class: 'small'}, h('a', {href: '#/images', text: '← All images'})),
+  root.append(backLink('images'),
     h('h1', {text: 'New image'}), form, progress);
 
   form.addEventListener('submit', async (e) => {

@@ -2,7 +2,7 @@
 // pager. Every filter is an API list parameter (§4) kept in the address, so the page
 // can be reloaded, bookmarked and walked with back/forward; defaults are left out.
 import {api} from './api.js';
-import {add, clear, fill, field, h, nextId, pager, select, summary} from './ui.js';
+import {add, clear, fill, field, h, pager, select, summary} from './ui.js';
 import {hashFor, navigate} from './nav.js';
 
 export const SORTS = [['id:desc', 'Newest first'], ['id:asc', 'Oldest first'], ['name:asc', 'Name A–Z'], ['name:desc', 'Name Z–A']];

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define WEB_CSP                                                                          \
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "   \
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "   \
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "         \
     "form-action 'self'; frame-ancestors 'none'"
 

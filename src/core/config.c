@@ -44,6 +44,7 @@ static const setting_t settings[] = {
     S("text-model", text_model, "gpt-4o-mini", "model for documents (openai provider)"),
     S("image-model", image_model, "dall-e-3", "model for images (openai provider)"),
     D("provider-timeout", provider_timeout, "120", 0.1, 3600, "seconds one provider call may take"),
+    D("provider-idle-timeout", provider_idle_timeout, "30", 0.1, 3600, "seconds a streamed answer may stay silent between two chunks before the attempt is given up"),
     L("max-output-tokens", max_output_tokens, "0", 0, 1000000, "most tokens a model may write for a document, sent as max_tokens; 0 = not sent (the server's own limit)"),
     D("wait-limit", wait_limit, "60", 0, 86400, "seconds a creating request waits for its generation before answering 202"),
     D("stream-keepalive", stream_keepalive, "15", 0.1, 15, "seconds of silence after which a stream (SSE) gets a keep-alive comment"),

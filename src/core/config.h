@@ -23,6 +23,7 @@ typedef struct {
     char *text_model;
     char *image_model;
     double provider_timeout; /* seconds, one provider call */
+    double provider_idle_timeout; /* seconds of silence allowed inside a streamed answer */
     long max_output_tokens; /* max_tokens of chat requests; 0 = not sent */
     double wait_limit;   /* seconds a creating request waits */
     long workers;        /* generation workers */

@@ -371,7 +371,9 @@ provider_t *provider_openai_new(const cfg_t *cfg, char *err, size_t errlen)
     op->connect_timeout_ms =
         op->timeout_ms < CONNECT_TIMEOUT_CAP_MS ? op->timeout_ms : CONNECT_TIMEOUT_CAP_MS;
     op->max_tokens = cfg->max_output_tokens;
-    op->idle_s = cfg->provider_timeout < IDLE_TIMEOUT_S ? cfg->provider_timeout : IDLE_TIMEOUT_S;
+    /* (0 when the settings did not say, e.g. a cfg_t built by hand) */
+    double idle = cfg->provider_idle_timeout > 0 ? cfg->provider_idle_timeout : IDLE_TIMEOUT_S;
+    op->idle_s = idle < cfg->provider_timeout ? idle : cfg->provider_timeout;
 
     provider_t *p = xcalloc(1, sizeof(*p));
     p->name = "openai";

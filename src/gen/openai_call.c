@@ -31,6 +31,7 @@
 #define BACKOFF_CAP_S 8.0
 #define RETRY_AFTER_CAP_S 30.0
 #define HEARTBEAT_EVERY_S 1.0
+#define DONE_GRACE_S 1.0 /* after [DONE], how long the server may take to end the body */
 
 /* ---- heartbeat and waiting ---- */
 
@@ -143,7 +144,13 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
                        curl_off_t ulnow)
 {
     call_t *c = arg;
-    if (c->sse && c->idle_s > 0 && mono_s() - c->last_data > c->idle_s) {
+    double quiet = c->sse ? mono_s() - c->last_data : 0;
+    if (c->sse && c->cs->done) {
+        if (quiet > DONE_GRACE_S || (c->idle_s > 0 && quiet > c->idle_s)) {
+            c->over = true; /* [DONE] came, but the server keeps the body open: enough */
+            return 1;
+        }
+    } else if (c->sse && c->idle_s > 0 && quiet > c->idle_s) {
         c->idle = true;
         return 1;
     }
@@ -300,7 +307,7 @@ static outcome_t attempt_once(CURL *h, const openai_priv_t *op, const char *url,
     c->too_large = false;
     c->retry_after = -1;
     c->curl = h;
-    c->ct_sse = c->mode_known = c->sse = c->stream_failed = c->idle = false;
+    c->ct_sse = c->mode_known = c->sse = c->stream_failed = c->idle = c->over = false;
     c->last_data = mono_s();
     if (c->cs)
         chat_stream_reset(c->cs); /* (only ever after nothing was passed on) */
@@ -309,6 +316,8 @@ static outcome_t attempt_once(CURL *h, const openai_priv_t *op, const char *url,
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     outcome_t out;
+    if (rc == CURLE_ABORTED_BY_CALLBACK && c->over)
+        rc = CURLE_OK; /* the answer was whole */
     if (rc != CURLE_OK) {
         snprintf(why, whylen, "curl error %d (%s)", (int)rc, curl_easy_strerror(rc));
         out = curl_outcome(c, rc, msg, msglen);

@@ -14,7 +14,7 @@
 #define CONNECT_TIMEOUT_CAP_MS 10000L
 #define CHAT_BODY_CAP ((size_t)4 << 20)   /* a plain answer, and the text itself */
 #define CHAT_STREAM_CAP ((size_t)64 << 20) /* a streamed answer on the wire */
-#define IDLE_TIMEOUT_S 30.0                /* silence allowed between two stream chunks */
+#define IDLE_TIMEOUT_S 30.0 /* silence allowed between two stream chunks, by default */
 #define IMAGE_BODY_CAP ((size_t)32 << 20)
 
 #define MSG_INTERRUPTED "Generation was interrupted."
@@ -78,6 +78,7 @@ struct call {
     bool sse;           /* it streams: bytes go to cs */
     bool stream_failed; /* cs refused what came (cs->error says why) */
     bool idle;          /* the stream fell silent for idle_s */
+    bool over;          /* [DONE] came and the body did not end: stopped, whole */
     double idle_s;
     double last_data;   /* mono_s() of the last bytes of the answer */
     bool sent_stream_options;

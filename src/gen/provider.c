@@ -4,8 +4,9 @@
  * pieces of a sentence or a few words (builtin_piece_end), the way a real model's
  * stream arrives, so streaming clients see the same shape whichever provider runs.
  * Two settings exist only for tests and demos: builtin_delay_ms makes every
- * generation take that long (heartbeating, so leases hold; for a text, the delay is
- * spread over its pieces, so a client can watch the text grow), and
+ * generation take that long (heartbeating, so leases hold; for a text, half of it
+ * comes before the first piece and half is spread over the pieces, so a client can
+ * watch the text grow), and
  * builtin_fail_pattern makes a generation whose prompt or description contains that
  * text fail. */
 #include "gen/provider.h"
@@ -89,14 +90,17 @@ size_t builtin_piece_end(const char *s, size_t n, size_t start)
     return n;
 }
 
-/* Passes res->text to on_text in pieces, spreading the test delay over them. */
+/* Passes res->text to on_text in pieces, with the test delay before and between them. */
 static bool emit_pieces(const builtin_priv_t *bp, gen_ctx_t *ctx, const buf_t *text)
 {
     size_t pieces = 0;
     for (size_t at = 0; at < text->len; at = builtin_piece_end(text->data, text->len, at))
         pieces++;
-    long each = pieces ? bp->delay_ms / (long)pieces : bp->delay_ms;
-    long first = bp->delay_ms - each * (long)(pieces ? pieces - 1 : 0); /* + the remainder */
+    /* half of the delay before the first piece (a model's time to its first token),
+     * the other half spread over the pieces */
+    long lead = bp->delay_ms / 2;
+    long each = pieces ? (bp->delay_ms - lead) / (long)pieces : 0;
+    long first = bp->delay_ms - each * (long)(pieces ? pieces - 1 : 0);
     double last_beat = 0;
     if (pieces == 0)
         return test_sleep(ctx, bp->delay_ms, &last_beat);

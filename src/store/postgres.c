@@ -904,6 +904,19 @@ static int pg_record_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int
     return pg_one_record(c, kind == KIND_DOC ? S_DOC_GET : S_IMG_GET, p, kind, a, out);
 }
 
+/* The record cache's probe on PostgreSQL: the row comes whole in the one round trip
+ * either way; a version the caller holds is not rendered again. */
+static int pg_record_get_probed(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                                record_probe_fn probe, void *probe_arg, arena_t *a,
+                                record_t *out)
+{
+    int rc = pg_record_get(sc, kind, user_id, id, a, out);
+    if (rc == STORE_OK && probe(probe_arg, kind, out->id, out->updated_us))
+        *out = (record_t){.kind = kind, .id = out->id, .updated_us = out->updated_us,
+                          .probed = true};
+    return rc;
+}
+
 static int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
                             const record_patch_t *pt, arena_t *a, record_t *out)
 {
@@ -947,20 +960,21 @@ static int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, 
 /* ---- lists ----------------------------------------------------------------------- */
 
 /* The WHERE clause of key k; parameters are numbered from $1 (user_id) in the order
- * list_run() fills them. */
-static void list_where(buf_t *b, unsigned k)
+ * list_run() fills them. Without search, the search's parameter keeps its number. */
+static void list_where(buf_t *b, unsigned k, bool search)
 {
     int n = 1;
     buf_puts(b, " WHERE user_id = $1");
     if (k & LQ_SEARCH)
+        ++n;
+    if ((k & LQ_SEARCH) && search)
         /* lower() under the "C" collation folds A-Z only, like SQLite's LIKE; the
          * pattern comes lowered the same way. The expression is that of the trigram
-         * indexes of migration 3, which PostgreSQL re-checks for every candidate; a
+         * indexes of migration 4, which PostgreSQL re-checks for every candidate; a
          * short search, which they cannot serve (a GIN scan of every entry), spells it
          * so that they are not used. */
-        buf_printf(b, " AND lower(%s%s COLLATE \"C\") LIKE $%d ESCAPE '\\'",
-                   k & LQ_SEARCH_RESULT ? "result" : "name", k & LQ_INDEXED ? "" : " || ''",
-                   ++n);
+        buf_printf(b, " AND lower(%s%s COLLATE \"C\") LIKE $2 ESCAPE '\\'",
+                   k & LQ_SEARCH_RESULT ? "result" : "name", k & LQ_INDEXED ? "" : " || ''");
     if (k & LQ_FILTER)
         buf_printf(b, k & LQ_IMG ? " AND resolution = $%d::text" : " AND template_id = $%d::int",
                    ++n);
@@ -976,32 +990,55 @@ static int list_where_nparams(unsigned k)
     return 1 + !!(k & LQ_SEARCH) + !!(k & LQ_FILTER) + !!(k & LQ_STYLE) + !!(k & LQ_FAVORITE);
 }
 
+/* How many rows of the order an indexed search looks through first (see
+ * pg_record_list), for pages ending this early in the order. */
+#define WINDOW_ROWS 1000
+#define WINDOW_MAX_END 100
+
 /* Builds the SQL of key k from fixed fragments only. Every statement also returns, as
  * its last two columns and from the same snapshot, the user's record count and
- * version (migration 3); LQ_COUNT adds the count of the key's rows before them. */
+ * version; LQ_COUNT adds the count of the key's rows before them.
+ *
+ * An indexed search (LQ_INDEXED) gets its candidates from the trigram index in a
+ * materialized CTE, so the planner cannot trade the index for a walk down the id or
+ * name order that hopes to meet the page's rows early (with a LIMIT, a rare word would
+ * walk every row). LQ_WINDOW is that hope made bounded: the page among the first
+ * WINDOW_ROWS rows of the order only. */
 static char *list_sql(unsigned k)
 {
     const char *table = k & LQ_IMG ? "images" : "documents";
+    const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     buf_t where, b;
     buf_init(&where);
     buf_init(&b);
-    list_where(&where, k);
-    char counts[160];
+    list_where(&where, k, !(k & LQ_WINDOW));
+    char counts[160], order[96];
     snprintf(counts, sizeof(counts),
              "(SELECT n FROM record_counts WHERE user_id = $1 AND kind = %d), "
              "(SELECT version FROM record_counts WHERE user_id = $1 AND kind = %d)",
              k & LQ_IMG ? 1 : 0, k & LQ_IMG ? 1 : 0);
-    if (k & LQ_COUNT) {
+    if (k & LQ_BY_NAME)
+        snprintf(order, sizeof(order), "name COLLATE \"C\" %s, id %s", dir, dir);
+    else
+        snprintf(order, sizeof(order), "id %s", dir);
+    int n = list_where_nparams(k);
+    const char *cols = k & LQ_IMG ? IMG_COLS : DOC_COLS;
+    if (k & LQ_COUNT)
         buf_printf(&b, "SELECT (SELECT count(*) FROM %s%s), %s", table, buf_cstr(&where), counts);
-    } else {
-        const char *dir = k & LQ_ASC ? "ASC" : "DESC";
-        int n = list_where_nparams(k);
-        buf_printf(&b, "SELECT %s, %s FROM %s%s ORDER BY ", k & LQ_IMG ? IMG_COLS : DOC_COLS,
-                   counts, table, buf_cstr(&where));
-        if (k & LQ_BY_NAME)
-            buf_printf(&b, "name COLLATE \"C\" %s, ", dir);
-        buf_printf(&b, "id %s LIMIT $%d OFFSET $%d", dir, n + 1, n + 2);
-    }
+    else if (k & LQ_WINDOW)
+        buf_printf(&b, "SELECT %s, %s FROM (SELECT * FROM %s%s ORDER BY %s LIMIT %d) w"
+                       " WHERE lower(%s COLLATE \"C\") LIKE $2 ESCAPE '\\'"
+                       " ORDER BY %s LIMIT $%d OFFSET $%d",
+                   cols, counts, table, buf_cstr(&where), order, WINDOW_ROWS,
+                   k & LQ_SEARCH_RESULT ? "result" : "name", order, n + 1, n + 2);
+    else if (k & LQ_INDEXED)
+        buf_printf(&b, "WITH m AS MATERIALIZED (SELECT id FROM %s%s)"
+                       " SELECT %s, %s FROM m JOIN %s USING (id) ORDER BY %s"
+                       " LIMIT $%d OFFSET $%d",
+                   table, buf_cstr(&where), cols, counts, table, order, n + 1, n + 2);
+    else
+        buf_printf(&b, "SELECT %s, %s FROM %s%s ORDER BY %s LIMIT $%d OFFSET $%d", cols, counts,
+                   table, buf_cstr(&where), order, n + 1, n + 2);
     buf_free(&where);
     return buf_steal(&b);
 }
@@ -1070,13 +1107,36 @@ static int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t 
     int64_t offset = page - 1 > INT64_MAX / per_page ? INT64_MAX : (page - 1) * per_page;
     num_t lim = num_i64(per_page), off = num_i64(offset);
     unsigned k = store_list_key(kind, q);
-    PGresult *r;
-    if ((rc = list_run(c, k, q, lim.s, off.s, a, &r)) != STORE_OK)
-        return rc;
-    size_t rows = (size_t)PQntuples(r);
+    PGresult *r = NULL;
+    size_t rows = 0;
+    if ((k & LQ_INDEXED) && offset + per_page <= WINDOW_MAX_END) {
+        /* a common word fills its page among the first rows of the order */
+        if ((rc = list_run(c, k | LQ_WINDOW, q, lim.s, off.s, a, &r)) != STORE_OK)
+            return rc;
+        rows = (size_t)PQntuples(r);
+        if (rows < (size_t)per_page) {
+            PQclear(r);
+            r = NULL;
+        }
+    }
+    if (!r) {
+        if ((rc = list_run(c, k, q, lim.s, off.s, a, &r)) != STORE_OK)
+            return rc;
+        rows = (size_t)PQntuples(r);
+    }
     record_t *items = arena_alloc(a, (rows ? rows : 1) * sizeof(*items));
-    for (size_t i = 0; i < rows; i++)
+    for (size_t i = 0; i < rows; i++) {
+        if (q->probe) {
+            /* id and updated_us first: a held version needs nothing else */
+            items[i] = (record_t){.kind = kind, .id = col_i64(r, (int)i, 0),
+                                  .updated_us = col_i64(r, (int)i, 7)};
+            if (q->probe(q->probe_arg, kind, items[i].id, items[i].updated_us)) {
+                items[i].probed = true;
+                continue;
+            }
+        }
         row_record(r, (int)i, kind, a, &items[i]);
+    }
     int64_t total = 0;
     if (rows > 0 && rows < (size_t)per_page) {
         total = offset + (int64_t)rows; /* the last page tells the total */
@@ -1330,6 +1390,8 @@ static int pg_notify(store_conn_t *sc, const char *payload)
 
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
+    .list_probes = true,
+    .record_get_probed = pg_record_get_probed,
     STORE_OPS_COMMON(pg),
     .job_progress = pg_job_progress,
     .record_partial = pg_record_partial,

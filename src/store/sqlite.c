@@ -125,15 +125,15 @@ static const char *const migrations[] = {
     /* 3: the search index. Contentless FTS5 tables with the trigram tokenizer hold the
      * searched columns folded by lower() (A-Z only without ICU, exactly the contract's
      * folding), case-sensitively, so a phrase of three or more characters finds exactly
-     * the rows whose folded column contains it. Triggers keep them in step in the
-     * writing transaction; a contentless row is deleted with the values it was given. */
+     * the rows whose folded column contains it, in step with the records in the writing
+     * transaction: a new record's row is inserted by the store's own statement
+     * (insert_record; as a trigger, FTS5 flushed its pending terms to a new segment at
+     * each row's statement savepoint: three to five times the cost), changes and
+     * deletes by triggers (a contentless row is deleted with the values it was given). */
     "CREATE VIRTUAL TABLE documents_fts USING fts5(sname, sresult, content='', columnsize=0,"
     "  tokenize='trigram case_sensitive 1');"
     "INSERT INTO documents_fts(rowid, sname, sresult)"
     "  SELECT id, lower(name), lower(result) FROM documents;"
-    "CREATE TRIGGER documents_fts_ins AFTER INSERT ON documents BEGIN"
-    "  INSERT INTO documents_fts(rowid, sname, sresult)"
-    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
     "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents BEGIN"
     "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
     "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result)); END;"
@@ -146,8 +146,6 @@ static const char *const migrations[] = {
     "CREATE VIRTUAL TABLE images_fts USING fts5(sname, content='', columnsize=0,"
     "  tokenize='trigram case_sensitive 1');"
     "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images;"
-    "CREATE TRIGGER images_fts_ins AFTER INSERT ON images BEGIN"
-    "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, lower(NEW.name)); END;"
     "CREATE TRIGGER images_fts_del AFTER DELETE ON images BEGIN"
     "  INSERT INTO images_fts(images_fts, rowid, sname)"
     "  VALUES ('delete', OLD.id, lower(OLD.name)); END;"
@@ -203,6 +201,10 @@ enum {
     ST_INSERT_DOC,
     ST_INSERT_IMG,
     ST_INSERT_DOC_DONE,
+    ST_FTS_INSERT_DOC,
+    ST_FTS_INSERT_IMG,
+    ST_FTS_COMMON_DOC,
+    ST_FTS_COMMON_IMG,
     ST_JOB_INSERT,
     ST_GET_DOC,
     ST_GET_IMG,
@@ -255,6 +257,13 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_INSERT_DOC_DONE] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
                            "updated_us, prompt, creativity, template_id, result, words) "
                            "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_FTS_INSERT_DOC] = "INSERT INTO documents_fts(rowid, sname, sresult) "
+                          "VALUES (?1, lower(?2), lower(?3))",
+    [ST_FTS_INSERT_IMG] = "INSERT INTO images_fts(rowid, sname) VALUES (?1, lower(?2))",
+    [ST_FTS_COMMON_DOC] = "SELECT count(*) FROM (SELECT 1 FROM documents_fts "
+                          "WHERE documents_fts MATCH ?1 LIMIT ?2)",
+    [ST_FTS_COMMON_IMG] = "SELECT count(*) FROM (SELECT 1 FROM images_fts "
+                          "WHERE images_fts MATCH ?1 LIMIT ?2)",
     [ST_JOB_INSERT] = "INSERT INTO jobs(kind, record_id, attempts, created_us) "
                       "VALUES (?1, ?2, 0, ?3)",
     [ST_GET_DOC] = "SELECT " DOC_COLS " FROM documents WHERE id = ?1 AND user_id = ?2",
@@ -829,9 +838,17 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
         bind_text(st, 7, rec->style);
     }
     rc = run(c, st, "record_create");
-    if (rc == STORE_OK)
-        *id = sqlite3_last_insert_rowid(c->db);
-    return rc;
+    if (rc != STORE_OK)
+        return rc;
+    *id = sqlite3_last_insert_rowid(c->db);
+    /* its row of the search index (migration 3), in the same transaction */
+    if ((rc = stmt(c, ST_FTS_INSERT_DOC + (rec->kind == KIND_IMG), &st)) != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, *id);
+    bind_text(st, 2, rec->name);
+    if (rec->kind == KIND_DOC && done)
+        bind_text(st, 3, rec->result);
+    return run(c, st, "record_create");
 }
 
 static int insert_job(sq_conn_t *c, rec_kind_t kind, int64_t record_id, int64_t now,
@@ -1137,6 +1154,30 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list
         sqlite3_bind_int(st, LP_FAVORITE, q->favorite != 0);
 }
 
+/* Whether the name search of count key k has more than COMMON_ROWS candidates in the
+ * index: then a scan of the name index (names only, no row read) counts its rows
+ * faster than reading every candidate's row by id. */
+#define COMMON_ROWS 5000
+
+static int name_is_common(sq_conn_t *c, int k, const list_search_t *ls, bool *common)
+{
+    *common = false;
+    if (!(k & LQ_INDEXED) || !(k & LQ_SEARCH_NAME))
+        return STORE_OK;
+    sqlite3_stmt *st;
+    int rc = stmt(c, ST_FTS_COMMON_DOC + ((k & LQ_IMG) != 0), &st);
+    if (rc != STORE_OK)
+        return rc;
+    bind_text(st, 1, ls->match);
+    sqlite3_bind_int(st, 2, COMMON_ROWS);
+    rc = step_row(c, st, "record_list");
+    if (rc == STORE_OK) {
+        *common = sqlite3_column_int64(st, 0) >= COMMON_ROWS;
+        stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
 /* The total of key k: the user's record count for an unfiltered list; otherwise the
  * cached total of this version of the user's records (store_int.h), or a count. */
 static int list_total(sq_conn_t *c, int k, const list_query_t *q, const list_search_t *ls,
@@ -1164,15 +1205,18 @@ static int list_total(sq_conn_t *c, int k, const list_query_t *q, const list_sea
     }
     if (store_counts_get(cc, (unsigned)k, q, version, total))
         return STORE_OK;
-    k = (k & ~(LQ_BY_NAME | LQ_ASC | LQ_KEYS | LQ_WINDOW)) | LQ_COUNT;
-    if ((rc = list_stmt(c, k, &st)) != STORE_OK)
+    int ck = (k & ~(LQ_BY_NAME | LQ_ASC | LQ_KEYS | LQ_WINDOW)) | LQ_COUNT;
+    bool common = false;
+    if ((rc = name_is_common(c, ck, ls, &common)) != STORE_OK)
         return rc;
-    list_bind(st, k, q, ls);
+    if ((rc = list_stmt(c, common ? ck & ~LQ_INDEXED : ck, &st)) != STORE_OK)
+        return rc;
+    list_bind(st, common ? ck & ~LQ_INDEXED : ck, q, ls);
     rc = step_row(c, st, "record_list");
     if (rc == STORE_OK) {
         *total = sqlite3_column_int64(st, 0);
         stmt_done(st);
-        store_counts_put(cc, (unsigned)k, q, version, *total);
+        store_counts_put(cc, (unsigned)ck, q, version, *total);
     }
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }

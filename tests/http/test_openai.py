@@ -13,6 +13,7 @@ import urllib.request
 from harness import Server
 from pngcheck import check_png
 from test_images import fetch
+from test_stream import Stream, check_deltas
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SECRET = "sk-test-SECRET-4242"
@@ -108,6 +109,49 @@ class OpenAIProvider(unittest.TestCase):
             self.assertNotIn("SECRETPLAN", r.body.decode())
             got = self.srv.request("GET", f"/api/v1/documents/{r.json['data']['id']}", key=self.key)
             self.assertEqual(got.json["data"]["result"], want)
+
+    def stream_create(self, form):
+        s = Stream(self.srv.port, "POST", "/api/v1/documents", self.key, form=form)
+        evs = s.events() if s.status == 201 else None
+        s.close()
+        return s, evs
+
+    def test_streamed_create_deltas_join_to_the_result_without_reasoning(self):
+        self.fake.script(chat=[{"pieces": ["<thi", "nk>SECRETPLAN", "</think>\n\n", "Grüße", " aus", " 日本", " 🎉", "!"],
+                                "reasoning": ["SECRETPLAN too"], "delay": 0.05}])
+        s, evs = self.stream_create({"name": "n", "prompt": "stream it"})
+        self.assertEqual(s.status, 201)
+        self.assertEqual(evs[0][0], "record")
+        self.assertEqual(evs[-1][0], "done")
+        done = evs[-1][2]
+        self.assertEqual(done["result"], "Grüße aus 日本 🎉!")
+        self.assertEqual(check_deltas(self, evs), done["result"])
+        self.assertGreaterEqual(sum(1 for e in evs if e[0] == "delta"), 3)  # pieces as they came
+        self.assertFalse(any("SECRETPLAN" in json.dumps(e[2]) for e in evs))
+        [req] = self.fake.requests()
+        self.assertIs(req["json"]["stream"], True)
+
+    def test_streamed_create_failure_after_text_not_retried_no_record(self):
+        before = self.doc_count()
+        self.fake.script(chat=[{"error_after": 2}, "ok"])
+        s, evs = self.stream_create({"name": "n", "prompt": "midway fails"})
+        self.assertEqual(s.status, 201)
+        kinds = [e[0] for e in evs]
+        self.assertEqual(kinds[0], "record")
+        self.assertEqual(kinds[-1], "error")
+        self.assertEqual(evs[-1][2]["status"], 502)
+        self.assertIn("error while writing", evs[-1][2]["message"])
+        self.assertNotIn("FAKEBODY", json.dumps(evs))
+        self.assertEqual(len(self.fake.requests()), 1)  # text was out: no retry
+        self.assertEqual(self.doc_count(), before)
+
+    def test_streamed_create_drop_before_text_is_retried(self):
+        self.fake.script(chat=[{"drop_after": 0}, {"pieces": ["Second", " try"]}])
+        s, evs = self.stream_create({"name": "n", "prompt": "retry me"})
+        self.assertEqual(evs[-1][0], "done")
+        self.assertEqual(check_deltas(self, evs), "Second try")
+        self.assertEqual(evs[-1][2]["result"], "Second try")
+        self.assertEqual(len(self.fake.requests()), 2)
 
     def test_stream_error_before_any_text_is_retried(self):
         # (after text has been passed on, a failure is final: tests/unit/test_openai.c)

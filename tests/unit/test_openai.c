@@ -177,6 +177,8 @@ typedef struct {
     void *worker;
 } prov_t;
 
+static double idle_timeout; /* 0: the default */
+
 static prov_t prov_make_tokens(const char *base, const char *key, double timeout,
                                long max_tokens)
 {
@@ -189,6 +191,7 @@ static prov_t prov_make_tokens(const char *base, const char *key, double timeout
     cfg.image_model = IMAGE_MODEL;
     cfg.provider_timeout = timeout;
     cfg.max_output_tokens = max_tokens;
+    cfg.provider_idle_timeout = idle_timeout;
     char err[256] = "";
     prov_t v = {provider_openai_new(&cfg, err, sizeof(err)), NULL};
     CHECK_MSG(v.p != NULL, "provider_openai_new: %s", err);
@@ -974,6 +977,34 @@ static void test_stream_options_refused(void)
     prov_free(&v);
 }
 
+/* A stream that falls silent is given up after the idle timeout, well before the
+ * attempt's own timeout: final once text was passed on, retried before. */
+static void test_stream_idle(void)
+{
+    idle_timeout = 0.5;
+    prov_t v = prov_make(base_url, KEY, 10);
+    idle_timeout = 0;
+    if (!v.p)
+        return;
+    double t0 = mono_s();
+    stream_fails(&v, "{\"chat\": [{\"stall_after\": 2}]}", "did not answer in time", 1,
+                 "Echo: Stream", "silent after text (idle 0.5 s, timeout 10 s)");
+    double e = mono_s() - t0;
+    CHECK_MSG(e >= 0.5 && e < 4.0, "idle stream given up after %.2f s", e);
+    t0 = mono_s();
+    stream_ok(&v, "{\"chat\": [{\"stall_after\": 0}]}", "Echo: Stream me", 2,
+              "silent before any text (idle 0.5 s), then ok");
+    e = mono_s() - t0;
+    CHECK_MSG(e < 8.0, "idle stream before text retried after %.2f s", e);
+    /* [DONE], then a body that stays open: whole, taken without waiting for its end */
+    t0 = mono_s();
+    stream_ok(&v, "{\"chat\": [{\"linger\": 8}]}", "Echo: Stream me", 1,
+              "[DONE], then the body stays open");
+    e = mono_s() - t0;
+    CHECK_MSG(e < 4.0, "waited %.2f s after [DONE]", e);
+    prov_free(&v);
+}
+
 static void test_max_tokens_unset(void)
 {
     prov_t v = prov_make_tokens(base_url, KEY, 2, 0);
@@ -1077,6 +1108,7 @@ int main(void)
         test_stream_failures(&v, &quick);
         test_stream_options_refused();
         test_max_tokens_unset();
+        test_stream_idle();
     }
     prov_free(&v);
     prov_free(&quick);

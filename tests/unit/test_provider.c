@@ -121,7 +121,8 @@ static void test_piece_end(void)
     }
 }
 
-/* The delay is spread over the pieces: the text grows while the delay runs. */
+/* Half the delay comes before the first piece, half is spread over the pieces: the
+ * text grows while the delay runs. */
 static void test_delay_spread(void)
 {
     const long delay = 400;
@@ -137,9 +138,12 @@ static void test_delay_spread(void)
     double total = mono_s() - t0;
     CHECK_MSG(l.pieces > 3, "%d pieces", l.pieces);
     CHECK_MSG(total >= delay / 1000.0, "took %.3f s, delay %ld ms", total, delay);
-    /* between the first and the last piece, pieces-1 shares of the delay were slept */
+    /* half the delay before the first piece; between the first and the last piece,
+     * pieces-1 shares of the other half */
     double spread = l.last_at - l.first_at;
-    double floor_s = (double)(delay / l.pieces) * (l.pieces - 1) / 1000.0;
+    double floor_s = (double)((delay - delay / 2) / l.pieces) * (l.pieces - 1) / 1000.0;
+    CHECK_MSG(l.first_at - t0 >= delay / 2 / 1000.0, "first piece after %.3f s",
+              l.first_at - t0);
     CHECK_MSG(spread >= floor_s, "pieces spread over %.3f s, want >= %.3f s", spread, floor_s);
     CHECK_MSG(l.beats >= 2, "%d heartbeats over %ld ms", l.beats, delay);
     CHECK_STR(buf_cstr(&l.joined), buf_cstr(&res.text));

@@ -1152,8 +1152,8 @@ static int prop_by_name(const void *x, const void *y)
 
 /* Lists every page of q (in the order asked) and compares ids and total with the
  * documents of docs that match. */
-static void prop_compare(ctx_t *t, const prop_doc_t *docs, int n, const char *needle,
-                         bool by_result, bool by_name, bool asc)
+static void prop_compare(ctx_t *t, int64_t uid, const prop_doc_t *docs, int n,
+                         const char *needle, bool by_result, bool by_name, bool asc)
 {
     int idx[512], nidx = 0;
     for (int i = 0; i < n; i++)
@@ -1166,7 +1166,7 @@ static void prop_compare(ctx_t *t, const prop_doc_t *docs, int n, const char *ne
     int64_t want[512];
     for (int i = 0; i < nidx; i++)
         want[i] = docs[idx[asc ? i : nidx - 1 - i]].id;
-    list_query_t q = query(t->alice);
+    list_query_t q = query(uid);
     q.search = needle;
     q.search_result = by_result;
     q.sort_by_name = by_name;
@@ -1222,16 +1222,17 @@ static char *prop_needle(unsigned *seed, const prop_doc_t *docs, int n)
 
 /* Each needle in each order; asked twice so the second answer may come from the totals
  * cache. */
-static void prop_queries(ctx_t *t, const prop_doc_t *docs, int n, char **needles, int nq)
+static void prop_queries(ctx_t *t, int64_t uid, const prop_doc_t *docs, int n, char **needles,
+                         int nq)
 {
     for (int i = 0; i < nq; i++) {
         if (!needles[i][0])
             continue;
         for (int rep = 0; rep < 2; rep++) {
-            prop_compare(t, docs, n, needles[i], false, false, false);
-            prop_compare(t, docs, n, needles[i], true, false, i % 2);
+            prop_compare(t, uid, docs, n, needles[i], false, false, false);
+            prop_compare(t, uid, docs, n, needles[i], true, false, i % 2);
         }
-        prop_compare(t, docs, n, needles[i], i % 3 == 0, true, i % 2);
+        prop_compare(t, uid, docs, n, needles[i], i % 3 == 0, true, i % 2);
     }
 }
 
@@ -1240,8 +1241,6 @@ static void test_search_property(ctx_t *t)
     enum { N = 240, QUERIES = 120 };
     unsigned seed = 12345;
     int64_t uid = user(t, "search-prop");
-    ctx_t me = *t;
-    me.alice = uid;
     prop_doc_t docs[N];
     for (int i = 0; i < N; i++) {
         docs[i].name = prop_text(&seed, 8);
@@ -1265,7 +1264,7 @@ static void test_search_property(ctx_t *t)
     char *needles[QUERIES];
     for (int i = 0; i < QUERIES; i++)
         needles[i] = prop_needle(&seed, docs, N);
-    prop_queries(&me, docs, N, needles, QUERIES);
+    prop_queries(t, uid, docs, N, needles, QUERIES);
     /* changes go through the index (and move the totals cache on): renames, new texts,
      * favorites, deletes; then the same needles again */
     for (int i = 0; i < N; i += 7) {
@@ -1289,7 +1288,7 @@ static void test_search_property(ctx_t *t)
         CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, uid, docs[i].id, &t->a, &mk), STORE_OK);
         docs[i].alive = false;
     }
-    prop_queries(&me, docs, N, needles, QUERIES);
+    prop_queries(t, uid, docs, N, needles, QUERIES);
     for (int i = 0; i < QUERIES; i++)
         free(needles[i]);
     for (int i = 0; i < N; i++) {

@@ -39,6 +39,17 @@ async function withPage(fn) {
 
 const doc = (key, fields) => srv.api('POST', '/documents', key, {prompt: 'tea and focus', ...fields});
 
+// signs in to server s, fills "New document" (template id optional) and presses Write it
+async function writeDocument(page, s, key, name, prompt, template) {
+  await signIn(page, s, key);
+  await page.goto(s.base + '/#/documents/new');
+  await page.waitForSelector('.picker-list label');
+  await page.fill('input[name=name]', name);
+  await page.fill('textarea[name=prompt]', prompt);
+  if (template) await page.check(`.picker-list input[value="${template}"]`);
+  await page.click('button:text("Write it")');
+}
+
 describe('served app', () => {
   test('GET / has the security headers, ETag, gzip and no-cache', async () => {
     const res = await fetch(srv.base + '/', {headers: {'Accept-Encoding': 'gzip'}});
@@ -50,6 +61,8 @@ describe('served app', () => {
     assert.match(csp, /script-src 'self'(;|$)/);
     assert.match(csp, /frame-ancestors 'none'/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.match(csp, /img-src 'self'(;|$)/);
+    assert.match(csp, /object-src 'none'/);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
     assert.equal(res.headers.get('cache-control'), 'no-cache');
@@ -323,6 +336,32 @@ describe('documents', () => {
     assert.equal((await srv.api('GET', `/documents/${id}`, alice)).status, 404);
   }));
 
+  test('download a document in the export formats (§12)', () => withPage(async (page) => {
+    const r = await doc(alice, {name: 'Tea notes'});
+    const rec = r.json.data;
+    await signIn(page, srv, alice);
+    await page.goto(srv.base + `/#/documents/${rec.id}`);
+    await page.waitForSelector('h1:text("Tea notes")');
+    const labels = await page.locator('.downloads button').allTextContents();
+    assert.deepEqual(labels, ['Markdown', 'Text', 'HTML', 'Word', 'PDF']);
+    const get = async (label) => {
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`button[aria-label="Download as ${label}"]`)]);
+      return {name: dl.suggestedFilename(), body: fs.readFileSync(await dl.path())};
+    };
+    const md = await get('Markdown');
+    assert.equal(md.name, 'Tea notes.md');
+    assert.ok(md.body.toString('utf8').startsWith(`# Tea notes\n\n${rec.result.slice(0, 40)}`));
+    const txt = await get('Text');
+    assert.equal(txt.name, 'Tea notes.txt');
+    assert.ok(txt.body.toString('utf8').startsWith(rec.result.slice(0, 40)));
+    const pdf = await get('PDF');
+    assert.equal(pdf.name, 'Tea notes.pdf');
+    assert.equal(pdf.body.subarray(0, 5).toString(), '%PDF-');
+    const docx = await get('Word');
+    assert.equal(docx.name, 'Tea notes.docx');
+    assert.equal(docx.body.subarray(0, 2).toString(), 'PK');
+  }));
+
   test('favourite from the list', () => withPage(async (page) => {
     const erin = srv.key('erin');
     const id = (await doc(erin, {name: 'Star me'})).json.data.id;
@@ -358,66 +397,51 @@ describe('streaming', () => {
   });
   after(async () => slow?.stop());
 
-  test('the text appears as it streams, and watching can be stopped', async (t) => {
-    // does this server stream (§10)? a show of a completed document answers SSE
-    const probe = await slow.api('POST', '/documents', key, {name: 'probe', prompt: 'x'});
-    const sse = await fetch(`${slow.base}/api/v1/documents/${probe.json.data.id}`, {headers: {Authorization: `Bearer ${key}`, Accept: 'text/event-stream'}});
-    const streams = (sse.headers.get('content-type') || '').startsWith('text/event-stream');
-    await sse.body?.cancel();
-    await withPage(async (page) => {
-      await signIn(page, slow, key);
-      await page.goto(slow.base + '/#/documents/new');
-      await page.waitForSelector('.picker-list label');
-      await page.fill('input[name=name]', 'Streamed');
-      await page.fill('textarea[name=prompt]', 'a long blog post about green tea');
-      await page.check('.picker-list input[value="9"]');
-      await page.click('button:text("Write it")');
-      await page.waitForSelector('.live:not([hidden]) .spinner');
-      // watch the live text: partial lengths seen before the document page opens
-      const seen = new Set();
-      while (!/#\/documents\/\d+$/.test(page.url())) {
-        const n = await page.evaluate(() => document.querySelector('.live .doc-text')?.textContent.length ?? -1);
-        if (n > 0 && !seen.size) {
-          // the live panel is in view while the text comes
-          assert.ok(await page.locator('.live .status').isVisible());
-          const box = await page.locator('.live').boundingBox();
-          assert.ok(box.y < 800 && box.y >= 0, `live panel at y=${box.y}`);
-          await shot(page, 'writing');
-        }
-        if (n > 0) seen.add(n);
-        await page.waitForTimeout(40);
+  test('the text appears as it streams, and watching can be stopped', () => withPage(async (page) => {
+    // a blog post (template 9): its text comes in many pieces over 2.5 s (§10)
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/v1/documents') && r.request().method() === 'POST');
+    await writeDocument(page, slow, key, 'Streamed', 'a long blog post about green tea', 9);
+    const res = await answer;
+    assert.equal(res.request().headers().accept, 'text/event-stream');
+    assert.equal(res.status(), 201);
+    assert.match(res.headers()['content-type'], /^text\/event-stream/);
+    await page.waitForSelector('.live:not([hidden]) .spinner');
+    // watch the live text: partial lengths seen before the document page opens
+    const seen = new Set();
+    while (!/#\/documents\/\d+$/.test(page.url())) {
+      const n = await page.evaluate(() => document.querySelector('.live .doc-text')?.textContent.length ?? -1);
+      if (n > 0 && !seen.size) {
+        // the live panel is in view while the text comes
+        assert.ok(await page.locator('.live .status').isVisible());
+        const box = await page.locator('.live').boundingBox();
+        assert.ok(box.y < 800 && box.y >= 0, `live panel at y=${box.y}`);
+        await shot(page, 'writing');
       }
-      await page.waitForSelector('h1:text("Streamed")');
-      const id = Number(page.url().match(/(\d+)$/)[1]);
-      const rec = (await slow.api('GET', `/documents/${id}`, key)).json.data;
-      assert.equal(rec.state, 'completed');
-      assert.equal(await page.locator('.doc-text').first().textContent(), rec.result);
-      if (!streams) {
-        t.skip('this server does not stream yet (§10): the app took the plain JSON path');
-        return;
-      }
-      const partial = [...seen].filter((n) => n < rec.result.length);
-      assert.ok(partial.length >= 2, `partial texts seen while streaming: ${[...seen]}`);
+      if (n > 0) seen.add(n);
+      await page.waitForTimeout(40);
+    }
+    await page.waitForSelector('h1:text("Streamed")');
+    const id = Number(page.url().match(/(\d+)$/)[1]);
+    const rec = (await slow.api('GET', `/documents/${id}`, key)).json.data;
+    assert.equal(rec.state, 'completed');
+    assert.equal(await page.locator('.doc-text').first().textContent(), rec.result);
+    const partial = [...seen].filter((n) => n < rec.result.length);
+    assert.ok(partial.length >= 2, `partial texts seen while streaming: ${[...seen]}`);
 
-      // stop watching: the generation goes on and the record ends completed
-      await page.goto(slow.base + '/#/documents/new');
-      await page.waitForSelector('.picker-list label');
-      await page.fill('input[name=name]', 'Left alone');
-      await page.fill('textarea[name=prompt]', 'tea');
-      await page.click('button:text("Write it")');
-      await page.waitForFunction(() => (document.querySelector('.live .doc-text')?.textContent.length || 0) > 0);
-      await page.click('button:text("Stop watching")');
-      await page.waitForSelector('text=Stopped watching');
-      const link = await page.getAttribute('.live a', 'href');
-      const lid = Number(link.match(/(\d+)$/)[1]);
-      for (let i = 0; i < 100; i++) {
-        const s = (await slow.api('GET', `/documents/${lid}`, key)).json.data.state;
-        if (s === 'completed') break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal((await slow.api('GET', `/documents/${lid}`, key)).json.data.state, 'completed');
-    });
-  });
+    // stop watching: the generation goes on and the record ends completed
+    await writeDocument(page, slow, key, 'Left alone', 'tea');
+    await page.waitForFunction(() => (document.querySelector('.live .doc-text')?.textContent.length || 0) > 0);
+    await page.click('button:text("Stop watching")');
+    await page.waitForSelector('text=Stopped watching');
+    const link = await page.getAttribute('.live a', 'href');
+    const lid = Number(link.match(/(\d+)$/)[1]);
+    for (let i = 0; i < 100; i++) {
+      const s = (await slow.api('GET', `/documents/${lid}`, key)).json.data.state;
+      if (s === 'completed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await slow.api('GET', `/documents/${lid}`, key)).json.data.state, 'completed');
+  }));
 
   test('a document being written shows as such, then its text', () => withPage(async (page) => {
     const r = await slow.api('POST', '/documents', key, {name: 'Queued one', prompt: 'tea'}, {Prefer: 'respond-async'});
@@ -427,6 +451,7 @@ describe('streaming', () => {
     assert.match(await page.textContent('.card .badge'), /Queued|Generating/);
     await page.goto(slow.base + `/#/documents/${r.json.data.id}`);
     await page.waitForSelector('text=Being written');
+    assert.equal(await page.locator('.downloads, button:text("Edit")').count(), 0, 'no download or edit before the text is there');
     await page.waitForSelector('dl.facts dd:text("Completed")', {timeout: 20000});
     const rec = (await slow.api('GET', `/documents/${r.json.data.id}`, key)).json.data;
     assert.equal(await page.locator('.doc-text').first().textContent(), rec.result);
@@ -540,12 +565,7 @@ describe('errors: generation', () => {
       '--openai-api-key', 'sk-test-not-a-key', '--provider-timeout', '2').start();
     try {
       const key = broken.key('kim');
-      await signIn(page, broken, key);
-      await page.goto(broken.base + '/#/documents/new');
-      await page.waitForSelector('.picker-list label');
-      await page.fill('input[name=name]', 'Doomed');
-      await page.fill('textarea[name=prompt]', 'a prompt that stays');
-      await page.click('button:text("Write it")');
+      await writeDocument(page, broken, key, 'Doomed', 'a prompt that stays');
       const alert = page.locator('form .form-alert');
       await alert.waitFor({timeout: 60000});
       assert.match(await alert.textContent(), /^Generation failed: The AI provider could not be reached\.$/);

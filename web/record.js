@@ -1,0 +1,39 @@
+// record.js — what the page of one record (a document or an image) shares: loading it
+// (a missing one says so, with the way back), the link back to the list, and deleting
+// it after a confirmation.
+import {api} from './api.js';
+import {confirmDialog, fill, h, toast} from './ui.js';
+import {navigate} from './nav.js';
+
+const TITLE = {documents: 'Document', images: 'Image'};
+
+export const backLink = (kind) => h('p', {class: 'small'}, h('a', {href: `#/${kind}`, text: `← All ${kind}`}));
+
+// The page's box; load() fetches /kind/id and calls show(record).
+export function recordPage(root, kind, id, show) {
+  const box = h('div', {'aria-busy': 'true'}, h('h1', {text: TITLE[kind]}));
+  root.append(box);
+  async function load() {
+    try {
+      const {data} = await api('GET', `/${kind}/${id}`);
+      show(data);
+    } catch (err) {
+      if (err.status === 401) return;
+      fill(box, h('h1', {text: TITLE[kind]}), h('div', {class: 'alert', role: 'alert', text: err.message}),
+        h('a', {class: 'btn', href: `#/${kind}`, text: `← All ${kind}`}));
+    } finally { box.setAttribute('aria-busy', 'false'); }
+  }
+  return {box, load};
+}
+
+// Asks, deletes, says so and goes back to the list.
+export async function removeRecord(kind, rec, question, detail) {
+  if (!await confirmDialog(question, detail, 'Delete')) return;
+  try {
+    await api('DELETE', `/${kind}/${rec.id}`);
+    toast(`Deleted “${rec.name}”.`);
+    navigate(`#/${kind}`);
+  } catch (err) {
+    if (err.status !== 401) toast(err.message);
+  }
+}
