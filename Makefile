@@ -6,6 +6,7 @@
 #   make SANITIZE=address,undefined check   the suites under ASan + UBSan
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
 #   make deb        the Debian package, into build/deb/ (debian/, dpkg-buildpackage)
+#   make soak       crash-consistency soak (kill -9 cycles; SOAK_CYCLES, SOAK_PG_CYCLES)
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -42,7 +43,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all run check bench fuzz install clean unit deps valgrind deb FORCE
+.PHONY: all run check bench fuzz install clean unit deps valgrind soak deb FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -109,6 +110,15 @@ bench:
 fuzz:
 	@scripts/deps.sh test
 	@tests/fuzz/run.sh
+
+# Crash-consistency soak (tests/soak/soak.py): SOAK_CYCLES kill -9 cycles on SQLite
+# (default 100), SOAK_PG_CYCLES on PostgreSQL (default 20, every fourth killing the
+# database), then a full disk. Needs root for the tmpfs. Not part of check.
+soak:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
+	@INKWELL_BIN=$(CURDIR)/$(BUILD)/inkwell INKWELL_TEST_LOGDIR=$$(mktemp -d /tmp/inkwell-soak.XXXXXX) \
+		python3 tests/soak/soak.py
 
 # The whole black-box suite (SQLite) with every server under valgrind: any memory
 # error or definite leak makes a server exit 99 and its test fail.

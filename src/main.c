@@ -12,6 +12,7 @@
 #include "obs/metrics.h"
 #include "obs/observe.h"
 #include "api/rcache.h"
+#include "store/datalock.h"
 #include "store/writer.h"
 
 #include <malloc.h>
@@ -28,7 +29,8 @@
 static void usage(void)
 {
     fputs("usage: inkwell serve [options]      run the server (inkwell serve --help)\n"
-          "       inkwell key create --user NAME | key list | key revoke ID\n",
+          "       inkwell key create --user NAME | key list | key revoke ID\n"
+          "       inkwell backup --to FILE      consistent copy of the SQLite data\n",
           stderr);
 }
 
@@ -46,6 +48,7 @@ static int serve(int argc, char **argv)
     http_server_t *http = NULL;
     app_t app = {0};
     char *dburl = NULL, *media_dir = NULL;
+    int lockfd = -1;
 
     if (cfg_load(&cfg, argc, argv, &help, err, sizeof(err)) != 0) {
         fprintf(stderr, "inkwell: %s\n", err);
@@ -74,6 +77,13 @@ static int serve(int argc, char **argv)
         log_error("storage: %s", err);
         goto out;
     }
+    /* One server per SQLite data directory (store/datalock.h); PostgreSQL servers
+     * share their database by design. */
+    if (store->ops->job_release_all &&
+        (lockfd = datalock_take(cfg.data_dir, err, sizeof(err))) < 0) {
+        log_error("%s", err);
+        goto out;
+    }
     store_conn_t *c = store_conn(store, err, sizeof(err));
     if (!c) {
         log_error("storage: cannot connect: %s", err);
@@ -83,6 +93,17 @@ static int serve(int argc, char **argv)
         log_error("storage: schema migration failed");
         goto out;
     }
+    if (lockfd >= 0) {
+        /* No other process can hold a lease now: a dead predecessor's jobs resume at once. */
+        int64_t released = 0;
+        if (c->ops->job_release_all(c, &released) != STORE_OK) {
+            log_error("storage: cannot release the leases of a previous server");
+            goto out;
+        }
+        if (released > 0)
+            log_info("jobs: %lld interrupted job(s) of a previous server released",
+                     (long long)released);
+    }
     buf_t md;
     buf_init(&md);
     buf_printf(&md, "%s/media", cfg.data_dir);
@@ -91,6 +112,18 @@ static int serve(int argc, char **argv)
         log_error("%s", err);
         goto out;
     }
+    /* Alone on the directory (SQLite, locked), every temporary file is an interrupted
+     * write and every picture no record refers to was left by a crash; shared
+     * (PostgreSQL), only old ones are sure to be. */
+    double media_age = lockfd >= 0 ? 0 : 3600;
+    media_clean_temp(media, media_age);
+    arena_t ka;
+    arena_init(&ka);
+    const char **keys;
+    size_t nkeys;
+    if (c->ops->media_keys(c, &ka, &keys, &nkeys) == STORE_OK)
+        media_sweep(media, keys, nkeys, media_age);
+    arena_free(&ka);
     if (!(prov = provider_new(&cfg, err, sizeof(err)))) {
         log_error("provider: %s", err);
         goto out;
@@ -114,6 +147,7 @@ static int serve(int argc, char **argv)
     records_set_jobs(app.records, jobs);
     app.rl = ratelimit_new(cfg.rate_limit, shared);
     app.public_url = cfg_public_url(&cfg);
+    api_idempotency_install(&app); /* Idempotency-Key on every create path */
     http_opts_t ho = {cfg.listen,
                       (int)cfg.threads,
                       (int)cfg.max_connections,
@@ -121,7 +155,8 @@ static int serve(int argc, char **argv)
                       (int)cfg.request_timeout,
                       (size_t)cfg.max_body,
                       api_handle,
-                      &app};
+                      &app,
+                      (int)cfg.max_connections_per_address};
     if (!(http = http_start(&ho, err, sizeof(err)))) {
         log_error("http: %s", err);
         goto out;
@@ -151,6 +186,7 @@ out:
     free(app.public_url);
     media_close(media);
     store_close(store);
+    datalock_release(lockfd);
     free(dburl);
     free(media_dir);
     cfg_free(&cfg);
@@ -173,6 +209,8 @@ int main(int argc, char **argv)
         return serve(argc - 2, argv + 2);
     if (strcmp(argv[1], "key") == 0)
         return cli_key(argc - 1, argv + 1);
+    if (strcmp(argv[1], "backup") == 0)
+        return cli_backup(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage();
         return 0;

@@ -65,6 +65,15 @@ void api_not_found(http_req_t *r);
 void api_store_error(http_req_t *r, int rc);
 /* The request's store connection, or NULL after answering 503. */
 store_conn_t *api_conn(app_t *app, http_req_t *r);
+/* True (503 answered, Retry-After set) when the data directory has less free space
+ * than --min-free-mb: a create would leave a record whose picture or text finds no room. */
+bool api_storage_full(app_t *app, http_req_t *r);
+
+/* ---- idempotency.c (API.md §11) ---- */
+
+/* Installs Idempotency-Key as the records service's create hook (records.h), so the
+ * inline, job and streamed creates all honour it. */
+void api_idempotency_install(app_t *app);
 
 /* Validation errors, in field order: {"message":{"f":["..."]},"status":422}. */
 typedef struct verr {
@@ -102,6 +111,8 @@ const char *param_value(verrs_t *v, const kvlist_t *f, const char *key, const ch
 void api_record_json(app_t *app, jw_t *w, const record_t *rec);
 /* {"data": record, "status": status} */
 void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *rec);
+/* {"data":<record>,"status":status} into out (what api_respond_record answers). */
+void api_render_record(app_t *app, buf_t *out, int status, const record_t *rec);
 
 /* ---- ratelimit.c ---- */
 ratelimit_t *ratelimit_new(long per_minute, bool shared_in_store);

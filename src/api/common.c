@@ -40,6 +40,17 @@ void api_store_error(http_req_t *r, int rc)
     }
 }
 
+bool api_storage_full(app_t *app, http_req_t *r)
+{
+    if (!media_space_low(app->media, (uint64_t)app->cfg->min_free_mb << 20))
+        return false;
+    log_warn("req=%s: the data directory has less than %ld MiB free: create refused", r->id,
+             app->cfg->min_free_mb);
+    http_add_header(r, "Retry-After", "60");
+    api_error(r, 503, "Storage is full; please try again later.");
+    return true;
+}
+
 store_conn_t *api_conn(app_t *app, http_req_t *r)
 {
     char err[256];
@@ -127,7 +138,7 @@ static void media_type(const char *ct, char *out, size_t outlen)
 static int json_fields(http_req_t *r, kvlist_t *out)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(r->body.data, r->body.len, 0, &jerr);
+    json_t *root = json_loadb(r->body.data, r->body.len, JSON_ALLOW_NUL, &jerr);
     verrs_t v;
     verrs_init(&v, &r->arena);
     if (!root || !json_is_object(root)) {
@@ -342,16 +353,21 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
     jw_obj_end(w);
 }
 
-void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *rec)
+void api_render_record(app_t *app, buf_t *out, int status, const record_t *rec)
 {
-    buf_reset(&r->resp);
+    buf_reset(out);
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, out);
     jw_obj_begin(&w);
     jw_key(&w, "data");
     api_record_json(app, &w, rec);
     jw_key(&w, "status");
     jw_int(&w, status);
     jw_obj_end(&w);
+}
+
+void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *rec)
+{
+    api_render_record(app, &r->resp, status, rec);
     http_respond(r, status);
 }

@@ -1,5 +1,12 @@
 /* rcache.c — see rcache.h. Each shard: a chained hash table of entries, and a doubly
- * linked list in use order (head = most recent) for eviction. */
+ * linked list in use order (head = most recent) for eviction.
+ *
+ * What bounds it, in bytes: each entry is counted as its JSON plus ENTRY_OVERHEAD, and
+ * ENTRY_OVERHEAD covers everything else the entry costs the heap — the entry header
+ * (56 bytes on LP64), glibc's chunk header (8) and its rounding to 16 (at most 15),
+ * and its share of the bucket table (the table doubles only when entries outnumber
+ * buckets, so it holds at most 2 pointers, 16 bytes, per entry). So the cache's heap is
+ * at most --record-cache-mb plus the first tables (16 × 1024 pointers, 128 KiB). */
 #include "api/rcache.h"
 
 #include <pthread.h>
@@ -7,7 +14,9 @@
 #include <string.h>
 
 #define SHARDS 16
-#define ENTRY_OVERHEAD 64 /* bytes counted per entry beyond its JSON */
+#define ENTRY_OVERHEAD 96 /* bytes counted per entry beyond its JSON: see above */
+_Static_assert(sizeof(void *) != 8 || 56 + 8 + 15 + 16 <= ENTRY_OVERHEAD,
+               "ENTRY_OVERHEAD must cover an entry's header, chunk and table share");
 
 typedef struct entry {
     struct entry *hnext;        /* hash chain */
@@ -17,6 +26,7 @@ typedef struct entry {
     size_t len;
     char json[];
 } entry_t;
+_Static_assert(sizeof(void *) != 8 || sizeof(entry_t) <= 56, "entry header grew: see ENTRY_OVERHEAD");
 
 typedef struct {
     pthread_mutex_t mu;

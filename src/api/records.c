@@ -311,12 +311,20 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
     case CREATE_HOOK:
         if (cr->replayed)
             http_add_header(r, "Idempotent-Replayed", "true");
+        if (cr->reply_location)
+            http_add_header(r, "Location", cr->reply_location);
         buf_reset(&r->resp);
         buf_puts(&r->resp, cr->reply_body ? cr->reply_body : "");
         http_respond(r, cr->reply_status);
         break;
     case CREATE_FAILED:
-        api_error(r, 502, cr->error ? cr->error : "Generation failed.");
+        if (cr->error && strcmp(cr->error, MEDIA_FULL_ERROR) == 0) {
+            /* the picture found no room: storage unavailable, not a failed generation */
+            http_add_header(r, "Retry-After", "60");
+            api_error(r, 503, "Storage is full; please try again later.");
+        } else {
+            api_error(r, 502, cr->error ? cr->error : "Generation failed.");
+        }
         break;
     case CREATE_STORE_ERROR: api_store_error(r, cr->store_rc); break;
     case CREATED_DONE:
@@ -390,6 +398,8 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     kvlist_t f;
     if (api_body_fields(r, &f) != 0)
         return;
+    if (api_storage_full(app, r))
+        return;
     verrs_t v;
     verrs_init(&v, &r->arena);
     record_t rec;
@@ -412,6 +422,7 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     memcpy((void *)cr->fields, &f, sizeof(f));
     cr->done = create_done;
     cr->arg = r;
+    cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
     if (api_wants_stream(r)) {
         api_stream_create(app, r, cr);
         return;

@@ -53,6 +53,8 @@ static const setting_t settings[] = {
     L("max-body", max_body, "1048576", 1024, 1073741824, "largest request body, bytes"),
     L("record-cache-mb", record_cache_mb, "64", 0, 1048576, "memory for rendered records answered to lists (SQLite); 0 turns it off"),
     L("max-connections", max_connections, "1024", 1, 100000, "most connections at once"),
+    L("max-connections-per-address", max_connections_per_address, "0", 0, 100000, "most connections at once from one client address; 0 = half of max-connections"),
+    L("min-free-mb", min_free_mb, "16", 0, 1048576, "free space (MiB) the data directory keeps: below it creates answer 503 and /readyz says the storage is full"),
     L("connection-timeout", connection_timeout, "30", 1, 3600, "seconds a connection may stay silent before it is closed"),
     L("request-timeout", request_timeout, "30", 1, 3600, "seconds a client may take to send one whole request (slow clients are cut off)"),
     D("job-lease", job_lease, "30", 0.2, 86400, "seconds a worker holds a job before another may take it over (renewed while it works)"),

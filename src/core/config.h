@@ -31,6 +31,8 @@ typedef struct {
     long threads;        /* HTTP threads */
     long max_body;       /* bytes */
     long max_connections;
+    long max_connections_per_address; /* 0 = half of max_connections */
+    long min_free_mb;    /* creates answer 503 below this much free space in the data directory */
     long record_cache_mb; /* rendered-record cache (api/rcache.h); 0 = none */
     long connection_timeout; /* seconds of idleness before a connection is closed */
     long request_timeout;    /* seconds a client may take to send one request */

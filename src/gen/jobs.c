@@ -168,8 +168,9 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
         rc = apply(j, c, job, text, count_words(text), NULL, NULL, NULL);
     } else {
         char key[MEDIA_KEY_LEN + 1];
-        if (media_put(j->media, res.png.data, res.png.len, key) != 0) {
-            why = "The picture could not be stored.";
+        int mrc = media_put(j->media, res.png.data, res.png.len, key);
+        if (mrc != 0) {
+            why = mrc == MEDIA_FULL ? MEDIA_FULL_ERROR : "The picture could not be stored.";
             rc = apply(j, c, job, NULL, 0, NULL, NULL, why);
         } else {
             rc = apply(j, c, job, NULL, 0, key, res.revised_prompt, NULL);

@@ -17,7 +17,7 @@
 /* parse_decimal: longest accepted text. */
 #define DECIMAL_MAX_LEN 32
 #define ID_MAX_DIGITS 19
-#define UINT_MAX_DIGITS 18
+#define UINT_MAX_DIGITS 19
 
 /* ---- percent-decoding ----------------------------------------------------------- */
 
@@ -249,9 +249,13 @@ bool parse_uint(const char *s, int64_t *out)
     size_t n = strnlen(s, UINT_MAX_DIGITS + 1);
     if (n == 0 || n > UINT_MAX_DIGITS || !all_digits(s, n))
         return false;
-    int64_t v = 0; /* 18 digits stay below 10^18 < INT64_MAX */
-    for (size_t i = 0; i < n; i++)
-        v = v * 10 + (s[i] - '0');
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = s[i] - '0';
+        if (v > (INT64_MAX - d) / 10)
+            return false; /* beyond INT64_MAX */
+        v = v * 10 + d;
+    }
     *out = v;
     return true;
 }

@@ -61,8 +61,9 @@ int parse_bool(const char *s);
  * '.digits', no exponent, no spaces, at most 32 characters. Returns true on success. */
 bool parse_decimal(const char *s, double *out);
 
-/* A small non-negative integer for query values (page, per_page, template_id):
- * digits only, at most 18 digits. Returns true on success. */
+/* A non-negative integer for query values (page, per_page, template_id): digits
+ * only, at most INT64_MAX (a larger value is refused, never wrapped). Returns true on
+ * success. */
 bool parse_uint(const char *s, int64_t *out);
 
 #endif

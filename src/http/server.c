@@ -188,6 +188,24 @@ static void *watchdog_main(void *arg)
     return NULL;
 }
 
+/* ---- safety: request-line forms ---------------------------------------------------- */
+
+/* An absolute-form request target (RFC 9112 §3.2.2, "GET http://host/path?q"): the
+ * server answers it as its origin form ("/path?q"), ignoring the authority as the RFC
+ * lets an origin server do. Other targets are returned as they are. */
+static const char *origin_form(const char *uri)
+{
+    const char *p = uri;
+    if (strncasecmp(p, "http://", 7) == 0)
+        p += 7;
+    else if (strncasecmp(p, "https://", 8) == 0)
+        p += 8;
+    else
+        return uri;
+    p += strcspn(p, "/?#");
+    return *p == '/' || *p == '?' ? p : "/"; /* "http://host?q": the empty path, "/" */
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     http_server_t *s = cls;
@@ -200,9 +218,10 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     r->conn = conn;
     r->resp_fd = -1;
     r->started = mono_s();
+    uri = origin_form(uri);
     const char *q = strchr(uri, '?');
     if (q) {
-        r->path = arena_strndup(&r->arena, uri, (size_t)(q - uri));
+        r->path = q == uri ? "/" : arena_strndup(&r->arena, uri, (size_t)(q - uri));
         r->query = arena_strdup(&r->arena, q + 1);
     } else {
         r->path = arena_strdup(&r->arena, uri);
@@ -581,6 +600,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                   (unsigned long long)r->bytes_out, (mono_s() - r->started) * 1000.0,
                   toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " aborted=1");
     }
+    if (r->resumed && !r->responded && r->on_resumed) {
+        /* Woken, but the connection ended before its answer was made: libmicrohttpd
+         * reads a resumed connection before it calls us again, and closes it on a
+         * client's half-close. The answer is made all the same (no client reads it),
+         * so that what ends with it ends (records_create_finish: an idempotency key
+         * keeps the answer for the client's retry). on_resumed always answers: it
+         * never suspends again. */
+        r->resumed = false;
+        r->on_resumed(s->o.app, r);
+    }
     if (r->counted) {
         atomic_fetch_sub(&s->inflight, 1);
         metrics_http_done((metrics_route_t)r->metric_route, r->method, r->status,
@@ -624,16 +653,35 @@ static int parse_listen(const char *listen, struct sockaddr_in *sa, char *err, s
     return 0;
 }
 
+/* libmicrohttpd's own messages: connections it refuses or closes before a request
+ * reaches on_access (connection limits, malformed heads, memory pool exhausted...).
+ * Logged at info so that no refusal is silent, at most MHD_LOG_PER_S lines a second
+ * (a flood of refused connections must not flood the log); the rest are counted and
+ * the count reported with the next line let through. */
+#define MHD_LOG_PER_S 20
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-    if (log_level < LOG_DEBUG)
+    static atomic_llong window, in_window, suppressed;
+    if (log_level < LOG_INFO)
         return;
+    long long sec = (long long)mono_s();
+    if (atomic_exchange(&window, sec) != sec)
+        atomic_store(&in_window, 0);
+    if (atomic_fetch_add(&in_window, 1) >= MHD_LOG_PER_S) {
+        atomic_fetch_add(&suppressed, 1);
+        return;
+    }
     char msg[512];
     vsnprintf(msg, sizeof(msg), fmt, ap);
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         msg[--n] = '\0';
-    log_write(LOG_DEBUG, "http: %s", msg);
+    long long more = atomic_exchange(&suppressed, 0);
+    if (more)
+        log_write(LOG_INFO, "http: %s (and %lld more such messages)", msg, more);
+    else
+        log_write(LOG_INFO, "http: %s", msg);
 }
 
 /* Each connection's memory pool holds its request line and headers (more is a 431).
@@ -668,8 +716,9 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)o->connection_timeout, MHD_OPTION_END);
+        (unsigned)o->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)(o->max_per_address > 0 ? o->max_per_address : (o->max_connections + 1) / 2),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout, MHD_OPTION_END);
     if (!s->d || pthread_create(&s->acceptor, NULL, acceptor_main, s) != 0) {
         snprintf(err, errlen, "cannot serve on %s", o->listen);
         if (s->d)

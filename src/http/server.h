@@ -72,6 +72,10 @@ typedef struct {
     size_t max_body;
     http_handler_fn handler;
     void *app;
+    /* Most connections at once from one client address (0: half of max_connections), so
+     * that one client cannot hold every connection; a connection beyond it is closed
+     * at once, before any request is read (libmicrohttpd's per-IP limit). */
+    int max_per_address;
 } http_opts_t;
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen);

@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 struct media {
@@ -105,14 +108,16 @@ int media_put(media_t *m, const void *data, size_t n, char key[MEDIA_KEY_LEN + 1
     snprintf(name, sizeof(name), "%s.png", k);
     int fd = openat(m->dirfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-        log_error("media: cannot create a file: %s", strerror(errno));
-        return -1;
+        int e = errno;
+        log_error("media: cannot create a file: %s", strerror(e));
+        return e == ENOSPC || e == EDQUOT ? MEDIA_FULL : -1;
     }
     if (write_all(fd, data, n) != 0 || fsync(fd) != 0) {
-        log_error("media: cannot write a file: %s", strerror(errno));
+        int e = errno;
+        log_error("media: cannot write a file: %s", strerror(e));
         close(fd);
         unlinkat(m->dirfd, tmpname, 0);
-        return -1;
+        return e == ENOSPC || e == EDQUOT ? MEDIA_FULL : -1;
     }
     close(fd);
     if (renameat(m->dirfd, tmpname, m->dirfd, name) != 0) {
@@ -153,4 +158,99 @@ int media_open_file(media_t *m, const char *key, int *fd, uint64_t *size)
     *fd = f;
     *size = (uint64_t)st.st_size;
     return 0;
+}
+
+/* ---- full disks and interrupted writes ---------------------------------------------- */
+
+bool media_space_low(media_t *m, uint64_t reserve)
+{
+    struct statvfs st;
+    if (reserve == 0 || fstatvfs(m->dirfd, &st) != 0)
+        return false;
+    return (uint64_t)st.f_bavail * st.f_frsize < reserve;
+}
+
+/* ".<32 hex>.tmp-<anything>": what media_put writes before its rename. */
+static bool temp_name(const char *name)
+{
+    return name[0] == '.' && media_key_valid(name + 1, MEDIA_KEY_LEN) &&
+           strncmp(name + 1 + MEDIA_KEY_LEN, ".tmp-", 5) == 0;
+}
+
+/* Removes every regular file of the directory older than min_age_s whose name passes
+ * want. Returns how many. */
+static int scan(media_t *m, double min_age_s, bool (*want)(const char *name, void *arg),
+                void *arg)
+{
+    int fd = dup(m->dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    rewinddir(d);
+    int removed = 0;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!want(e->d_name, arg))
+            continue;
+        struct stat st;
+        if (fstatat(m->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (min_age_s > 0 && difftime(now, st.st_mtime) < min_age_s)
+            continue;
+        if (unlinkat(m->dirfd, e->d_name, 0) == 0)
+            removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+static bool want_temp(const char *name, void *arg)
+{
+    (void)arg;
+    return strlen(name) >= 1 + MEDIA_KEY_LEN + 5 && temp_name(name);
+}
+
+int media_clean_temp(media_t *m, double min_age_s)
+{
+    int removed = scan(m, min_age_s, want_temp, NULL);
+    if (removed)
+        log_info("media: %d temporary file(s) of interrupted writes removed", removed);
+    return removed;
+}
+
+typedef struct {
+    const char *const *keys;
+    size_t n;
+} keyset_t;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "<32 hex>.png" that no record refers to */
+static bool want_orphan(const char *name, void *arg)
+{
+    keyset_t *ks = arg;
+    if (strlen(name) != MEDIA_KEY_LEN + 4 || strcmp(name + MEDIA_KEY_LEN, ".png") != 0 ||
+        !media_key_valid(name, MEDIA_KEY_LEN))
+        return false;
+    char key[MEDIA_KEY_LEN + 1];
+    memcpy(key, name, MEDIA_KEY_LEN);
+    key[MEDIA_KEY_LEN] = '\0';
+    const char *k = key;
+    return !bsearch(&k, ks->keys, ks->n, sizeof(*ks->keys), cmp_str);
+}
+
+int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s)
+{
+    keyset_t ks = {keys, n};
+    int removed = scan(m, min_age_s, want_orphan, &ks);
+    if (removed)
+        log_info("media: %d picture(s) without a record removed", removed);
+    return removed;
 }

@@ -15,8 +15,25 @@ typedef struct media media_t;
 
 media_t *media_open(const char *dir, char *err, size_t errlen);
 void media_close(media_t *m);
-/* Stores data under a new key (key gets MEDIA_KEY_LEN hex digits + NUL). 0 or -1. */
+/* Stores data under a new key (key gets MEDIA_KEY_LEN hex digits + NUL). 0, or
+ * MEDIA_FULL when the file system has no room (nothing is left behind), or -1. */
+#define MEDIA_FULL (-2)
 int media_put(media_t *m, const void *data, size_t n, char key[MEDIA_KEY_LEN + 1]);
+/* The error a generation ends with when its picture found no room (jobs.c writes it,
+ * records.c answers a waiting client 503 rather than 502 for it). */
+#define MEDIA_FULL_ERROR "The picture could not be stored: the server's storage is full."
+/* True when the media directory's file system has less than reserve bytes free for
+ * this process (statvfs f_bavail). */
+bool media_space_low(media_t *m, uint64_t reserve);
+/* Removes the temporary files (".<key>.tmp-<salt>") that writes interrupted by a
+ * crash left behind, when older than min_age_s seconds (0 = all: only one process
+ * uses the directory; with a shared directory another process may be writing one).
+ * Returns how many were removed. */
+int media_clean_temp(media_t *m, double min_age_s);
+/* Removes the pictures (<key>.png) no record refers to — a crash between a picture's
+ * write and its record's commit leaves one — when older than min_age_s (as above).
+ * keys: every media key records refer to, sorted by strcmp. Returns how many. */
+int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s);
 /* Removes the file; 0 when removed or already gone. */
 int media_remove(media_t *m, const char *key);
 /* True when key has the exact form of a media key (so it cannot name a path). */

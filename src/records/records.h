@@ -157,6 +157,8 @@ struct records_create {
     /* CREATE_STREAM: the subscriber of the new record's events */
     records_event_fn on_event;
     void *on_event_arg;
+    /* the request's Idempotency-Key header (API.md §11), or NULL; for the hook */
+    const char *idempotency_key;
     /* out */
     create_outcome_t outcome;
     int store_rc;
@@ -170,6 +172,7 @@ struct records_create {
      * it is a replay (Idempotent-Replayed: true). */
     int reply_status;
     const char *reply_body;
+    const char *reply_location; /* a replay's kept Location, or NULL */
     bool replayed;
     /* internal */
     void *priv;

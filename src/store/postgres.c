@@ -155,6 +155,27 @@ static const char *const migrations[] = {
     "  ON documents FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
     "CREATE TRIGGER images_count_upd AFTER UPDATE OF name, favorite, resolution, style"
     "  ON images FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
+    /* 5 (safety): the rate limit's GCRA state, one theoretical arrival time per bucket,
+     * instead of fixed-window counts. */
+    "DROP TABLE rate_hits;"
+    "CREATE TABLE rate_tat ("
+    "  bucket TEXT PRIMARY KEY,"
+    "  tat_us BIGINT NOT NULL,"
+    "  allowed BOOLEAN NOT NULL);",
+    /* 6 (safety): idempotency keys (API.md §11); state 0 in progress, 1 done */
+    "CREATE TABLE idempotency_keys ("
+    "  user_id BIGINT NOT NULL,"
+    "  idem_key TEXT NOT NULL,"
+    "  digest TEXT NOT NULL,"
+    "  token TEXT NOT NULL,"
+    "  state SMALLINT NOT NULL,"
+    "  status INTEGER,"
+    "  location TEXT,"
+    "  body TEXT,"
+    "  lease_until_us BIGINT NOT NULL,"
+    "  expires_us BIGINT NOT NULL,"
+    "  PRIMARY KEY (user_id, idem_key));"
+    "CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_us);",
 };
 
 /* ---- statements ------------------------------------------------------------------ */
@@ -202,9 +223,16 @@ enum {
     S_JOB_COUNT,
     S_JOB_COUNTS,
     S_RATE_HIT,
+    S_RATE_PRUNE,
+    S_IDEM_TAKE,
+    S_IDEM_GET,
+    S_IDEM_FINISH,
+    S_IDEM_ABORT,
+    S_IDEM_PRUNE,
     S_JOB_PROGRESS,
     S_JOB_PARTIAL,
     S_NOTIFY,
+    S_MEDIA_KEYS,
     S_COUNT
 };
 
@@ -310,12 +338,40 @@ static const pg_stmt_t stmts[S_COUNT] = {
     [S_JOB_COUNTS] = {"ink_job_counts", 1,
                       "SELECT count(*) FILTER (WHERE token IS NULL OR lease_until_us < $1),"
                       " count(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= $1) FROM jobs"},
-    /* also drops this bucket's windows older than window - 1 */
-    [S_RATE_HIT] = {"ink_rate_hit", 2,
-                    "WITH old AS (DELETE FROM rate_hits WHERE bucket = $1 AND \"window\" < $2 - 1)"
-                    " INSERT INTO rate_hits (bucket, \"window\", count) VALUES ($1, $2, 1)"
-                    " ON CONFLICT (bucket, \"window\") DO UPDATE SET count = rate_hits.count + 1"
-                    " RETURNING count"},
+    /* $1 bucket, $2 now, $3 interval, $4 period; SET reads the row as it was */
+    [S_RATE_HIT] = {"ink_rate_gcra", 4,
+                    "INSERT INTO rate_tat AS t (bucket, tat_us, allowed)"
+                    " VALUES ($1, $2::bigint + $3::bigint, $3::bigint <= $4::bigint)"
+                    " ON CONFLICT (bucket) DO UPDATE SET"
+                    " allowed = GREATEST(t.tat_us, $2::bigint) + $3::bigint - $2::bigint <= $4::bigint,"
+                    " tat_us = CASE WHEN GREATEST(t.tat_us, $2::bigint) + $3::bigint - $2::bigint"
+                    " <= $4::bigint THEN GREATEST(t.tat_us, $2::bigint) + $3::bigint ELSE t.tat_us END"
+                    " RETURNING tat_us, allowed"},
+    [S_RATE_PRUNE] = {"ink_rate_prune", 1, "DELETE FROM rate_tat WHERE tat_us < $1"},
+    /* $1 user, $2 key, $3 digest, $4 token, $5 lease until, $6 expires, $7 now */
+    [S_IDEM_TAKE] = {"ink_idem_take", 7,
+                     "INSERT INTO idempotency_keys AS k (user_id, idem_key, digest, token, state,"
+                     " lease_until_us, expires_us) VALUES ($1, $2, $3, $4, 0, $5, $6)"
+                     " ON CONFLICT (user_id, idem_key) DO UPDATE SET digest = excluded.digest,"
+                     " token = excluded.token, state = 0, status = NULL, location = NULL,"
+                     " body = NULL, lease_until_us = excluded.lease_until_us,"
+                     " expires_us = excluded.expires_us"
+                     " WHERE k.expires_us < $7::bigint OR (k.state = 0 AND k.lease_until_us < $7::bigint)"
+                     " RETURNING token"},
+    [S_IDEM_GET] = {"ink_idem_get", 2,
+                    "SELECT digest, state, status, location, body FROM idempotency_keys"
+                    " WHERE user_id = $1 AND idem_key = $2"},
+    [S_IDEM_FINISH] = {"ink_idem_finish", 7,
+                       "UPDATE idempotency_keys SET state = 1, status = $4, location = $5,"
+                       " body = $6, expires_us = $7"
+                       " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
+    [S_IDEM_ABORT] = {"ink_idem_abort", 3,
+                      "DELETE FROM idempotency_keys"
+                      " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
+    [S_IDEM_PRUNE] = {"ink_idem_prune", 1, "DELETE FROM idempotency_keys WHERE expires_us < $1"},
+    [S_MEDIA_KEYS] = {"ink_media_keys", 0,
+                      "SELECT media_key FROM images WHERE media_key IS NOT NULL"
+                      " ORDER BY media_key COLLATE \"C\""},
 };
 
 
@@ -1318,20 +1374,123 @@ static int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running)
 
 /* ---- rate limiting --------------------------------------------------------------- */
 
-static int pg_rate_hit(store_conn_t *sc, const char *bucket, int64_t window, int64_t *count)
+static int pg_rate_gcra(store_conn_t *sc, const char *bucket, int64_t now_us, int64_t interval_us,
+                        int64_t period_us, bool prune, int64_t *tat_us, bool *allowed)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
     PGresult *r;
-    num_t w = num_i64(window);
-    const char *p[] = {bucket, w.s};
+    num_t now = num_i64(now_us), iv = num_i64(interval_us), per = num_i64(period_us);
+    if (prune) {
+        const char *pp[] = {now.s};
+        if ((rc = pg_run(c, S_RATE_PRUNE, pp, &r)) != STORE_OK)
+            return rc;
+        PQclear(r);
+    }
+    const char *p[] = {bucket, now.s, iv.s, per.s};
     if ((rc = pg_run(c, S_RATE_HIT, p, &r)) != STORE_OK)
         return rc;
-    *count = col_i64(r, 0, 0);
+    *tat_us = col_i64(r, 0, 0);
+    const char *a = PQgetvalue(r, 0, 1);
+    *allowed = a && a[0] == 't';
     PQclear(r);
     return STORE_OK;
+}
+
+/* ---- idempotency keys ------------------------------------------------------------ */
+
+#define PG_IDEM_TRIES 4 /* a key freed between the take and the read is taken again */
+
+static int pg_idem_begin(store_conn_t *sc, int64_t user_id, const char *key, const char *digest,
+                         int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
+                         idem_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    memset(out, 0, sizeof(*out));
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    num_t uid = num_i64(user_id), now = num_i64(now_us), lease = num_i64(now_us + lease_us),
+          exp = num_i64(now_us + ttl_us);
+    if (prune) {
+        const char *pp[] = {now.s};
+        if ((rc = pg_run(c, S_IDEM_PRUNE, pp, &r)) != STORE_OK)
+            return rc;
+        PQclear(r);
+    }
+    for (int tries = 0; tries < PG_IDEM_TRIES; tries++) {
+        /* one statement: taken atomically, or held by someone (the row lock of the
+         * upsert makes a concurrent first use wait for the other's outcome) */
+        random_hex(out->token, 16);
+        const char *p[] = {uid.s, key, digest, out->token, lease.s, exp.s, now.s};
+        if ((rc = pg_run(c, S_IDEM_TAKE, p, &r)) != STORE_OK)
+            return rc;
+        bool taken = PQntuples(r) == 1;
+        PQclear(r);
+        if (taken) {
+            out->state = IDEM_NEW;
+            return STORE_OK;
+        }
+        const char *g[] = {uid.s, key};
+        if ((rc = pg_run(c, S_IDEM_GET, g, &r)) != STORE_OK)
+            return rc;
+        if (PQntuples(r) == 0) { /* aborted meanwhile: try to take it again */
+            PQclear(r);
+            continue;
+        }
+        if (strcmp(PQgetvalue(r, 0, 0), digest) != 0) {
+            out->state = IDEM_MISMATCH;
+        } else if (col_i64(r, 0, 1) == 0) {
+            out->state = IDEM_BUSY;
+        } else {
+            out->state = IDEM_REPLAY;
+            out->status = (int)col_i64(r, 0, 2);
+            out->location = col_str(r, 0, 3, a);
+            out->body = col_str(r, 0, 4, a);
+            if (!out->body)
+                out->body = "";
+        }
+        PQclear(r);
+        return STORE_OK;
+    }
+    out->state = IDEM_BUSY; /* taken and freed again and again: say it is busy */
+    return STORE_OK;
+}
+
+static int pg_idem_finish(store_conn_t *sc, int64_t user_id, const char *key, const char *token,
+                          int status, const char *location, const char *body, int64_t expires_us)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id), st = num_i64(status), exp = num_i64(expires_us);
+    const char *p[] = {uid.s, key, token, st.s, location, body, exp.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_IDEM_FINISH, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_idem_abort(store_conn_t *sc, int64_t user_id, const char *key, const char *token)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t uid = num_i64(user_id);
+    const char *p[] = {uid.s, key, token};
+    PGresult *r;
+    if ((rc = pg_run(c, S_IDEM_ABORT, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
 }
 
 /* ---- events of other processes (records/remote.c) ---- */
@@ -1385,6 +1544,27 @@ static int pg_notify(store_conn_t *sc, const char *payload)
     if ((rc = pg_run(c, S_NOTIFY, p, &r)) != STORE_OK)
         return rc;
     PQclear(r);
+    return STORE_OK;
+}
+
+static int pg_media_keys(store_conn_t *sc, arena_t *a, const char ***keys, size_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    *keys = NULL;
+    *n = 0;
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_MEDIA_KEYS, NULL, &r)) != STORE_OK)
+        return rc;
+    int rows = PQntuples(r);
+    const char **v = arena_alloc(a, (size_t)(rows ? rows : 1) * sizeof(*v));
+    for (int i = 0; i < rows; i++)
+        v[i] = col_str(r, i, 0, a);
+    PQclear(r);
+    *keys = v;
+    *n = (size_t)rows;
     return STORE_OK;
 }
 

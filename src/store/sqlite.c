@@ -177,6 +177,29 @@ static const char *const migrations[] = {
     "CREATE TRIGGER images_count_upd AFTER UPDATE OF name, favorite, resolution, style"
     "  ON images BEGIN UPDATE record_counts SET version = version + 1"
     "  WHERE user_id = NEW.user_id AND kind = 1; END;",
+    /* 4 (safety): the rate limit's GCRA state, one theoretical arrival time per bucket,
+     * instead of fixed-window counts. */
+    "DROP TABLE rate_hits;"
+    "CREATE TABLE rate_tat ("
+    "  bucket TEXT PRIMARY KEY,"
+    "  tat_us INTEGER NOT NULL,"
+    "  allowed INTEGER NOT NULL"
+    ") WITHOUT ROWID, STRICT;",
+    /* 5 (safety): idempotency keys (API.md §11); state 0 in progress, 1 done */
+    "CREATE TABLE idempotency_keys ("
+    "  user_id INTEGER NOT NULL,"
+    "  idem_key TEXT NOT NULL,"
+    "  digest TEXT NOT NULL,"
+    "  token TEXT NOT NULL,"
+    "  state INTEGER NOT NULL,"
+    "  status INTEGER,"
+    "  location TEXT,"
+    "  body TEXT,"
+    "  lease_until_us INTEGER NOT NULL,"
+    "  expires_us INTEGER NOT NULL,"
+    "  PRIMARY KEY (user_id, idem_key)"
+    ") WITHOUT ROWID, STRICT;"
+    "CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_us);",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -228,6 +251,12 @@ enum {
     ST_USER_TOTAL,
     ST_RATE_HIT,
     ST_RATE_PRUNE,
+    ST_IDEM_TAKE,
+    ST_IDEM_GET,
+    ST_IDEM_FINISH,
+    ST_IDEM_ABORT,
+    ST_IDEM_PRUNE,
+    ST_MEDIA_KEYS,
     ST_COUNT
 };
 
@@ -305,10 +334,34 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOB_COUNTS] = "SELECT COUNT(*) FILTER (WHERE token IS NULL OR lease_until_us < ?1), "
                       "COUNT(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= ?1) FROM jobs",
     [ST_USER_TOTAL] = "SELECT n, version FROM record_counts WHERE user_id = ?1 AND kind = ?2",
-    [ST_RATE_HIT] = "INSERT INTO rate_hits(bucket, \"window\", count) VALUES (?1, ?2, 1) "
-                    "ON CONFLICT(bucket, \"window\") DO UPDATE SET count = count + 1 "
-                    "RETURNING count",
-    [ST_RATE_PRUNE] = "DELETE FROM rate_hits WHERE bucket = ?1 AND \"window\" < ?2 - 1",
+    /* ?1 bucket, ?2 now, ?3 interval, ?4 period; SET reads the row as it was */
+    [ST_RATE_HIT] = "INSERT INTO rate_tat(bucket, tat_us, allowed) VALUES (?1, ?2 + ?3, ?3 <= ?4) "
+                    "ON CONFLICT(bucket) DO UPDATE SET "
+                    "allowed = max(tat_us, ?2) + ?3 - ?2 <= ?4, "
+                    "tat_us = CASE WHEN max(tat_us, ?2) + ?3 - ?2 <= ?4 "
+                    "THEN max(tat_us, ?2) + ?3 ELSE tat_us END "
+                    "RETURNING tat_us, allowed",
+    [ST_RATE_PRUNE] = "DELETE FROM rate_tat WHERE tat_us < ?1",
+    /* ?1 user, ?2 key, ?3 digest, ?4 token, ?5 lease until, ?6 expires, ?7 now */
+    [ST_IDEM_TAKE] = "INSERT INTO idempotency_keys(user_id, idem_key, digest, token, state, "
+                     "lease_until_us, expires_us) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6) "
+                     "ON CONFLICT(user_id, idem_key) DO UPDATE SET digest = excluded.digest, "
+                     "token = excluded.token, state = 0, status = NULL, location = NULL, "
+                     "body = NULL, lease_until_us = excluded.lease_until_us, "
+                     "expires_us = excluded.expires_us "
+                     "WHERE idempotency_keys.expires_us < ?7 "
+                     "OR (idempotency_keys.state = 0 AND idempotency_keys.lease_until_us < ?7) "
+                     "RETURNING token",
+    [ST_IDEM_GET] = "SELECT digest, state, status, location, body FROM idempotency_keys "
+                    "WHERE user_id = ?1 AND idem_key = ?2",
+    [ST_IDEM_FINISH] = "UPDATE idempotency_keys SET state = 1, status = ?4, location = ?5, "
+                       "body = ?6, expires_us = ?7 "
+                       "WHERE user_id = ?1 AND idem_key = ?2 AND token = ?3 AND state = 0",
+    [ST_IDEM_ABORT] = "DELETE FROM idempotency_keys "
+                      "WHERE user_id = ?1 AND idem_key = ?2 AND token = ?3 AND state = 0",
+    [ST_IDEM_PRUNE] = "DELETE FROM idempotency_keys WHERE expires_us < ?1",
+    [ST_MEDIA_KEYS] = "SELECT media_key FROM images WHERE media_key IS NOT NULL "
+                      "ORDER BY media_key COLLATE BINARY",
 };
 
 /* ---- list statements (keys: store_int.h) ------------------------------------------- */
@@ -346,6 +399,12 @@ static int sq_error(sq_conn_t *c, int rc, const char *what)
     }
     if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
         return STORE_CONFLICT;
+    if (primary == SQLITE_FULL || primary == SQLITE_IOERR) {
+        /* a full disk (or a failing one): nothing was written (the transaction rolls
+         * back), the client may retry once there is room */
+        log_error("sqlite: %s: %s (code %d): storage unavailable", what, sqlite3_errstr(rc), rc);
+        return STORE_UNAVAILABLE;
+    }
     log_error("sqlite: %s: %s (code %d)", what, sqlite3_errmsg(c->db), rc);
     return STORE_ERROR;
 }
@@ -1514,37 +1573,207 @@ static int sq_job_counts(store_conn_t *conn, int64_t *queued, int64_t *running)
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }
 
-/* ---- rate limiting --------------------------------------------------------------------- */
-
-static int sq_rate_hit(store_conn_t *conn, const char *bucket, int64_t window, int64_t *count)
+/* Every lease held is dropped (one statement, autocommit). */
+static int sq_job_release_all(store_conn_t *conn, int64_t *n)
 {
     sq_conn_t *c = sq(conn);
-    int64_t n = 0;
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    rc = exec_sql(c, "UPDATE jobs SET token = NULL, lease_until_us = NULL WHERE token IS NOT NULL",
+                  "job_release_all");
+    *n = rc == STORE_OK ? sqlite3_changes(c->db) : 0;
+    /* requests in progress died with the previous process: their keys are free again */
+    if (rc == STORE_OK)
+        rc = exec_sql(c, "DELETE FROM idempotency_keys WHERE state = 0", "job_release_all");
+    return tx_end(c, rc);
+}
+
+/* ---- rate limiting --------------------------------------------------------------------- */
+
+static int sq_rate_gcra(store_conn_t *conn, const char *bucket, int64_t now, int64_t interval,
+                        int64_t period, bool prune, int64_t *tat_us, bool *allowed)
+{
+    sq_conn_t *c = sq(conn);
+    int64_t tat = 0;
+    bool ok = false;
     int rc = tx_begin(c);
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st;
+    if (prune) {
+        if ((rc = stmt(c, ST_RATE_PRUNE, &st)) != STORE_OK)
+            goto out;
+        sqlite3_bind_int64(st, 1, now);
+        if ((rc = run(c, st, "rate_gcra")) != STORE_OK)
+            goto out;
+    }
     if ((rc = stmt(c, ST_RATE_HIT, &st)) != STORE_OK)
         goto out;
     bind_text(st, 1, bucket);
-    sqlite3_bind_int64(st, 2, window);
-    rc = step_row(c, st, "rate_hit");
+    sqlite3_bind_int64(st, 2, now);
+    sqlite3_bind_int64(st, 3, interval);
+    sqlite3_bind_int64(st, 4, period);
+    rc = step_row(c, st, "rate_gcra");
     if (rc != STORE_OK) {
         rc = rc == STORE_NOTFOUND ? STORE_ERROR : rc;
         goto out;
     }
-    n = sqlite3_column_int64(st, 0);
+    tat = sqlite3_column_int64(st, 0);
+    ok = sqlite3_column_int(st, 1) != 0;
     stmt_done(st);
-    if ((rc = stmt(c, ST_RATE_PRUNE, &st)) != STORE_OK)
-        goto out;
-    bind_text(st, 1, bucket);
-    sqlite3_bind_int64(st, 2, window);
-    rc = run(c, st, "rate_hit");
 out:
     rc = tx_end(c, rc);
-    if (rc == STORE_OK)
-        *count = n;
+    if (rc == STORE_OK) {
+        *tat_us = tat;
+        *allowed = ok;
+    }
     return rc;
+}
+
+/* ---- idempotency keys ------------------------------------------------------------------ */
+
+static int idem_take(sq_conn_t *c, int64_t user_id, const char *key, const char *digest,
+                     int64_t now, int64_t lease_us, int64_t ttl_us, idem_t *out)
+{
+    sqlite3_stmt *st;
+    int rc = stmt(c, ST_IDEM_TAKE, &st);
+    if (rc != STORE_OK)
+        return rc;
+    random_hex(out->token, 16);
+    sqlite3_bind_int64(st, 1, user_id);
+    bind_text(st, 2, key);
+    bind_text(st, 3, digest);
+    bind_text(st, 4, out->token);
+    sqlite3_bind_int64(st, 5, now + lease_us);
+    sqlite3_bind_int64(st, 6, now + ttl_us);
+    sqlite3_bind_int64(st, 7, now);
+    rc = step_row(c, st, "idem_begin");
+    if (rc == STORE_OK)
+        stmt_done(st);
+    return rc; /* NOTFOUND: the key is held */
+}
+
+static int sq_idem_begin(store_conn_t *conn, int64_t user_id, const char *key,
+                         const char *digest, int64_t now, int64_t lease_us, int64_t ttl_us,
+                         bool prune, arena_t *a, idem_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    memset(out, 0, sizeof(*out));
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if (prune) {
+        if ((rc = stmt(c, ST_IDEM_PRUNE, &st)) != STORE_OK)
+            goto out;
+        sqlite3_bind_int64(st, 1, now);
+        if ((rc = run(c, st, "idem_begin")) != STORE_OK)
+            goto out;
+    }
+    rc = idem_take(c, user_id, key, digest, now, lease_us, ttl_us, out);
+    if (rc == STORE_OK) {
+        out->state = IDEM_NEW;
+        goto out;
+    }
+    if (rc != STORE_NOTFOUND || (rc = stmt(c, ST_IDEM_GET, &st)) != STORE_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, user_id);
+    bind_text(st, 2, key);
+    if ((rc = step_row(c, st, "idem_begin")) != STORE_OK) {
+        rc = rc == STORE_NOTFOUND ? STORE_ERROR : rc; /* held, so there (one transaction) */
+        goto out;
+    }
+    const char *d = (const char *)sqlite3_column_text(st, 0);
+    if (!d || strcmp(d, digest) != 0) {
+        out->state = IDEM_MISMATCH;
+    } else if (sqlite3_column_int(st, 1) == 0) {
+        out->state = IDEM_BUSY;
+    } else {
+        out->state = IDEM_REPLAY;
+        out->status = sqlite3_column_int(st, 2);
+        out->location = col_text(st, 3, a);
+        out->body = col_text(st, 4, a);
+        if (!out->body)
+            out->body = "";
+    }
+    stmt_done(st);
+out:
+    return tx_end(c, rc);
+}
+
+static int sq_idem_finish(store_conn_t *conn, int64_t user_id, const char *key,
+                          const char *token, int status, const char *location, const char *body,
+                          int64_t expires_us)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, ST_IDEM_FINISH, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, user_id);
+        bind_text(st, 2, key);
+        bind_text(st, 3, token);
+        sqlite3_bind_int(st, 4, status);
+        bind_text(st, 5, location);
+        bind_text(st, 6, body);
+        sqlite3_bind_int64(st, 7, expires_us);
+        rc = run(c, st, "idem_finish");
+        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+            rc = STORE_STALE;
+    }
+    return tx_end(c, rc);
+}
+
+static int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, const char *token)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, ST_IDEM_ABORT, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, user_id);
+        bind_text(st, 2, key);
+        bind_text(st, 3, token);
+        rc = run(c, st, "idem_abort");
+        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+            rc = STORE_STALE;
+    }
+    return tx_end(c, rc);
+}
+
+/* ---- media keys ---------------------------------------------------------------------- */
+
+static int sq_media_keys(store_conn_t *conn, arena_t *a, const char ***keys, size_t *n)
+{
+    sq_conn_t *c = sq(conn);
+    *keys = NULL;
+    *n = 0;
+    int rc = tx_begin_read(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, ST_MEDIA_KEYS, &st)) != STORE_OK)
+        return tx_end(c, rc);
+    size_t cap = 0;
+    const char **v = NULL;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            const char **grown = arena_alloc(a, cap * sizeof(*grown));
+            if (*n)
+                memcpy(grown, v, *n * sizeof(*grown));
+            v = grown;
+        }
+        v[(*n)++] = col_text(st, 0, a);
+    }
+    rc = step == SQLITE_DONE ? STORE_OK : sq_error(c, step, "media_keys");
+    stmt_done(st);
+    *keys = v;
+    return tx_end(c, rc);
 }
 
 const store_ops_t store_sqlite_ops = {
@@ -1556,4 +1785,5 @@ const store_ops_t store_sqlite_ops = {
     .read_end = sq_read_end,
     .record_get_probed = sq_record_get_probed,
     STORE_OPS_COMMON(sq),
+    .job_release_all = sq_job_release_all,
 };

@@ -123,6 +123,23 @@ typedef struct {
     record_t rec;     /* kind, id, user_id and the input fields */
 } job_t;
 
+/* An idempotency key's row (API.md §11; api/idempotency.c). */
+typedef enum {
+    IDEM_NEW = 0,      /* first use (or the old use expired, or its owner's lease ran out):
+                        * the caller processes the request and holds the token */
+    IDEM_BUSY = 1,     /* the first request is still being processed */
+    IDEM_MISMATCH = 2, /* the key was used with another request digest */
+    IDEM_REPLAY = 3,   /* done: status, location and body are the kept answer */
+} idem_state_t;
+
+typedef struct {
+    idem_state_t state;
+    char token[33];       /* IDEM_NEW: the token finish/abort need */
+    int status;           /* IDEM_REPLAY */
+    const char *location; /* IDEM_REPLAY: may be NULL */
+    const char *body;     /* IDEM_REPLAY */
+} idem_t;
+
 typedef struct store store_t;
 typedef struct store_conn store_conn_t;
 struct store_ops;
@@ -209,10 +226,41 @@ typedef struct store_ops {
     /* The queue as /readyz and /metrics show it: jobs waiting for a worker (never
      * claimed, or their lease ran out) and jobs a worker holds now. */
     int (*job_counts)(store_conn_t *c, int64_t *queued, int64_t *running);
+    /* Optional (NULL when a backend is shared by several processes): drops every job
+     * lease, so each job is claimable at once; *n gets how many were held. Only for a
+     * server that knows no other process can hold one (SQLite, with the data-directory
+     * lock of main.c): leases left by a dead predecessor need not run out first. */
+    int (*job_release_all)(store_conn_t *c, int64_t *n);
 
-    /* Rate limiting: adds one hit to (bucket, window) and returns the window's count.
-     * Windows older than window - 1 may be pruned. */
-    int (*rate_hit)(store_conn_t *c, const char *bucket, int64_t window, int64_t *count);
+    /* Rate limiting, GCRA (api/ratelimit.c): one atomic step on the bucket's theoretical
+     * arrival time (TAT; an absent bucket has TAT = now). With t = max(TAT, now): when
+     * t + interval - now <= period the hit is allowed and TAT becomes t + interval;
+     * else it is refused and TAT stays. *tat_us gets the TAT after the step, *allowed
+     * the outcome. With prune, buckets whose TAT has passed (the same as absent) are
+     * deleted first. */
+    int (*rate_gcra)(store_conn_t *c, const char *bucket, int64_t now_us, int64_t interval_us,
+                     int64_t period_us, bool prune, int64_t *tat_us, bool *allowed);
+
+    /* Idempotency keys (API.md §11), one row per (user, key), atomic across processes.
+     * begin: takes the key when it is free — absent, expired (expires_us < now), or in
+     * progress with its lease (lease_until_us) run out — as in progress with a new
+     * token, the digest, lease now + lease_us and expiry now + ttl_us: IDEM_NEW.
+     * Otherwise tells what holds it (IDEM_BUSY, IDEM_MISMATCH when the digest differs,
+     * IDEM_REPLAY with the kept answer, strings in a). With prune, every expired row is
+     * deleted first. finish keeps the answer (state done, expiry now + ttl) and abort
+     * forgets the key, both only while the token still holds it in progress (else
+     * STORE_STALE). A SQLite server at start drops every in-progress key with
+     * job_release_all: their requests died with the previous process. */
+    int (*idem_begin)(store_conn_t *c, int64_t user_id, const char *key, const char *digest,
+                      int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
+                      idem_t *out);
+    int (*idem_finish)(store_conn_t *c, int64_t user_id, const char *key, const char *token,
+                       int status, const char *location, const char *body, int64_t expires_us);
+    int (*idem_abort)(store_conn_t *c, int64_t user_id, const char *key, const char *token);
+
+    /* Every media key an image refers to (any user), sorted by strcmp, strings in a:
+     * what a starting server checks the media directory against (main.c). */
+    int (*media_keys)(store_conn_t *c, arena_t *a, const char ***keys, size_t *n);
 
     /* Optional (NULL when one process owns the store): events between processes.
      * job_progress keeps the text so far of a running job (while the token matches,
@@ -264,6 +312,14 @@ typedef struct {
 void store_sqlite_checkpoint_pages(store_t *s, int pages);
 bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out);
 
+/* `inkwell backup` (sqlite_backup.c): a consistent copy of the SQLite database at
+ * db_path, taken with SQLite's online backup API while servers may write, written to
+ * dest atomically (temporary file, fsync, rename; journal mode DELETE, no WAL beside
+ * it). Then each_key (if not NULL) is called with every media key the copy refers to.
+ * 0, or -1 with err set. */
+int store_sqlite_backup(const char *db_path, const char *dest,
+                        void (*each_key)(void *, const char *), void *arg, char *err,
+                        size_t errlen);
 /* Wrappers: what the rest of the program calls instead of the ops table, so the
  * checks of what a backend can do live here (in the spirit of Redis's connWrite). */
 /* probe may be NULL; it is used only when the backend has probed reads. */

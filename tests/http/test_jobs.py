@@ -42,7 +42,20 @@ class Async(ServerTest):
             return [d for d in self.req("GET", "/api/v1/documents?per_page=100").json["data"] if d["id"] == doc_id][0]
         early = listed()
         self.assertIn(early["state"], ("queued", "generating"))
-        self.assertEqual(listed()["state"] in ("queued", "generating", "completed"), True)
+        # the list follows the job through its states, in order, never back: the
+        # generation takes 400 ms, so polling every 20 ms sees it running
+        order = ["queued", "generating", "completed"]
+        seen = [early["state"]]
+        deadline = time.time() + 30
+        while seen[-1] != "completed" and time.time() < deadline:
+            state = listed()["state"]
+            self.assertIn(state, order)
+            if state != seen[-1]:
+                seen.append(state)
+            time.sleep(0.02)
+        self.assertEqual(seen, sorted(seen, key=order.index), seen)
+        self.assertEqual(seen[-1], "completed", seen)
+        self.assertIn("generating", seen)
         done = poll(self, self.alice, f"/api/v1/documents/{doc_id}")
         self.assertEqual(done["state"], "completed")
         self.assertEqual(listed(), done)

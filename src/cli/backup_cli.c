@@ -1,0 +1,168 @@
+/* backup_cli.c — inkwell backup --to FILE [--data-dir DIR | --database URL].
+ *
+ * SQLite: FILE gets a consistent copy of the database (store_sqlite_backup: the online
+ * backup API, safe while the server runs), then FILE.media/ gets every picture that
+ * copy refers to (hard links when on the same file system, else copies; pictures are
+ * never rewritten, so a link is a copy). Restoring is copying both back with the
+ * server stopped (docs/deployment.md). PostgreSQL: pg_dump does this job; the command
+ * says so and exits 2. */
+#include "cli/cli.h"
+
+#include "core/config.h"
+#include "core/util.h"
+#include "media/media.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(void)
+{
+    fputs("usage: inkwell backup --to FILE [--data-dir DIR | --database URL]\n"
+          "  writes a consistent copy of the SQLite database to FILE and the pictures it\n"
+          "  refers to to FILE.media/ (safe while the server runs)\n",
+          stderr);
+}
+
+typedef struct {
+    const char *from, *to; /* media directories */
+    long copied, missing, failed;
+} media_copy_t;
+
+static int copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -1;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+        close(in);
+        return -1;
+    }
+    char buf[65536];
+    ssize_t n;
+    int rc = 0;
+    while ((n = read(in, buf, sizeof(buf))) > 0) {
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0) {
+                if (errno == EINTR)
+                    continue;
+                rc = -1;
+                break;
+            }
+            off += w;
+        }
+        if (rc)
+            break;
+    }
+    if (n < 0 || fsync(out) != 0)
+        rc = -1;
+    close(in);
+    if (close(out) != 0)
+        rc = -1;
+    return rc;
+}
+
+static void each_key(void *arg, const char *key)
+{
+    media_copy_t *m = arg;
+    if (!key || !media_key_valid(key, strlen(key)))
+        return;
+    char from[4096], to[4096];
+    snprintf(from, sizeof(from), "%s/%s.png", m->from, key);
+    snprintf(to, sizeof(to), "%s/%s.png", m->to, key);
+    struct stat st;
+    if (stat(to, &st) == 0) {
+        m->copied++; /* already there from an earlier backup to the same place */
+        return;
+    }
+    if (link(from, to) == 0 || (errno != ENOENT && copy_file(from, to) == 0)) {
+        m->copied++;
+    } else if (errno == ENOENT || access(from, F_OK) != 0) {
+        /* deleted by the server after the snapshot was taken: its record is in the
+         * backup, its picture is not (the record was deleted right after too) */
+        m->missing++;
+    } else {
+        unlink(to);
+        m->failed++;
+        fprintf(stderr, "inkwell: cannot copy picture %s: %s\n", key, strerror(errno));
+    }
+}
+
+int cli_backup(int argc, char **argv)
+{
+    const char *to = NULL;
+    char **rest = xcalloc((size_t)argc + 1, sizeof(char *));
+    int nrest = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--to") == 0 && i + 1 < argc)
+            to = argv[++i];
+        else if (strncmp(argv[i], "--to=", 5) == 0)
+            to = argv[i] + 5;
+        else
+            rest[nrest++] = argv[i];
+    }
+    cfg_t cfg;
+    char err[512];
+    bool help = false;
+    int rc = 2;
+    char *url = NULL;
+    if (cfg_load(&cfg, nrest, rest, &help, err, sizeof(err)) != 0) {
+        fprintf(stderr, "inkwell: %s\n", err);
+        goto out;
+    }
+    if (help || !to || !*to) {
+        usage();
+        rc = help ? 0 : 2;
+        goto out;
+    }
+    url = cfg_database_url(&cfg);
+    if (strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0) {
+        fputs("inkwell: backup copies SQLite databases; for PostgreSQL use pg_dump, and copy the\n"
+              "media directory (<data-dir>/media) after it (see docs/deployment.md, Backups)\n",
+              stderr);
+        goto out;
+    }
+    const char *path = strncmp(url, "sqlite:", 7) == 0 ? url + 7 : url;
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "inkwell: no database at %s\n", path);
+        rc = 1;
+        goto out;
+    }
+    buf_t from, dir;
+    buf_init(&from);
+    buf_init(&dir);
+    buf_printf(&from, "%s/media", cfg.data_dir);
+    buf_printf(&dir, "%s.media", to);
+    if (mkdir(buf_cstr(&dir), 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "inkwell: cannot create %s: %s\n", buf_cstr(&dir), strerror(errno));
+        buf_free(&from);
+        buf_free(&dir);
+        rc = 1;
+        goto out;
+    }
+    media_copy_t m = {buf_cstr(&from), buf_cstr(&dir), 0, 0, 0};
+    if (store_sqlite_backup(path, to, each_key, &m, err, sizeof(err)) != 0) {
+        fprintf(stderr, "inkwell: %s\n", err);
+        rc = 1;
+    } else if (m.failed) {
+        rc = 1;
+    } else {
+        printf("backup: %s (database) and %s/ (%ld pictures%s)\n", to, buf_cstr(&dir), m.copied,
+               m.missing ? ", some deleted meanwhile" : "");
+        rc = 0;
+    }
+    buf_free(&from);
+    buf_free(&dir);
+out:
+    free(url);
+    free(rest);
+    cfg_free(&cfg);
+    return rc;
+}
