@@ -80,6 +80,25 @@ for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 wait 2>/dev/null || true
 pids=()
 
+# Streams (SSE, bench/sse.py): time to first delta of streamed builtin creates, then the
+# server's memory with 1,000 streams open on one long generation.
+"$BUILD/inkwell" key create --user bench --data-dir "$work/sse" > "$work/skey" 2>/dev/null
+skey=$(cat "$work/skey")
+sport=$(port)
+taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$sport" --data-dir "$work/sse" --threads 1 \
+  --workers 2 --rate-limit 0 --log-level warn & spid=$!; pids+=($spid)
+waitport "$sport" healthz
+sse_ttfd=$(taskset -c 1 python3 bench/sse.py ttfd "$sport" "$skey" 1000)
+kill "$spid"; wait "$spid" 2>/dev/null || true
+lport=$(port)
+(ulimit -n 4096; exec taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$lport" \
+  --data-dir "$work/sse" --threads 1 --workers 1 --rate-limit 0 --log-level warn \
+  --max-connections 2000 --builtin-delay-ms 3600000) & lpid=$!; pids+=($lpid)
+waitport "$lport" healthz
+sse_streams=$( (ulimit -n 4096; taskset -c 1 python3 bench/sse.py streams "$lport" "$skey" 1000 "$lpid") )
+kill "$lpid"; wait "$lpid" 2>/dev/null || true
+pids=()
+
 printf '\n%-16s %12s %10s %10s %8s %12s %8s\n' scenario req/s p50 p99 non-2xx baseline ratio
 for i in "${!bases[@]}"; do
   set -- ${bases[$i]}
@@ -98,6 +117,9 @@ for r in "$many" "${images[@]}"; do
 done
 echo "each ratio is to the mean of the baseline runs just before and after its scenario"
 echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline; show-1000: p99 <= 10x p50"
+echo
+echo "$sse_ttfd"
+echo "$sse_streams"
 BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
 for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }

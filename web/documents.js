@@ -65,7 +65,8 @@ export function docView(root, route) {
       h('div', {class: 'head'}, h('h1', {text: d.name}), starButton(d, (fav) => favorite(d.id, fav))),
       d.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${d.error || 'no reason given.'}`}) : null,
       h('div', {class: 'layout'},
-        h('section', {class: 'panel', 'aria-label': 'Text'}, watching, text),
+        h('section', {class: 'panel', 'aria-label': 'Text'}, watching, text,
+          d.state === 'failed' && !d.result ? h('p', {class: 'muted', text: 'No text was written.'}) : null),
         h('aside', {class: 'panel', 'aria-label': 'Details'}, facts,
           h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions)));
     root.querySelector('h1').tabIndex = -1;

@@ -5,7 +5,7 @@ import {api} from './api.js';
 import {add, clear, fill, field, h, pager, select, summary} from './ui.js';
 import {hashFor, navigate} from './nav.js';
 
-export const SORTS = [['id:desc', 'Newest first'], ['id:asc', 'Oldest first'], ['name:asc', 'Name A–Z'], ['name:desc', 'Name Z–A']];
+export const SORTS = [['id:desc', 'Newest'], ['id:asc', 'Oldest'], ['name:asc', 'Name A–Z'], ['name:desc', 'Name Z–A']];
 export const FAVS = [['', 'All'], ['1', 'Favourites only'], ['0', 'Not favourites']];
 export const PER_PAGE = [['10', '10'], ['25', '25'], ['50', '50'], ['100', '100']];
 

@@ -318,6 +318,19 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
         jw_str(w, rec->result);
         jw_key(w, "words");
         jw_int(w, rec->words);
+        jw_key(w, "usage");
+        if (rec->prompt_tokens >= 0 || rec->completion_tokens >= 0) {
+            jw_obj_begin(w);
+            jw_key(w, "prompt_tokens");
+            jw_int(w, rec->prompt_tokens >= 0 ? rec->prompt_tokens : 0);
+            jw_key(w, "completion_tokens");
+            jw_int(w, rec->completion_tokens >= 0 ? rec->completion_tokens : 0);
+            jw_obj_end(w);
+        } else {
+            jw_null(w);
+        }
+        jw_key(w, "truncated");
+        jw_bool(w, rec->truncated);
     } else {
         jw_key(w, "description");
         jw_str(w, rec->description);
@@ -341,7 +354,7 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
     jw_key(w, "favorite");
     jw_bool(w, rec->favorite);
     jw_key(w, "state");
-    jw_str(w, rec->state);
+    jw_str(w, rec_state_name(rec->state));
     jw_key(w, "error");
     jw_str(w, rec->error);
     jw_key(w, "created_at");

@@ -37,15 +37,14 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
         api_validation_error(r, &v);
         return;
     }
-    if (strcmp(rec.state, "completed") != 0) {
+    if (rec.state != REC_COMPLETED) {
         api_error(r, 409, "The document has no result yet.");
         return;
     }
 
     /* the record is copied into the request's arena: the GET's read session (a SQLite
      * read transaction) need not stay open while the file is made */
-    if (c->ops->read_end)
-        c->ops->read_end(c);
+    store_read_end(c);
     const char *text = rec.result ? rec.result : "";
     buf_reset(&r->resp);
     if (export_render(fmt, rec.name, text, strlen(text), &r->resp) != 0) {

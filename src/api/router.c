@@ -244,15 +244,13 @@ void api_handle(void *appv, http_req_t *r)
     store_conn_t *session = NULL;
     if (api && strcmp(r->method, "GET") == 0 && (session = api_conn(app, r)) == NULL)
         return;
-    if (session && session->ops->read_begin)
-        session->ops->read_begin(session);
-    else
-        session = NULL;
+    if (session)
+        store_read_begin(session); /* nothing on a backend without read sessions */
     /* everything under /api/v1 is authenticated and rate limited, known route or not */
     if (!api || admit(app, r))
         dispatch(app, r, rt, kind, id, allowed);
     if (session)
-        session->ops->read_end(session);
+        store_read_end(session);
 }
 
 static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int64_t id,

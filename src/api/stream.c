@@ -60,7 +60,6 @@ static void copy_record(arena_t *a, record_t *dst, const record_t *src)
     *dst = *src;
 #define DUP(f) dst->f = src->f ? arena_strdup(a, src->f) : NULL
     DUP(name);
-    DUP(state);
     DUP(error);
     DUP(prompt);
     DUP(result);
@@ -113,6 +112,10 @@ static void on_event(void *arg, const rev_t *ev)
     case REV_FAILED:
         x->end = END_FAILED;
         snprintf(x->error, sizeof(x->error), "%s", ev->error ? ev->error : "Generation failed.");
+        break;
+    case REV_DELETED:
+        x->end = END_FAILED;
+        snprintf(x->error, sizeof(x->error), "The record was deleted.");
         break;
     case REV_RELEASED: x->end = END_RELEASED; break;
     case REV_TICK:
@@ -289,9 +292,9 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now)
     if (live)
         learn_text(x, 0, live, live_len);
     if (rc == STORE_OK && x->end == END_NONE) {
-        if (strcmp(now->state, "completed") == 0)
+        if (now->state == REC_COMPLETED)
             learn_final(x, now);
-        else if (strcmp(now->state, "failed") == 0) {
+        else if (now->state == REC_FAILED) {
             x->end = END_FAILED;
             snprintf(x->error, sizeof(x->error), "%s", now->error ? now->error : "Generation failed.");
         }
@@ -399,8 +402,8 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     x->first.words = 0;
     x->first.media_key = NULL;
     x->first.revised_prompt = NULL;
-    if (strcmp(x->first.state, "completed") == 0 || strcmp(x->first.state, "failed") == 0)
-        x->first.state = "generating";
+    if (record_finished(&x->first))
+        x->first.state = REC_GENERATING;
     char *loc = arena_printf(&r->arena, "%s/api/v1/%s/%lld", app->public_url,
                              cr->rec.kind == KIND_DOC ? "documents" : "images",
                              (long long)cr->rec.id);

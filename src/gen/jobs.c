@@ -165,7 +165,11 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
         log_info("job=%lld: failed (%s)", (long long)job->id, res.error);
     } else if (rec->kind == KIND_DOC) {
         const char *text = buf_cstr(&res.text);
-        rc = apply(j, c, job, text, count_words(text), NULL, NULL, NULL);
+        job_t done = *job; /* with the usage, which job_complete stores */
+        done.rec.prompt_tokens = res.prompt_tokens;
+        done.rec.completion_tokens = res.completion_tokens;
+        done.rec.truncated = res.truncated;
+        rc = apply(j, c, &done, text, count_words(text), NULL, NULL, NULL);
     } else {
         char key[MEDIA_KEY_LEN + 1];
         int mrc = media_put(j->media, res.png.data, res.png.len, key);

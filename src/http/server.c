@@ -39,6 +39,10 @@ typedef struct http_conn {
     int fd;
     double receiving_since; /* 0 = not receiving */
     bool shut;
+    /* the request whose URI arrived and that has not completed yet: libmicrohttpd
+     * calls no completion for a request it refuses before the handler ever saw it (e.g.
+     * its headers overflow the connection's memory), so the close frees it */
+    struct http_req *req;
 } http_conn_t;
 
 struct http_stream {
@@ -134,6 +138,24 @@ static void conn_set_receiving(http_server_t *s, http_conn_t *hc, double since)
     pthread_mutex_unlock(&s->conns_mu);
 }
 
+/* A request's own memory, and its count in flight. */
+static void req_free(http_server_t *s, http_req_t *r)
+{
+    if (r->hc && r->hc->req == r)
+        r->hc->req = NULL;
+    if (r->counted) {
+        atomic_fetch_sub(&s->inflight, 1);
+        metrics_http_done((metrics_route_t)r->metric_route, r->method, r->status,
+                          mono_s() - r->started);
+    }
+    if (r->resp_fd >= 0)
+        close(r->resp_fd);
+    buf_free(&r->body);
+    buf_free(&r->resp);
+    arena_free(&r->arena);
+    free(r);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
@@ -153,6 +175,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         *socket_context = hc;
     } else if (*socket_context) {
         http_conn_t *hc = *socket_context;
+        if (hc->req && !hc->req->seen) /* seen by on_access: MHD completes it itself */
+            req_free(s, hc->req);
         pthread_mutex_lock(&s->conns_mu);
         if (hc->prev)
             hc->prev->next = hc->next;
@@ -232,6 +256,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     r->hc = ci ? ci->socket_context : NULL;
+    if (r->hc)
+        r->hc->req = r;
     return r;
 }
 
@@ -610,18 +636,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         r->resumed = false;
         r->on_resumed(s->o.app, r);
     }
-    if (r->counted) {
-        atomic_fetch_sub(&s->inflight, 1);
-        metrics_http_done((metrics_route_t)r->metric_route, r->method, r->status,
-                          mono_s() - r->started);
-    }
     conn_set_receiving(s, r->hc, mono_s()); /* a keep-alive connection's next request */
-    if (r->resp_fd >= 0)
-        close(r->resp_fd);
-    buf_free(&r->body);
-    buf_free(&r->resp);
-    arena_free(&r->arena);
-    free(r);
+    req_free(s, r);
     *con_cls = NULL;
 }
 

@@ -236,7 +236,8 @@ void hub_publish(hub_t *h, const rev_t *ev, bool local)
                 buf_reset(&e->text);
             } else if (ev->type == REV_TEXT && e->live) {
                 buf_append(&e->text, ev->text, ev->len);
-            } else if (ev->type == REV_COMPLETED || ev->type == REV_FAILED) {
+            } else if (ev->type == REV_COMPLETED || ev->type == REV_FAILED ||
+                       ev->type == REV_DELETED) {
                 e->live = false;
                 buf_free(&e->text);
                 buf_init(&e->text);

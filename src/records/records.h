@@ -17,6 +17,7 @@
  *   REV_COMPLETED   the generation ended and was stored (rec: the stored record)
  *   REV_FAILED      the generation failed (error: why, in words for the user; rec may
  *                   be NULL)
+ *   REV_DELETED     the record was deleted (whatever its state)
  * Two kinds of listeners:
  *  - subscribers of one record (records_subscribe): waiting creates and SSE streams.
  *    Their callback runs in the publishing thread (a worker, the writer thread, the
@@ -52,6 +53,7 @@ typedef enum {
     REV_TEXT,
     REV_COMPLETED,
     REV_FAILED,
+    REV_DELETED,
     /* Subscribers only: the server is stopping; the subscription has been removed. */
     REV_RELEASED,
     /* Subscribers only: a periodic tick (records_tick_s), for deadlines and SSE
@@ -86,7 +88,7 @@ typedef struct records_sub records_sub_t;
  * right now, *live_text (may be NULL) gets a malloc'd copy of its text so far and
  * *live_len its length, taken atomically with the subscription: the next REV_TEXT
  * event continues exactly there. Otherwise *live_text is NULL. The callback gets a
- * REV_TICK about every records tick (see records_start) too. */
+ * REV_TICK every RECORDS_TICK_S too. */
 records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id,
                                  records_event_fn fn, void *arg, char **live_text,
                                  size_t *live_len);
@@ -214,7 +216,8 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
  * are logged, not returned). */
 void records_discard(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id);
 
-/* The seconds between REV_TICK events (config: --stream-keepalive / 5, at most 1). */
+/* The seconds between REV_TICK events: the precision of wait limits and keep-alives. */
+#define RECORDS_TICK_S 0.05
 double records_tick_s(records_t *s);
 
 #endif

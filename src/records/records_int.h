@@ -34,7 +34,8 @@ struct records {
 /* remote.c: with a shared store, follows the records other processes generate. */
 remote_t *remote_start(records_t *s);
 void remote_stop(remote_t *r);
-/* A local generation ended (REV_COMPLETED/REV_FAILED): tells the other processes. */
+/* A local generation ended (REV_COMPLETED/REV_FAILED) or a record was deleted
+ * (REV_DELETED): tells the other processes. */
 void remote_announce(remote_t *r, const rev_t *ev);
 
 #endif

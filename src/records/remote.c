@@ -3,7 +3,8 @@
  * Sending: a worker keeps the text so far of its running generation in the job row
  * at most every PROGRESS_S while it grows (records_progress), and that same
  * statement NOTIFYs; a finished generation (completed or failed) is NOTIFYed too.
- * A payload is "<sender> <t|c|f> <kind> <id> <user_id>": sender is this process's
+ * A deleted record is NOTIFYed as well.
+ * A payload is "<sender> <t|c|f|d> <kind> <id> <user_id>": sender is this process's
  * random tag, so a process ignores its own notifications.
  *
  * Receiving: the store's listener thread (LISTEN on its own connection) calls
@@ -55,7 +56,7 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
     record_t rec;
     int rc = store_record_get(c, kind, user_id, id, NULL, NULL, &a, &rec);
     if (rc == STORE_OK && record_finished(&rec)) {
-        bool ok = strcmp(rec.state, "completed") == 0;
+        bool ok = rec.state == REC_COMPLETED;
         rev_t ev = {.type = ok ? REV_COMPLETED : REV_FAILED, .kind = kind, .id = id,
                     .user_id = user_id, .rec = &rec, .error = rec.error};
         hub_publish(r->s->hub, &ev, false);
@@ -64,8 +65,7 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
         refresh(r, c, kind, user_id, id, true);
         return;
     } else if (rc == STORE_NOTFOUND) {
-        rev_t ev = {.type = REV_FAILED, .kind = kind, .id = id, .user_id = user_id,
-                    .error = "The record was deleted before its generation finished."};
+        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
         hub_publish(r->s->hub, &ev, false);
     }
     arena_free(&a);
@@ -131,11 +131,12 @@ static void payload(remote_t *r, char *out, size_t len, char type, rec_kind_t ki
 /* A local generation ended: tell the other processes. */
 void remote_announce(remote_t *r, const rev_t *ev)
 {
-    if (!r || (ev->type != REV_COMPLETED && ev->type != REV_FAILED) || ev->id <= 0)
+    if (!r || ev->id <= 0 ||
+        (ev->type != REV_COMPLETED && ev->type != REV_FAILED && ev->type != REV_DELETED))
         return;
     char p[96];
-    payload(r, p, sizeof(p), ev->type == REV_COMPLETED ? 'c' : 'f', ev->kind, ev->id,
-            ev->user_id);
+    char type = ev->type == REV_COMPLETED ? 'c' : ev->type == REV_FAILED ? 'f' : 'd';
+    payload(r, p, sizeof(p), type, ev->kind, ev->id, ev->user_id);
     store_conn_t *c = conn(r);
     if (c && store_notify(c, p) != STORE_OK)
         log_warn("record=%lld: other processes could not be told that it ended", (long long)ev->id);

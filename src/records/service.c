@@ -38,21 +38,17 @@ records_t *records_start(const records_deps_t *deps)
 {
     records_t *s = xcalloc(1, sizeof(*s));
     s->d = *deps;
-    double ka = deps->cfg->stream_keepalive > 0 ? deps->cfg->stream_keepalive : 15;
-    double tick = ka / 5 < 1 ? ka / 5 : 1;
-    if (tick < 0.05)
-        tick = 0.05;
-    s->hub = hub_new(tick);
+    s->hub = hub_new(records_tick_s(s));
     if (store_shared(deps->store))
         s->remote = remote_start(s);
     return s;
 }
 
+/* Ticks time the waits (--wait-limit, to RECORDS_TICK_S) and the keep-alives. */
 double records_tick_s(records_t *s)
 {
-    double ka = s->d.cfg->stream_keepalive > 0 ? s->d.cfg->stream_keepalive : 15;
-    double tick = ka / 5 < 1 ? ka / 5 : 1;
-    return tick < 0.05 ? 0.05 : tick;
+    (void)s;
+    return RECORDS_TICK_S;
 }
 
 void records_set_jobs(records_t *s, struct jobs *jobs)
@@ -121,7 +117,6 @@ static void copy_record(arena_t *a, record_t *dst, const record_t *src)
     *dst = *src;
 #define DUP(f) dst->f = src->f ? arena_strdup(a, src->f) : NULL
     DUP(name);
-    DUP(state);
     DUP(error);
     DUP(prompt);
     DUP(result);
@@ -157,6 +152,15 @@ static void on_wait_event(void *arg, const rev_t *ev)
         if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
             return;
         p->cr->error = arena_strdup(p->cr->arena, ev->error ? ev->error : "Generation failed.");
+        p->cr->outcome = CREATE_FAILED;
+        p->cr->done(p->cr);
+        break;
+    }
+    case REV_DELETED: {
+        bool expected = false;
+        if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
+            return;
+        p->cr->error = "The record was deleted before its generation finished.";
         p->cr->outcome = CREATE_FAILED;
         p->cr->done(p->cr);
         break;
@@ -212,6 +216,9 @@ static void create_inline(records_t *s, create_priv_t *p)
     }
     cr->rec.result = arena_strndup(cr->arena, res.text.data ? res.text.data : "", res.text.len);
     cr->rec.words = count_words(cr->rec.result);
+    cr->rec.prompt_tokens = res.prompt_tokens;
+    cr->rec.completion_tokens = res.completion_tokens;
+    cr->rec.truncated = res.truncated;
     gen_result_free(&res);
     p->item.rec = &cr->rec;
     p->item.wake = on_written;
@@ -226,7 +233,7 @@ void records_create(records_t *s, records_create_t *cr)
     p->s = s;
     p->cr = cr;
     cr->priv = p;
-    cr->rec.state = "queued";
+    cr->rec.state = REC_QUEUED;
     if (s->has_hook && s->hook.begin && s->hook.begin(s->hook.arg, cr)) {
         atomic_store(&p->resolved, true);
         cr->outcome = CREATE_HOOK;
@@ -264,21 +271,22 @@ void records_create(records_t *s, records_create_t *cr)
     p->sub = hub_subscribe(s->hub, cr->rec.kind, cr->rec.user_id, cr->rec.id, on_wait_event, p, NULL, NULL);
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
-    /* the job may have ended before the subscription */
+    /* The job may have ended before the subscription. (p lives in the request's arena:
+     * a resolution above resumes the connection, which libmicrohttpd hands back to this
+     * same thread only after this returns, so p is still there.) */
     arena_t a;
     arena_init(&a);
     record_t now;
     rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL, &a, &now);
-    if (rc == STORE_OK && strcmp(now.state, "completed") == 0) {
+    if (rc == STORE_OK && now.state == REC_COMPLETED) {
         rev_t done = {.type = REV_COMPLETED, .kind = now.kind, .id = now.id, .rec = &now};
         on_wait_event(p, &done);
-    } else if (rc == STORE_OK && strcmp(now.state, "failed") == 0) {
+    } else if (rc == STORE_OK && now.state == REC_FAILED) {
         rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error};
         on_wait_event(p, &failed);
     } else if (rc == STORE_NOTFOUND) {
-        rev_t failed = {.type = REV_FAILED, .kind = cr->rec.kind, .id = cr->rec.id,
-                        .error = "The record was deleted before its generation finished."};
-        on_wait_event(p, &failed);
+        rev_t deleted = {.type = REV_DELETED, .kind = cr->rec.kind, .id = cr->rec.id};
+        on_wait_event(p, &deleted);
     }
     arena_free(&a);
 }
@@ -346,6 +354,8 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
         rcache_drop(s->d.rcache, kind, id);
         if (media_key && media_remove(s->d.media, media_key) != 0)
             log_warn("record=%lld: could not remove its media file", (long long)id);
+        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
+        records_publish(s, &ev);
     }
     arena_free(&a);
     return rc;

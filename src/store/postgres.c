@@ -277,10 +277,12 @@ static const pg_stmt_t stmts[S_COUNT] = {
                       "INSERT INTO images (user_id, name, favorite, state, created_us, updated_us,"
                       " description, resolution, style)"
                       " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7) RETURNING id"},
-    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 9,
+    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 12,
                            "INSERT INTO documents (user_id, name, favorite, state, created_us,"
-                           " updated_us, prompt, creativity, template_id, result, words)"
-                           " VALUES ($1, $2, $3, 'completed', $4, $4, $5, $6, $7, $8, $9)"
+                           " updated_us, prompt, creativity, template_id, result, words,"
+                           " prompt_tokens, completion_tokens, truncated)"
+                           " VALUES ($1, $2, $3, 'completed', $4, $4, $5, $6, $7, $8, $9,"
+                           " $10, $11, $12)"
                            " RETURNING id"},
     [S_JOB_INSERT] = {"ink_job_insert", 3,
                       "INSERT INTO jobs (kind, record_id, created_us) VALUES ($1, $2, $3)"
@@ -323,10 +325,13 @@ static const pg_stmt_t stmts[S_COUNT] = {
     [S_JOB_DROP] = {"ink_job_drop", 1, "DELETE FROM jobs WHERE id = $1"},
     [S_JOB_RENEW] = {"ink_job_renew", 3,
                      "UPDATE jobs SET lease_until_us = $3 WHERE id = $1 AND token = $2"},
-    /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now */
-    [S_JOB_COMPLETE] = {"ink_job_complete", 7,
+    /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now, $8 prompt tokens,
+     * $9 completion tokens, $10 truncated */
+    [S_JOB_COMPLETE] = {"ink_job_complete", 10,
                         JOB_FINISH("state = 'completed', error = NULL, result = $3::text,"
-                                   " words = $4::bigint, " BUMP("$7"),
+                                   " words = $4::bigint, prompt_tokens = $8::bigint,"
+                                   " completion_tokens = $9::bigint, truncated = $10::boolean, "
+                                   BUMP("$7"),
                                    "state = 'completed', error = NULL, media_key = $5::text,"
                                    " revised_prompt = $6::text, " BUMP("$7"))},
     /* $3 error, $4 now */
@@ -660,7 +665,7 @@ static void row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, 
     out->user_id = col_i64(r, row, 1);
     out->name = col_str(r, row, 2, a);
     out->favorite = col_bool(r, row, 3);
-    out->state = col_str(r, row, 4, a);
+    out->state = rec_state_parse(PQgetvalue(r, row, 4));
     out->error = col_str(r, row, 5, a);
     out->created_us = col_i64(r, row, 6);
     out->updated_us = col_i64(r, row, 7);
@@ -670,6 +675,9 @@ static void row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, 
         out->template_id = (int)col_i64(r, row, 10);
         out->result = col_str(r, row, 11, a);
         out->words = col_i64(r, row, 12);
+        out->prompt_tokens = PQgetisnull(r, row, 13) ? -1 : col_i64(r, row, 13);
+        out->completion_tokens = PQgetisnull(r, row, 14) ? -1 : col_i64(r, row, 14);
+        out->truncated = col_bool(r, row, 15);
     } else {
         out->description = col_str(r, row, 8, a);
         out->resolution = col_str(r, row, 9, a);
@@ -870,9 +878,12 @@ static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, bool
     const char *fav = rec->favorite ? "t" : "f";
     if (rec->kind == KIND_DOC) {
         num_t cr = num_f64(rec->creativity), tpl = num_i64(rec->template_id),
-              words = num_i64(rec->words);
+              words = num_i64(rec->words), pt = num_i64(rec->prompt_tokens),
+              ct = num_i64(rec->completion_tokens);
         const char *p[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s,
-                           rec->result, words.s};
+                           rec->result, words.s, rec->prompt_tokens < 0 ? NULL : pt.s,
+                           rec->completion_tokens < 0 ? NULL : ct.s,
+                           rec->truncated ? "t" : "f"};
         return pg_find_id(c, done ? S_DOC_INSERT_DONE : S_DOC_INSERT, p, id);
     }
     const char *p[] = {uid.s, rec->name, fav, ts.s, rec->description, rec->resolution, rec->style};
@@ -901,7 +912,7 @@ static int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
         return rc;
     }
     rec->id = id;
-    store_record_inserted(rec, "queued", now);
+    store_record_inserted(rec, REC_QUEUED, now);
     *job_id = jid;
     return STORE_OK;
 }
@@ -928,7 +939,7 @@ static int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, siz
         return rc;
     }
     for (size_t i = 0; i < n; i++)
-        store_record_inserted(recs[i], "completed", now);
+        store_record_inserted(recs[i], REC_COMPLETED, now);
     return STORE_OK;
 }
 
@@ -1093,8 +1104,11 @@ static char *list_sql(unsigned k)
                        " LIMIT $%d OFFSET $%d",
                    table, buf_cstr(&where), cols, counts, table, order, n + 1, n + 2);
     else
-        buf_printf(&b, "SELECT %s, %s FROM %s%s ORDER BY %s LIMIT $%d OFFSET $%d", cols, counts,
-                   table, buf_cstr(&where), order, n + 1, n + 2);
+        /* the rows skipped by the offset come from the order's index alone (an
+         * index-only scan once vacuumed): only the page's rows are read whole */
+        buf_printf(&b, "SELECT %s, %s FROM %s WHERE id IN (SELECT id FROM %s%s ORDER BY %s"
+                       " LIMIT $%d OFFSET $%d) ORDER BY %s",
+                   cols, counts, table, table, buf_cstr(&where), order, n + 1, n + 2, order);
     buf_free(&where);
     return buf_steal(&b);
 }
@@ -1325,8 +1339,12 @@ static int pg_job_complete(store_conn_t *sc, const job_t *job, const char *resul
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
-    num_t id = num_i64(job->id), w = num_i64(words), now = num_i64(now_us());
-    const char *p[] = {id.s, job->token, result, w.s, media_key, revised_prompt, now.s};
+    num_t id = num_i64(job->id), w = num_i64(words), now = num_i64(now_us()),
+          pt = num_i64(job->rec.prompt_tokens), ct = num_i64(job->rec.completion_tokens);
+    const char *p[] = {id.s, job->token, result, w.s, media_key, revised_prompt, now.s,
+                       job->rec.prompt_tokens < 0 ? NULL : pt.s,
+                       job->rec.completion_tokens < 0 ? NULL : ct.s,
+                       job->rec.truncated ? "t" : "f"};
     return job_finish(c, S_JOB_COMPLETE, p);
 }
 

@@ -200,6 +200,10 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (user_id, idem_key)"
     ") WITHOUT ROWID, STRICT;"
     "CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_us);",
+    /* 6: a document's token usage (NULL = not said) and truncation */
+    "ALTER TABLE documents ADD COLUMN prompt_tokens INTEGER;"
+    "ALTER TABLE documents ADD COLUMN completion_tokens INTEGER;"
+    "ALTER TABLE documents ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -284,8 +288,10 @@ static const char *const stmt_sql[ST_COUNT] = {
                       "updated_us, description, resolution, style) "
                       "VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7)",
     [ST_INSERT_DOC_DONE] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
-                           "updated_us, prompt, creativity, template_id, result, words) "
-                           "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9)",
+                           "updated_us, prompt, creativity, template_id, result, words, "
+                           "prompt_tokens, completion_tokens, truncated) "
+                           "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                           "?11, ?12)",
     [ST_FTS_INSERT_DOC] = "INSERT INTO documents_fts(rowid, sname, sresult) "
                           "VALUES (?1, lower(?2), lower(?3))",
     [ST_FTS_INSERT_IMG] = "INSERT INTO images_fts(rowid, sname) VALUES (?1, lower(?2))",
@@ -322,7 +328,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOB_RENEW] = "UPDATE jobs SET lease_until_us = ?3 WHERE id = ?1 AND token = ?2",
     [ST_JOB_FINISH] = "DELETE FROM jobs WHERE id = ?1 AND token = ?2 RETURNING kind, record_id",
     [ST_COMPLETE_DOC] = "UPDATE documents SET state = 'completed', error = NULL, result = ?3, "
-                        "words = ?4, " BUMP("?2") " WHERE id = ?1",
+                        "words = ?4, prompt_tokens = ?5, completion_tokens = ?6, "
+                        "truncated = ?7, " BUMP("?2") " WHERE id = ?1",
     [ST_COMPLETE_IMG] = "UPDATE images SET state = 'completed', error = NULL, media_key = ?3, "
                         "revised_prompt = ?4, " BUMP("?2") " WHERE id = ?1",
     [ST_FAIL_DOC] = "UPDATE documents SET state = 'failed', error = ?3, " BUMP("?2") " "
@@ -844,6 +851,20 @@ static int sq_key_revoke(store_conn_t *conn, int64_t key_id)
 
 /* ---- records --------------------------------------------------------------------------- */
 
+/* A token count: -1 when NULL (not said). */
+static int64_t col_tokens(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static void bind_tokens(sqlite3_stmt *st, int i, int64_t n)
+{
+    if (n < 0)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, n);
+}
+
 /* Reads a row of DOC_COLS / IMG_COLS. */
 static void read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
 {
@@ -853,7 +874,7 @@ static void read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t 
     r->user_id = sqlite3_column_int64(st, 1);
     r->name = col_text(st, 2, a);
     r->favorite = sqlite3_column_int(st, 3) != 0;
-    r->state = col_text(st, 4, a);
+    r->state = rec_state_parse((const char *)sqlite3_column_text(st, 4));
     r->error = col_text(st, 5, a);
     r->created_us = sqlite3_column_int64(st, 6);
     r->updated_us = sqlite3_column_int64(st, 7);
@@ -863,6 +884,9 @@ static void read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t 
         r->template_id = sqlite3_column_int(st, 10);
         r->result = col_text(st, 11, a);
         r->words = sqlite3_column_int64(st, 12);
+        r->prompt_tokens = col_tokens(st, 13);
+        r->completion_tokens = col_tokens(st, 14);
+        r->truncated = sqlite3_column_int(st, 15) != 0;
     } else {
         r->description = col_text(st, 8, a);
         r->resolution = col_text(st, 9, a);
@@ -890,6 +914,9 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
         if (done) {
             bind_text(st, 8, rec->result);
             sqlite3_bind_int64(st, 9, rec->words);
+            bind_tokens(st, 10, rec->prompt_tokens);
+            bind_tokens(st, 11, rec->completion_tokens);
+            sqlite3_bind_int(st, 12, rec->truncated ? 1 : 0);
         }
     } else {
         bind_text(st, 5, rec->description);
@@ -939,7 +966,7 @@ static int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id)
     if ((rc = tx_end(c, rc)) != STORE_OK)
         return rc;
     rec->id = id;
-    store_record_inserted(rec, "queued", now);
+    store_record_inserted(rec, REC_QUEUED, now);
     *job_id = jid;
     return STORE_OK;
 }
@@ -958,7 +985,7 @@ static int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, s
     if ((rc = tx_end(c, rc)) != STORE_OK)
         return rc;
     for (size_t i = 0; i < n; i++)
-        store_record_inserted(recs[i], "completed", now);
+        store_record_inserted(recs[i], REC_COMPLETED, now);
     return STORE_OK;
 }
 
@@ -1511,6 +1538,9 @@ static int sq_job_complete(store_conn_t *conn, const job_t *job, const char *res
     if (kind == KIND_DOC) {
         bind_text(st, 3, result);
         sqlite3_bind_int64(st, 4, words);
+        bind_tokens(st, 5, job->rec.prompt_tokens);
+        bind_tokens(st, 6, job->rec.completion_tokens);
+        sqlite3_bind_int(st, 7, job->rec.truncated ? 1 : 0);
     } else {
         bind_text(st, 3, media_key);
         bind_text(st, 4, revised_prompt);

@@ -105,14 +105,31 @@ bool store_docs_finished(record_t *const *recs, size_t n)
     return true;
 }
 
-void store_record_inserted(record_t *rec, const char *state, int64_t now)
+static const char *const state_names[] = {"queued", "generating", "completed", "failed"};
+
+const char *rec_state_name(rec_state_t s)
+{
+    return (unsigned)s < ARRAY_LEN(state_names) ? state_names[s] : "failed";
+}
+
+rec_state_t rec_state_parse(const char *name)
+{
+    for (size_t i = 0; name && i < ARRAY_LEN(state_names); i++)
+        if (strcmp(name, state_names[i]) == 0)
+            return (rec_state_t)i;
+    return REC_FAILED;
+}
+
+void store_record_inserted(record_t *rec, rec_state_t state, int64_t now)
 {
     rec->state = state;
     rec->error = NULL;
     rec->created_us = rec->updated_us = now;
-    if (strcmp(state, "queued") == 0) {
+    if (state == REC_QUEUED) {
         rec->result = NULL;
         rec->words = 0;
+        rec->prompt_tokens = rec->completion_tokens = -1;
+        rec->truncated = false;
         rec->media_key = NULL;
         rec->revised_prompt = NULL;
     }

@@ -38,13 +38,21 @@ typedef enum {
 
 typedef enum { KIND_DOC = 0, KIND_IMG = 1 } rec_kind_t;
 
+/* A record's generation state; stored as its name. */
+typedef enum { REC_QUEUED = 0, REC_GENERATING, REC_COMPLETED, REC_FAILED } rec_state_t;
+
+/* "queued", "generating", "completed", "failed". */
+const char *rec_state_name(rec_state_t s);
+/* The state a stored name stands for (REC_FAILED for anything unknown). */
+rec_state_t rec_state_parse(const char *name);
+
 /* A document or an image. Fields of the other kind are zero/NULL. */
 typedef struct {
     rec_kind_t kind;
     int64_t id, user_id;
     const char *name;
     bool favorite;
-    const char *state; /* "queued" | "generating" | "completed" | "failed" */
+    rec_state_t state;
     const char *error; /* NULL unless failed */
     int64_t created_us, updated_us;
     /* documents */
@@ -53,6 +61,11 @@ typedef struct {
     int template_id;
     const char *result; /* NULL until generated */
     int64_t words;
+    /* The provider's token usage (-1 when it did not say) and whether the model stopped
+     * at its output limit. A document's job_complete stores job->rec's three;
+     * docs_create_completed stores each record's. */
+    int64_t prompt_tokens, completion_tokens;
+    bool truncated;
     /* images */
     const char *description;
     const char *resolution;     /* "1024x1024" ... */
@@ -67,7 +80,7 @@ typedef struct {
 /* True when the record's generation has ended (completed or failed). */
 static inline bool record_finished(const record_t *rec)
 {
-    return rec->state && (rec->state[0] == 'c' || rec->state[0] == 'f'); /* completed | failed */
+    return rec->state == REC_COMPLETED || rec->state == REC_FAILED;
 }
 
 /* A partial update: NULL / -1 means "leave as is". */
@@ -358,6 +371,6 @@ bool store_probes(const store_t *s);
 bool store_docs_finished(record_t *const *recs, size_t n);
 /* A record just inserted: its state, no error, created = updated = now; a queued one
  * has no result, words, media key or revised prompt yet. */
-void store_record_inserted(record_t *rec, const char *state, int64_t now);
+void store_record_inserted(record_t *rec, rec_state_t state, int64_t now);
 
 #endif

@@ -15,11 +15,11 @@
 /* The columns of a record row, in the order both backends read them. */
 #define DOC_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, "         \
-    "creativity, template_id, result, words"
+    "creativity, template_id, result, words, prompt_tokens, completion_tokens, truncated"
 #define IMG_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
-    "resolution, style, media_key, revised_prompt"
-#define REC_NCOLS 13
+    "resolution, style, media_key, revised_prompt, NULL, NULL, false"
+#define REC_NCOLS 16
 
 /* Every change to a record moves updated_us strictly forward, so (id, updated_us) names
  * one version of it (api/rcache.h relies on this). greatest: the SQL dialect's

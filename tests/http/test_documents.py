@@ -100,8 +100,10 @@ class Create(ServerTest):
         self.assertEqual(r.json["status"], 201)
         d = r.json["data"]
         self.assertEqual(set(d), {"id", "name", "prompt", "creativity", "creativity_label", "template_id",
-                                  "template", "result", "words", "favorite", "state", "error",
-                                  "created_at", "updated_at"})
+                                  "template", "result", "words", "usage", "truncated", "favorite",
+                                  "state", "error", "created_at", "updated_at"})
+        # the builtin generator counts no tokens and never stops at a limit
+        self.assertEqual((d["usage"], d["truncated"]), (None, False))
         self.assertEqual((d["name"], d["prompt"], d["creativity"], d["creativity_label"]),
                          ("Tea", "green tea benefits", 0.5, "Original"))
         self.assertEqual((d["template_id"], d["template"], d["state"], d["error"], d["favorite"]),

@@ -136,7 +136,9 @@ class WaitersDoNotPinThreads(ServerTest):
             self.assertEqual(r.status, 200)
         for t in threads:
             t.join()
-        self.assertLess(max(lat), 1.0, lat)  # a pinned pool would block for seconds
+        # a pinned pool would block until the 3 s wait limit; a busy machine can take
+        # a second over the first GET while 500 creates arrive
+        self.assertLess(max(lat), 2.0, lat)
         self.assertEqual(len(results), 500)
         self.assertTrue(all(s in (201, 202) for s in results), set(map(str, results)))
 

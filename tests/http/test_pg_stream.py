@@ -48,6 +48,8 @@ class CrossProcessStreams(unittest.TestCase):
         self.assertEqual(evs[-1][0], "done")
         result = evs[-1][2]["result"]
         self.assertEqual(check_deltas(self, evs), result)
+        # the text so far reached B while A wrote it (kept every 250 ms), not all at the end
+        self.assertGreater(sum(1 for e in evs if e[0] == "delta"), 1)
         # A generated it (B never ran the job)
         self.assertRegex(self.a.read_log(), rf"record=document/{rid}: completed")
         self.assertNotRegex(self.b.read_log(), rf"record=document/{rid}: completed")
@@ -66,6 +68,15 @@ class CrossProcessStreams(unittest.TestCase):
         evs = Stream(self.b.port, "GET", f"/api/v1/documents/{rid}", self.key).events()
         self.assertEqual([e[0] for e in evs], ["record", "error"])
         self.assertEqual(evs[1][2]["status"], 502)
+
+    def test_delete_in_a_ends_the_stream_in_b(self):
+        rid = self.create_in_a("p")
+        self.start_b()
+        s = Stream(self.b.port, "GET", f"/api/v1/documents/{rid}", self.key)
+        self.assertEqual(s.next_event()[0], "record")
+        self.assertEqual(self.a.request("DELETE", f"/api/v1/documents/{rid}", key=self.key).status, 200)
+        evs = s.events(limit_s=20)
+        self.assertEqual(evs[-1][0], "error")
 
     def test_waiting_create_in_b_woken_by_a(self):
         # B's create waits; whichever process runs the job, B answers 201 at once

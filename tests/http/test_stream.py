@@ -71,9 +71,13 @@ class Stream:
             elif line.startswith("data: "):
                 data.append(line[6:])
 
-    def events(self):
+    def events(self, limit_s=60):
+        """Every event to the end of the stream (which must come within limit_s)."""
         out = []
+        until = time.time() + limit_s
         while True:
+            if time.time() > until:
+                raise AssertionError(f"the stream did not end in {limit_s} s: {out[-3:]}")
             e = self.next_event()
             if e is None:
                 return out
@@ -221,6 +225,8 @@ class SlowGenerations(unittest.TestCase):
         self.assertIn(evs[0][2]["state"], ("queued", "generating"))
         self.assertEqual(evs[-1][0], "done")
         self.assertEqual(check_deltas(self, evs), evs[-1][2]["result"])
+        # the builtin generator spreads its delay over its pieces: the text grows
+        self.assertGreater(sum(1 for e in evs if e[0] == "delta"), 1)
 
     def test_keepalives_while_nothing_is_sent(self):
         # an image has no deltas: for the 1.5 s of its generation nothing but
@@ -274,6 +280,17 @@ class SlowGenerations(unittest.TestCase):
         self.assertEqual(evs[0][2]["state"], "failed")
         # on a show the record stays
         self.assertEqual(self.srv.request("GET", f"/api/v1/documents/{rid}", key=self.key).status, 200)
+
+    def test_record_deleted_mid_stream_ends_it(self):
+        r = self.srv.request("POST", "/api/v1/documents", key=self.key,
+                             form={"name": "del", "prompt": "p"}, headers={"Prefer": "respond-async"})
+        rid = r.json["data"]["id"]
+        s = self.stream("GET", f"/api/v1/documents/{rid}")
+        self.assertEqual(s.next_event()[0], "record")
+        self.assertEqual(self.srv.request("DELETE", f"/api/v1/documents/{rid}", key=self.key).status, 200)
+        evs = s.events()
+        self.assertEqual(evs[-1][0], "error")
+        self.assertEqual(evs[-1][2]["message"], "The record was deleted.")
 
     def test_client_that_goes_away_loses_nothing(self):
         s = self.stream("POST", "/api/v1/documents", form={"name": "gone", "prompt": "p"})

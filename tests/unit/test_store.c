@@ -217,7 +217,7 @@ static void test_documents(ctx_t *t)
     CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
     int64_t t1 = now_us();
     CHECK(r.id > 0 && job > 0);
-    CHECK_STR(r.state, "queued");
+    CHECK_STR(rec_state_name(r.state), "queued");
     CHECK(r.created_us >= t0 && r.created_us <= t1);
     CHECK_INT(r.updated_us, r.created_us);
 
@@ -230,7 +230,7 @@ static void test_documents(ctx_t *t)
     CHECK_STR(g.prompt, "Write about owls");
     CHECK(g.creativity == 0.75);
     CHECK_INT(g.template_id, 3);
-    CHECK_STR(g.state, "queued");
+    CHECK_STR(rec_state_name(g.state), "queued");
     CHECK(g.result == NULL && g.error == NULL && !g.favorite);
     CHECK_INT(g.words, 0);
     CHECK_INT(g.created_us, r.created_us);
@@ -291,7 +291,7 @@ static void test_images(ctx_t *t)
     int64_t job = 0, t0 = now_us();
     CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
     CHECK(r.id > 0 && job > 0);
-    CHECK_STR(r.state, "queued");
+    CHECK_STR(rec_state_name(r.state), "queued");
     CHECK(r.created_us >= t0 && r.updated_us == r.created_us);
 
     record_t g = {0};
@@ -301,7 +301,7 @@ static void test_images(ctx_t *t)
     CHECK_STR(g.description, "a lighthouse at dusk");
     CHECK_STR(g.resolution, "1792x1024");
     CHECK_STR(g.style, "vivid");
-    CHECK_STR(g.state, "queued");
+    CHECK_STR(rec_state_name(g.state), "queued");
     CHECK(g.media_key == NULL && g.revised_prompt == NULL && g.error == NULL && !g.favorite);
     CHECK_INT(g.created_us, r.created_us);
 
@@ -606,9 +606,9 @@ static void check_state(ctx_t *t, rec_kind_t kind, int64_t uid, int64_t id, cons
 {
     record_t g = {0};
     int rc = t->ops->record_get(t->c, kind, uid, id, &t->a, &g);
-    CHECK_MSG(rc == STORE_OK && str_eq(g.state, state),
+    CHECK_MSG(rc == STORE_OK && str_eq(rec_state_name(g.state), state),
               "line %d: record %lld state %s, expected %s (rc %d)", line, (long long)id,
-              rc == STORE_OK && g.state ? g.state : "-", state, rc);
+              rc == STORE_OK ? rec_state_name(g.state) : "-", state, rc);
 }
 #define CHECK_STATE(t, kind, uid, id, state) check_state(t, kind, uid, id, state, __LINE__)
 
@@ -658,25 +658,36 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
     CHECK_INT(t->ops->job_renew(t->c, a.id, a.token, 120), STORE_OK);
 
-    CHECK_INT(t->ops->job_complete(t->c, &a, "alpha beta", 2, NULL, NULL), STORE_OK);
+    /* a claimed job's record has no usage yet */
+    CHECK_INT(a.rec.prompt_tokens, -1);
+    CHECK_INT(a.rec.completion_tokens, -1);
+    CHECK(!a.rec.truncated);
+    job_t a_done = a; /* the usage the provider reported goes with the result */
+    a_done.rec.prompt_tokens = 12;
+    a_done.rec.completion_tokens = 345;
+    a_done.rec.truncated = true;
+    CHECK_INT(t->ops->job_complete(t->c, &a_done, "alpha beta", 2, NULL, NULL), STORE_OK);
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
-    CHECK_STR(g.state, "completed");
+    CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.result, "alpha beta");
     CHECK_INT(g.words, 2);
     CHECK(g.error == NULL);
+    CHECK_INT(g.prompt_tokens, 12);
+    CHECK_INT(g.completion_tokens, 345);
+    CHECK(g.truncated);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 2);
 
     CHECK_INT(t->ops->job_complete(t->c, &b, NULL, 0, "k/abc.png", "a better cat"), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_IMG, me, i1.id, &t->a, &g), STORE_OK);
-    CHECK_STR(g.state, "completed");
+    CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.media_key, "k/abc.png");
     CHECK_STR(g.revised_prompt, "a better cat");
 
     CHECK_INT(t->ops->job_fail(t->c, &c, "The provider refused."), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d2.id, &t->a, &g), STORE_OK);
-    CHECK_STR(g.state, "failed");
+    CHECK_STR(rec_state_name(g.state), "failed");
     CHECK_STR(g.error, "The provider refused.");
     CHECK(g.result == NULL);
 
@@ -719,7 +730,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(t->ops->job_fail(t->c, &first, "late"), STORE_STALE);
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d.id, &t->a, &g), STORE_OK);
-    CHECK_STR(g.state, "generating");
+    CHECK_STR(rec_state_name(g.state), "generating");
     CHECK(g.result == NULL && g.error == NULL);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 1);
@@ -727,7 +738,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(t->ops->job_renew(t->c, second.id, second.token, 60), STORE_OK);
     CHECK_INT(t->ops->job_complete(t->c, &second, "on time", 2, NULL, NULL), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d.id, &t->a, &g), STORE_OK);
-    CHECK_STR(g.state, "completed");
+    CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.result, "on time");
 
     /* deleting a record removes its job, queued or claimed */
@@ -846,7 +857,7 @@ static void test_jobs_concurrent(ctx_t *t)
     CHECK_INT(t->ops->record_list(t->c, KIND_DOC, &q, &t->a, &l), STORE_OK);
     int done = 0;
     for (size_t i = 0; i < l.n; i++)
-        done += str_eq(l.items[i].state, "completed") || str_eq(l.items[i].state, "failed");
+        done += record_finished(&l.items[i]);
     CHECK_INT(done, l.n);
     CHECK_INT(l.total, N_CLAIM_JOBS - N_CLAIM_JOBS / 4);
 }
@@ -865,20 +876,24 @@ static void test_docs_completed(ctx_t *t)
     CHECK_INT(t->ops->job_count(t->c, &jobs_before), STORE_OK);
 
     record_t one = {.kind = KIND_DOC, .user_id = t->alice, .name = "Done one", .prompt = "p1",
-                    .creativity = 0.25, .template_id = 7, .result = "alpha beta", .words = 2};
+                    .creativity = 0.25, .template_id = 7, .result = "alpha beta", .words = 2,
+                    .prompt_tokens = -1, .completion_tokens = 7, .truncated = false};
     record_t *r1[] = {&one};
     int64_t t0 = now_us();
     CHECK_INT(t->ops->docs_create_completed(t->c, r1, 1), STORE_OK);
     CHECK(one.id > 0);
-    CHECK_STR(one.state, "completed");
+    CHECK_STR(rec_state_name(one.state), "completed");
     CHECK(one.created_us >= t0 && one.updated_us == one.created_us);
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, one.id, &t->a, &g), STORE_OK);
-    CHECK_STR(g.state, "completed");
+    CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.result, "alpha beta");
     CHECK_INT(g.words, 2);
     CHECK_INT(g.template_id, 7);
     CHECK(g.creativity == 0.25 && g.error == NULL);
+    CHECK_INT(g.prompt_tokens, -1); /* not said: NULL */
+    CHECK_INT(g.completion_tokens, 7);
+    CHECK(!g.truncated);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->bob, one.id, &t->a, &g), STORE_NOTFOUND);
 
     record_t b[3];
@@ -996,7 +1011,7 @@ static void test_writer(ctx_t *t)
             record_t g = {0};
             if (t->ops->record_get(t->c, KIND_DOC, sa[i].user, sa[i].recs[k].id, &t->a, &g) ==
                     STORE_OK &&
-                g.result && strcmp(g.result, sa[i].texts[k]) == 0 && strcmp(g.state, "completed") == 0)
+                g.result && strcmp(g.result, sa[i].texts[k]) == 0 && g.state == REC_COMPLETED)
                 right++;
         }
     CHECK_INT(ok, n);
@@ -1065,7 +1080,7 @@ static void test_updated_moves_forward(ctx_t *t, const char *url)
     CHECK_INT(t->ops->job_complete(t->c, &job, "done", 1, NULL, NULL), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
     CHECK_INT(g.updated_us, future + 2);
-    CHECK_STR(g.state, "completed");
+    CHECK_STR(rec_state_name(g.state), "completed");
 }
 
 static void test_rate(ctx_t *t)

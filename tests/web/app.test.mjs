@@ -392,7 +392,7 @@ describe('documents', () => {
 describe('streaming', () => {
   let slow, key;
   before(async () => {
-    slow = await new Server('--builtin-delay-ms', '2500').start();
+    slow = await new Server('--builtin-delay-ms', '2500', '--builtin-fail-pattern', 'FAILNOW').start();
     key = slow.key('sam');
   });
   after(async () => slow?.stop());
@@ -458,6 +458,36 @@ describe('streaming', () => {
   }));
 });
 
+describe('failed records', () => {
+  test('a record that failed with no one waiting shows failed and its error', () => withPage(async (page) => {
+    const s = await new Server('--builtin-fail-pattern', 'FAILNOW').start();
+    try {
+      const key = s.key('lou');
+      const r = await s.api('POST', '/documents', key, {name: 'Broken one', prompt: 'FAILNOW please'}, {Prefer: 'respond-async'});
+      assert.equal(r.status, 202);
+      let rec;
+      for (let i = 0; i < 200 && rec?.state !== 'failed'; i++) {
+        rec = (await s.api('GET', `/documents/${r.json.data.id}`, key)).json.data;
+        if (rec.state !== 'failed') await new Promise((res) => setTimeout(res, 50));
+      }
+      assert.equal(rec.state, 'failed');
+      assert.ok(rec.error);
+      await signIn(page, s, key);
+      await page.waitForSelector('.card .badge.failed');
+      assert.equal(await page.textContent('.card .badge'), 'Failed');
+      assert.equal(await page.textContent('.card .excerpt'), rec.error);
+      await page.click('.card .title');
+      await page.waitForSelector('[role=alert]');
+      assert.equal(await page.textContent('#main [role=alert]'), `Generation failed: ${rec.error}`);
+      assert.equal(await page.locator('.downloads, button:text("Edit")').count(), 0);
+      assert.equal(await page.textContent('section[aria-label=Text] .muted'), 'No text was written.');
+      await shot(page, 'document-failed');
+    } finally {
+      await s.stop();
+    }
+  }));
+});
+
 describe('images', () => {
   test('create an image (progress shown), see it in the gallery, full view, rename, favourite, download, delete', () => withPage(async (page) => {
     const gina = srv.key('gina');
@@ -483,6 +513,10 @@ describe('images', () => {
     assert.equal(await page.getAttribute('a:text("Download PNG")', 'download'), 'Sunset.png');
     await shot(page, 'image');
     const id = Number(page.url().match(/(\d+)$/)[1]);
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('a:text("Download PNG")')]);
+    assert.equal(dl.suggestedFilename(), 'Sunset.png');
+    const png = fs.readFileSync(await dl.path());
+    assert.equal(png.subarray(0, 8).toString('hex'), '89504e470d0a1a0a');
     // rename and favourite
     await page.fill('form.rename input[name=name]', 'Red sunset');
     await page.click('button:text("Rename")');

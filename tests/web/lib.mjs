@@ -60,7 +60,11 @@ export class Server {
     const log = fs.openSync(this.logPath, 'w');
     const args = ['serve', '--listen', `127.0.0.1:${this.port}`, ...this.storage(),
       ...(this.args.includes('--rate-limit') ? [] : ['--rate-limit', '1000000']), ...this.args];
-    this.proc = spawn(BIN, args, {stdio: ['ignore', log, log]});
+    // leaks inside third-party libraries (fontconfig, cairo) that the sanitizer build
+    // would report are suppressed as in the black-box suite (tests/lsan.supp)
+    let lsan = process.env.LSAN_OPTIONS || '';
+    if (!lsan.includes('suppressions=')) lsan = [lsan, `suppressions=${path.join(ROOT, 'tests/lsan.supp')}`].filter(Boolean).join(':');
+    this.proc = spawn(BIN, args, {stdio: ['ignore', log, log], env: {...process.env, LSAN_OPTIONS: lsan}});
     this.exited = new Promise((resolve) => this.proc.on('exit', (code, sig) => resolve(code ?? sig)));
     for (let i = 0; i < 300; i++) {
       if (this.proc.exitCode !== null) throw new Error(`server exited: ${fs.readFileSync(this.logPath, 'utf8').slice(-2000)}`);

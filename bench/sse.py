@@ -1,0 +1,122 @@
+"""make bench, streams (API.md §10). Two figures:
+
+  ttfd PORT KEY N        time to first delta of N streamed builtin document creates, one
+                         after the other on fresh connections: from the request's first
+                         byte sent to the first `delta` event read (p50, p99, max); then
+                         the same creates answered in JSON, to the end of the answer
+  streams PORT KEY N PID N show streams held open at once on one running generation (the
+                         server runs with a long --builtin-delay-ms): the server's RSS
+                         before and with all N open (each has had its `record` event)
+
+Python standard library only."""
+import asyncio
+import resource
+import socket
+import sys
+import time
+import urllib.parse
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def request(method, path, key, body=None, accept_sse=True, extra=""):
+    h = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n"
+    if accept_sse:
+        h += "Accept: text/event-stream\r\n"
+    if body is not None:
+        h += f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n"
+    return (h + extra + "\r\n" + (body or "")).encode()
+
+
+def ttfd(port, key, n, sse=True):
+    body = urllib.parse.urlencode({"name": "bench", "prompt": "a short note on garden soil"})
+    req = request("POST", "/api/v1/documents", key, body, accept_sse=sse)
+    mark = b"event: delta" if sse else b'"status":201}'
+    times = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        t0 = time.perf_counter()
+        s.sendall(req)
+        buf = b""
+        while mark not in buf:
+            chunk = s.recv(65536)
+            if not chunk:
+                raise SystemExit("stream ended before a delta: " + buf[:300].decode(errors="replace"))
+            buf += chunk
+        times.append(time.perf_counter() - t0)
+        s.close()
+    times.sort()
+    pct = lambda p: times[min(len(times) - 1, int(p * len(times)))] * 1000
+    if sse:
+        print(f"sse-ttfd          n={n}  p50 {pct(0.50):.2f} ms  p99 {pct(0.99):.2f} ms  max {times[-1] * 1000:.2f} ms"
+              "  (target p99 <= 5 ms)")
+    else:
+        print(f"json-create       n={n}  p50 {pct(0.50):.2f} ms  p99 {pct(0.99):.2f} ms  max {times[-1] * 1000:.2f} ms"
+              "  (the same creates answered in JSON, for comparison)")
+
+
+async def hold(port, key, path, ready, stop):
+    r, w = await asyncio.open_connection("127.0.0.1", port)
+    w.write(request("GET", path, key))
+    await w.drain()
+    buf = b""
+    while b"event: record" not in buf:
+        chunk = await r.read(65536)
+        if not chunk:
+            raise SystemExit("a stream ended early: " + buf[:300].decode(errors="replace"))
+        buf += chunk
+    ready.append(1)
+    await stop.wait()
+    w.close()
+
+
+async def streams(port, key, n, pid):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, n + 256)), hard))
+    body = urllib.parse.urlencode({"name": "long", "prompt": "held open"})
+    # one long generation (the server's --builtin-delay-ms), created without waiting
+    r, w = await asyncio.open_connection("127.0.0.1", port)
+    w.write(request("POST", "/api/v1/documents", key, body, accept_sse=False,
+                    extra="Prefer: respond-async\r\n"))
+    await w.drain()
+    head = (await r.read(65536)).decode()
+    w.close()
+    loc = [l for l in head.split("\r\n") if l.lower().startswith("location:")][0].split(":", 1)[1].strip()
+    path = urllib.parse.urlsplit(loc).path
+    await asyncio.sleep(0.5)
+    before = rss_kb(pid)
+    ready, stop = [], asyncio.Event()
+    tasks = [asyncio.create_task(hold(port, key, path, ready, stop)) for _ in range(n)]
+    t0 = time.time()
+    while len(ready) < n and time.time() - t0 < 120:
+        await asyncio.sleep(0.1)
+        for t in tasks:
+            if t.done() and t.exception():
+                raise t.exception()
+    await asyncio.sleep(1)
+    with_streams = rss_kb(pid)
+    print(f"sse-streams       {len(ready)} open streams: server RSS {before / 1024:.1f} MB before, "
+          f"{with_streams / 1024:.1f} MB with them (+{(with_streams - before) / 1024:.1f} MB; "
+          "target <= 50 MB)")
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def main():
+    what, port, key, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    if what == "ttfd":
+        ttfd(port, key, n)
+        ttfd(port, key, n, sse=False)
+    else:
+        asyncio.run(streams(port, key, n, int(sys.argv[5])))
+
+
+if __name__ == "__main__":
+    main()
