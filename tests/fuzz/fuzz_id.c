@@ -83,19 +83,22 @@ static void fuzz_uint(const char *z)
     int64_t v = -5;
     bool ok = parse_uint(z, &v);
     size_t n = strlen(z);
-    bool want = n >= 1 && n <= 18;
+    /* 1 to 19 digits whose value fits in int64_t (at most INT64_MAX) */
+    bool want = n >= 1 && n <= 19;
     for (size_t i = 0; want && i < n; i++)
         want = is_digit(z[i]);
+    const char *sig = z; /* without its leading zeros */
+    while (sig[0] == '0' && sig[1])
+        sig++;
+    if (want && strlen(sig) == 19)
+        want = strcmp(sig, "9223372036854775807") <= 0;
     FUZZ_CHECK(ok == want);
     if (!ok) {
         FUZZ_CHECK(v == -5);
         return;
     }
-    FUZZ_CHECK(v >= 0 && v < 1000000000000000000LL);
+    FUZZ_CHECK(v >= 0);
     /* re-printing gives the input without its leading zeros */
-    const char *sig = z;
-    while (sig[0] == '0' && sig[1])
-        sig++;
     char back[24];
     snprintf(back, sizeof(back), "%" PRId64, v);
     FUZZ_CHECK(strcmp(back, sig) == 0);

@@ -153,6 +153,33 @@ class OpenAIProvider(unittest.TestCase):
         self.assertEqual(evs[-1][2]["result"], "Second try")
         self.assertEqual(len(self.fake.requests()), 2)
 
+    def test_usage_and_truncated_on_the_record(self):
+        usage = {"prompt_tokens": 12, "completion_tokens": 34, "total_tokens": 46}
+        self.fake.script(chat=[{"pieces": ["Cut", " short"], "finish": "length", "usage": usage}])
+        r = self.post("/api/v1/documents", {"name": "n", "prompt": "long one"})
+        self.assertEqual(r.status, 201, r)
+        d = r.json["data"]
+        self.assertEqual(d["result"], "Cut short")
+        self.assertIs(d["truncated"], True)
+        self.assertEqual(d["usage"], {"prompt_tokens": 12, "completion_tokens": 34})
+        shown = self.srv.request("GET", f"/api/v1/documents/{d['id']}", key=self.key).json["data"]
+        self.assertEqual((shown["usage"], shown["truncated"]), (d["usage"], True))
+        # a plain JSON answer's usage; a stream without usage: null, and not truncated
+        self.fake.script(chat=[{"plain": True, "pieces": ["Plain"], "usage": {"prompt_tokens": 1, "completion_tokens": 2}},
+                               {"pieces": ["No", " usage"], "usage": False}])
+        d = self.post("/api/v1/documents", {"name": "n", "prompt": "plain"}).json["data"]
+        self.assertEqual((d["usage"], d["truncated"]), ({"prompt_tokens": 1, "completion_tokens": 2}, False))
+        d = self.post("/api/v1/documents", {"name": "n", "prompt": "none"}).json["data"]
+        self.assertEqual((d["result"], d["usage"], d["truncated"]), ("No usage", None, False))
+        # streamed: the done event carries them
+        self.fake.script(chat=[{"pieces": ["Stream", "ed"], "finish": "length", "usage": usage}])
+        s, evs = self.stream_create({"name": "n", "prompt": "streamed"})
+        done = evs[-1][2]
+        self.assertEqual(evs[-1][0], "done")
+        self.assertEqual((done["result"], done["truncated"]), ("Streamed", True))
+        self.assertEqual(done["usage"], {"prompt_tokens": 12, "completion_tokens": 34})
+        self.assertEqual(check_deltas(self, evs), "Streamed")
+
     def test_stream_error_before_any_text_is_retried(self):
         # (after text has been passed on, a failure is final: tests/unit/test_openai.c)
         self.fake.script(chat=[{"error_after": 0}, {"drop_after": 0}, "ok"])
