@@ -221,6 +221,7 @@ enum {
     S_JOB_COMPLETE,
     S_JOB_FAIL,
     S_JOB_COUNT,
+    S_JOB_COUNTS,
     S_RATE_HIT,
     S_RATE_PRUNE,
     S_IDEM_TAKE,
@@ -338,6 +339,10 @@ static const pg_stmt_t stmts[S_COUNT] = {
                     JOB_FINISH("state = 'failed', error = $3::text, " BUMP("$4"),
                                "state = 'failed', error = $3::text, " BUMP("$4"))},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
+    /* $1 now */
+    [S_JOB_COUNTS] = {"ink_job_counts", 1,
+                      "SELECT count(*) FILTER (WHERE token IS NULL OR lease_until_us < $1),"
+                      " count(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= $1) FROM jobs"},
     /* $1 bucket, $2 now, $3 interval, $4 period; SET reads the row as it was */
     [S_RATE_HIT] = {"ink_rate_gcra", 4,
                     "INSERT INTO rate_tat AS t (bucket, tat_us, allowed)"
@@ -1384,6 +1389,23 @@ static int pg_job_count(store_conn_t *sc, int64_t *n)
     if ((rc = pg_run(c, S_JOB_COUNT, NULL, &r)) != STORE_OK)
         return rc;
     *n = col_i64(r, 0, 0);
+    PQclear(r);
+    return STORE_OK;
+}
+
+static int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t now = num_i64(now_us());
+    const char *p[] = {now.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_COUNTS, p, &r)) != STORE_OK)
+        return rc;
+    *queued = col_i64(r, 0, 0);
+    *running = col_i64(r, 0, 1);
     PQclear(r);
     return STORE_OK;
 }
