@@ -221,6 +221,7 @@ enum {
     S_JOB_COMPLETE,
     S_JOB_FAIL,
     S_JOB_COUNT,
+    S_JOB_COUNTS,
     S_RATE_HIT,
     S_RATE_PRUNE,
     S_IDEM_TAKE,
@@ -338,6 +339,10 @@ static const pg_stmt_t stmts[S_COUNT] = {
                     JOB_FINISH("state = 'failed', error = $3::text, " BUMP("$4"),
                                "state = 'failed', error = $3::text, " BUMP("$4"))},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
+    /* $1 now */
+    [S_JOB_COUNTS] = {"ink_job_counts", 1,
+                      "SELECT count(*) FILTER (WHERE token IS NULL OR lease_until_us < $1),"
+                      " count(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= $1) FROM jobs"},
     /* $1 bucket, $2 now, $3 interval, $4 period; SET reads the row as it was */
     [S_RATE_HIT] = {"ink_rate_gcra", 4,
                     "INSERT INTO rate_tat AS t (bucket, tat_us, allowed)"
@@ -567,6 +572,20 @@ static void pg_rollback(pg_conn_t *c)
     pg_command(c, "ROLLBACK", "rollback");
 }
 
+/* A statement PostgreSQL chose as the victim of a deadlock (40P01) or of a
+ * serialization failure (40001) was undone whole. Outside a transaction block it
+ * was alone in its transaction, so running it again is safe and is what the server
+ * asks for; inside one, the caller's whole transaction is lost and it is the
+ * caller's failure. (E.g. a DELETE that locks a record and then its job, while the
+ * job's worker locks the job and then the record.) */
+#define PG_VICTIM_TRIES 4
+static bool pg_victim_alone(pg_conn_t *c, const PGresult *res)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    return state && (strcmp(state, "40P01") == 0 || strcmp(state, "40001") == 0) &&
+           PQtransactionStatus(c->pg) == PQTRANS_IDLE;
+}
+
 /* Prepares (once per connection) and runs a named statement. On STORE_OK *out holds a
  * result the caller clears. */
 static int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int nparams,
@@ -582,15 +601,21 @@ static int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int npa
         PQclear(r);
         *prepared = true;
     }
-    PGresult *r = PQexecPrepared(c->pg, name, nparams, params, NULL, NULL, 0);
-    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    for (int attempt = 1;; attempt++) {
+        PGresult *r = PQexecPrepared(c->pg, name, nparams, params, NULL, NULL, 0);
+        ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+        if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+            *out = r;
+            return STORE_OK;
+        }
+        if (attempt < PG_VICTIM_TRIES && pg_victim_alone(c, r)) {
+            PQclear(r);
+            continue;
+        }
         int rc = pg_fail(c, r, name);
         PQclear(r);
         return rc;
     }
-    *out = r;
-    return STORE_OK;
 }
 
 static int pg_run(pg_conn_t *c, int id, const char *const *params, PGresult **out)
@@ -1364,6 +1389,23 @@ static int pg_job_count(store_conn_t *sc, int64_t *n)
     if ((rc = pg_run(c, S_JOB_COUNT, NULL, &r)) != STORE_OK)
         return rc;
     *n = col_i64(r, 0, 0);
+    PQclear(r);
+    return STORE_OK;
+}
+
+static int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    num_t now = num_i64(now_us());
+    const char *p[] = {now.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_COUNTS, p, &r)) != STORE_OK)
+        return rc;
+    *queued = col_i64(r, 0, 0);
+    *running = col_i64(r, 0, 1);
     PQclear(r);
     return STORE_OK;
 }

@@ -251,6 +251,7 @@ enum {
     ST_FAIL_DOC,
     ST_FAIL_IMG,
     ST_JOB_COUNT,
+    ST_JOB_COUNTS,
     ST_USER_TOTAL,
     ST_RATE_HIT,
     ST_RATE_PRUNE,
@@ -336,6 +337,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FAIL_IMG] = "UPDATE images SET state = 'failed', error = ?3, " BUMP("?2") " "
                     "WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
+    /* ?1 now */
+    [ST_JOB_COUNTS] = "SELECT COUNT(*) FILTER (WHERE token IS NULL OR lease_until_us < ?1), "
+                      "COUNT(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= ?1) FROM jobs",
     [ST_USER_TOTAL] = "SELECT n, version FROM record_counts WHERE user_id = ?1 AND kind = ?2",
     /* ?1 bucket, ?2 now, ?3 interval, ?4 period; SET reads the row as it was */
     [ST_RATE_HIT] = "INSERT INTO rate_tat(bucket, tat_us, allowed) VALUES (?1, ?2 + ?3, ?3 <= ?4) "
@@ -1577,6 +1581,23 @@ static int sq_job_count(store_conn_t *conn, int64_t *n)
     rc = step_row(c, st, "job_count");
     if (rc == STORE_OK) {
         *n = sqlite3_column_int64(st, 0);
+        stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+static int sq_job_counts(store_conn_t *conn, int64_t *queued, int64_t *running)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, ST_JOB_COUNTS, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, now_us());
+    rc = step_row(c, st, "job_counts");
+    if (rc == STORE_OK) {
+        *queued = sqlite3_column_int64(st, 0);
+        *running = sqlite3_column_int64(st, 1);
         stmt_done(st);
     }
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
