@@ -32,8 +32,9 @@ def value(metrics, name, **labels):
 
 
 def settled(scrape, name, want, **labels):
-    """Scrapes until the counter reaches want (a generation is counted by an observer
-    just after its waiters are woken, so an answer can come a moment before its count)."""
+    """Scrapes until the counter reaches want: an answer can reach the client a moment
+    before it is counted (a request when the server frees it, after the answer is sent;
+    a generation by an observer just after its waiters are woken)."""
     deadline = time.time() + 10
     while True:
         m = scrape()
@@ -91,6 +92,12 @@ class Metrics(ServerTest):
         self.req("GET", "/api/v1/documents", key=None)
         self.req("DELETE", "/api/v1/templates")
         self.srv.request("GET", "/no/such/path")
+        # a request is counted when the server frees it, just after the client has read
+        # its answer: scrape until the last one is in
+        want = value(before, "inkwell_http_requests_total", route="other", method="GET",
+                     status="4xx") + 1
+        settled(lambda: self.scrape()[1], "inkwell_http_requests_total", want, route="other",
+                method="GET", status="4xx")
         text, after = self.scrape()
         D = "inkwell_http_requests_total"
         for route, method, status, n in [("/api/v1/documents", "POST", "2xx", 1),
@@ -140,7 +147,9 @@ class RateLimitRefusals(unittest.TestCase):
             key = srv.key("carol")
             statuses = [srv.request("GET", "/api/v1/templates", key=key).status for _ in range(4)]
             self.assertIn(429, statuses)
-            m = parse_metrics(srv.request("GET", "/metrics").body.decode())
+            scrape = lambda: parse_metrics(srv.request("GET", "/metrics").body.decode())
+            m = settled(scrape, "inkwell_http_requests_total", statuses.count(429),
+                        route="/api/v1/templates", method="GET", status="4xx")
             self.assertEqual(value(m, "inkwell_rate_limit_refusals_total"), statuses.count(429))
             self.assertEqual(value(m, "inkwell_http_requests_total", route="/api/v1/templates",
                                    method="GET", status="4xx"), statuses.count(429))
@@ -344,7 +353,8 @@ class WebAppAnswers(ServerTest):
         self.assertEqual(again.status, 304)
         self.assertEqual(self.srv.request("GET", "/app.js").status, 200)
         self.assertError(self.srv.request("GET", "/no-such-file.js"), 404, "Resource not found.")
-        m = parse_metrics(self.srv.request("GET", "/metrics").body.decode())
+        m = settled(lambda: parse_metrics(self.srv.request("GET", "/metrics").body.decode()),
+                    "inkwell_http_requests_total", 1, route="/", method="GET", status="3xx")
         self.assertGreaterEqual(value(m, "inkwell_http_requests_total", route="/", method="GET",
                                       status="2xx"), 2)
         self.assertEqual(value(m, "inkwell_http_requests_total", route="/", method="GET",
