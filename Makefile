@@ -5,6 +5,7 @@
 #   make bench      wrk benchmark (not part of check)
 #   make SANITIZE=address,undefined check   the suites under ASan + UBSan
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
+#   make deb        the Debian package, into build/deb/ (debian/, dpkg-buildpackage)
 #   make soak       crash-consistency soak (kill -9 cycles; SOAK_CYCLES, SOAK_PG_CYCLES)
 
 CC       ?= cc
@@ -32,7 +33,8 @@ LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
 # Static files compiled into the binary (core/assets.h), as URL=FILE: every file under
 # web/ is served at its path below web/; others are listed by hand.
 WEB_FILES := $(sort $(shell find web -type f 2>/dev/null))
-ASSETS    := $(foreach f,$(WEB_FILES),$(patsubst web/%,/%,$(f))=$(f))
+ASSETS    := $(foreach f,$(WEB_FILES),$(patsubst web/%,/%,$(f))=$(f)) \
+             /api/v1/openapi.json=src/api/openapi.json
 ASSET_FILES := $(foreach a,$(ASSETS),$(word 2,$(subst =, ,$(a))))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -41,7 +43,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all run check bench fuzz install clean unit deps valgrind soak FORCE
+.PHONY: all run check bench fuzz install clean unit deps valgrind soak deb FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -128,6 +130,20 @@ valgrind:
 install: $(BUILD)/inkwell
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/inkwell $(DESTDIR)$(PREFIX)/bin/inkwell
+
+# The Debian package: the source (tracked and new files, not build/) is copied to
+# build/deb/inkwell-VERSION and built there, so every output lands in build/deb/.
+VERSION := $(shell sed -n 's/.*INKWELL_VERSION "\(.*\)"/\1/p' src/core/version.h)
+DEB_DIR := build/deb
+deb:
+	@scripts/deps.sh deb
+	@rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/inkwell-$(VERSION)
+	@if git rev-parse --git-dir >/dev/null 2>&1; then \
+	  git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | \
+	    tar --null -T - -cf - | tar -C $(DEB_DIR)/inkwell-$(VERSION) -xf - ; \
+	else tar --exclude=./build -cf - . | tar -C $(DEB_DIR)/inkwell-$(VERSION) -xf - ; fi
+	cd $(DEB_DIR)/inkwell-$(VERSION) && dpkg-buildpackage -us -uc -b
+	@ls -1 $(DEB_DIR)/*.deb
 
 clean:
 	rm -rf build

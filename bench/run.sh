@@ -120,7 +120,8 @@ echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline; show-10
 echo
 echo "$sse_ttfd"
 echo "$sse_streams"
-for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export; do
+BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
+for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done
 # the scale scenario (bench/scale.sh): BENCH_SCALE=10000,100000 for smaller sizes,

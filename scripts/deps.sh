@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench]
+# Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench|deb]
 #   build: compiler and libraries; test: + PostgreSQL server, python3, clang,
-#   chromium, node and npm (the web app's browser tests; npm only where node lacks it);
-#   bench: + wrk, and PostgreSQL (server and psql) for the scale scenario. Only missing
-#   packages are installed; nothing happens when all are there.
+#   chromium, node and npm (the web app's browser tests and the OpenAPI checks; npm
+#   only where node lacks it), prometheus (promtool), the Debian packaging tools;
+#   bench: + wrk, and PostgreSQL (server and psql) for the scale scenario;
+#   deb: + the Debian packaging tools (make deb).
+#   Only missing packages are installed; nothing happens when all are there.
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev
@@ -11,10 +13,12 @@ pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-
       libzip-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-noto-cjk)
 # (the fonts are needed at run time too: the PDF export embeds them)
 case "$what" in
-  test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind chromium pandoc qpdf poppler-utils)
+  test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind chromium pandoc qpdf poppler-utils
+                prometheus debhelper dpkg-dev fakeroot lintian systemd)
          command -v node >/dev/null || pkgs+=(nodejs)
          command -v npm >/dev/null || pkgs+=(npm) ;;
   bench) pkgs+=(wrk python3 curl postgresql postgresql-client) ;;
+  deb)   pkgs+=(debhelper dpkg-dev fakeroot lintian zlib1g-dev) ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

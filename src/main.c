@@ -9,6 +9,8 @@
 #include "gen/jobs.h"
 #include "records/records.h"
 #include "gen/provider.h"
+#include "obs/metrics.h"
+#include "obs/observe.h"
 #include "api/rcache.h"
 #include "store/datalock.h"
 #include "store/writer.h"
@@ -126,6 +128,7 @@ static int serve(int argc, char **argv)
         log_error("provider: %s", err);
         goto out;
     }
+    metrics_init(strcmp(cfg.metrics, "on") == 0, prov->name, store->ops->name);
     bool shared = store_shared(store);
     app.cfg = &cfg;
     app.store = store;
@@ -139,6 +142,7 @@ static int serve(int argc, char **argv)
     }
     records_deps_t deps = {&cfg, store, media, prov, app.rcache, NULL, writer};
     app.records = records_start(&deps);
+    obs_observe_records(app.records);
     jobs = jobs_start(&cfg, store, media, prov, app.records);
     records_set_jobs(app.records, jobs);
     app.rl = ratelimit_new(cfg.rate_limit, shared);

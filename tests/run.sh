@@ -63,6 +63,24 @@ for backend in sqlite postgres; do
   [ "$f" = 0 ] || grep -E -B 2 -A 30 '^ *not ok ' "$log" | head -n 150
 done
 
+# The OpenAPI document: valid (third-party validator), a generated client compiles, and
+# every answer the HTTP suites above recorded conforms to it.
+if (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm.log" 2>&1; then
+  for mode in lint client responses; do
+    log="$logdir/openapi-$mode.log"
+    args=()
+    [ "$mode" = responses ] && args=("$logdir"/exchanges-*.jsonl)
+    node tests/openapi/check.mjs "$mode" "${args[@]}" >"$log" 2>&1
+    read -r p f < <(count "$log")
+    passed=$((passed + p)); failed=$((failed + f))
+    printf '%-28s %4d passed, %d failed%s\n' "openapi $mode" "$p" "$f" "$([ "$f" = 0 ] || echo "   <-- see $log")"
+    [ "$f" = 0 ] || grep -E -A 3 '^FAIL' "$log" | head -n 80
+  done
+else
+  echo "FAIL: npm ci in tests/openapi:"; tail -n 20 "$logdir/npm.log"
+  failed=$((failed + 1))
+fi
+
 echo "logs: $logdir"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

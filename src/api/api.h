@@ -1,4 +1,5 @@
-/* api.h — the HTTP API of inkwell (/api/v1, /healthz, /readyz, /media) and the web app (/).
+/* api.h — the HTTP API of inkwell (/api/v1, /healthz, /readyz, /media, /metrics) and the
+ * web app (/).
  *
  * api_handle() is the server's request handler: it routes, authenticates, rate
  * limits and calls one handler per route (documents and images in records.c,
@@ -45,6 +46,8 @@ typedef enum {
     ROUTE_HEALTHZ,
     ROUTE_READYZ,
     ROUTE_MEDIA,
+    ROUTE_METRICS,
+    ROUTE_OPENAPI,
     ROUTE_WEB, /* the web app: / and its compiled-in files */
 } route_t;
 
@@ -158,5 +161,12 @@ void api_templates(app_t *app, http_req_t *r);
 void api_healthz(app_t *app, http_req_t *r);
 void api_readyz(app_t *app, http_req_t *r);
 void api_media(app_t *app, http_req_t *r, const char *file);
+
+/* ---- ops.c ---- */
+/* GET /metrics (404 when metrics are off) and GET /api/v1/openapi.json. */
+void api_metrics(app_t *app, http_req_t *r);
+void api_openapi(app_t *app, http_req_t *r);
+/* The provider and job-queue fields of /readyz: ,"provider":{...},"jobs":{...} */
+void api_readyz_fields(app_t *app, store_conn_t *c, buf_t *out);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "gen/templates.h"
+#include "obs/metrics.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@ void api_not_found(http_req_t *r)
 
 void api_store_error(http_req_t *r, int rc)
 {
+    metrics_store_error(rc == STORE_UNAVAILABLE);
     if (rc == STORE_UNAVAILABLE) {
         http_add_header(r, "Retry-After", "1");
         api_error(r, 503, "The service is temporarily unavailable; please try again.");

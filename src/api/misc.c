@@ -47,19 +47,14 @@ void api_readyz(app_t *app, http_req_t *r)
     buf_reset(&r->resp);
     /* full: below --min-free-mb, and in any case below 1 MiB (no record fits then) */
     uint64_t reserve = (uint64_t)app->cfg->min_free_mb << 20;
-    if (rc == STORE_OK && media_space_low(app->media, reserve > (1u << 20) ? reserve : (1u << 20))) {
-        buf_printf(&r->resp, "{\"message\":\"Storage full.\",\"storage\":\"%s\",\"status\":503}",
-                   app->store->ops->name);
-        http_respond(r, 503);
-    } else if (rc == STORE_OK) {
-        buf_printf(&r->resp, "{\"message\":\"ready\",\"storage\":\"%s\",\"status\":200}",
-                   app->store->ops->name);
-        http_respond(r, 200);
-    } else {
-        buf_printf(&r->resp, "{\"message\":\"Storage unavailable.\",\"storage\":\"%s\",\"status\":503}",
-                   app->store->ops->name);
-        http_respond(r, 503);
-    }
+    bool ok = rc == STORE_OK;
+    bool full = ok && media_space_low(app->media, reserve > (1u << 20) ? reserve : (1u << 20));
+    buf_printf(&r->resp, "{\"message\":\"%s\",\"storage\":\"%s\"",
+               full ? "Storage full." : ok ? "ready" : "Storage unavailable.",
+               app->store->ops->name);
+    api_readyz_fields(app, ok ? c : NULL, &r->resp);
+    buf_printf(&r->resp, ",\"status\":%d}", ok && !full ? 200 : 503);
+    http_respond(r, ok && !full ? 200 : 503);
 }
 
 /* GET /media/<key>.png — no auth: the 128-bit key is the capability. */

@@ -3,12 +3,15 @@
  * Order for /api/v1: authentication (401; bad keys are rate limited per client
  * address), the key's rate limit (429), then the route: an unknown path is 404,
  * a known path with another method 405 with Allow, an {id} that is not a positive
- * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png, and the
- * web app (/ and its compiled-in files, api/web.c), all without auth. */
+ * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png, /metrics,
+ * /api/v1/openapi.json and the web app (/ and its compiled-in files, api/web.c), all
+ * without auth. Each request is labelled with its route template for the metrics
+ * (never its raw path). */
 #include "api/api.h"
 
 #include "auth/keys.h"
 #include "core/log.h"
+#include "obs/metrics.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -78,6 +81,7 @@ static bool admit(app_t *app, http_req_t *r)
         char bucket[80];
         client_bucket(r, bucket, sizeof(bucket));
         if (!ratelimit_check(app->rl, c, r, bucket)) {
+            metrics_ratelimit_refused();
             api_error(r, 429, "Too Many Attempts.");
             return false;
         }
@@ -93,6 +97,7 @@ static bool admit(app_t *app, http_req_t *r)
     char bucket[40];
     snprintf(bucket, sizeof(bucket), "key:%lld", (long long)kid);
     if (!ratelimit_check(app->rl, c, r, bucket)) {
+        metrics_ratelimit_refused();
         api_error(r, 429, "Too Many Attempts.");
         return false;
     }
@@ -114,6 +119,10 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
     if (n > 8 && path[n - 1] == '/' && strncmp(path, "/api/v1/", 8) == 0)
         path[n - 1] = '\0'; /* one trailing slash is ignored on API routes */
 
+    if (strcmp(path, "/api/v1/openapi.json") == 0) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_OPENAPI : ROUTE_NOT_ALLOWED;
+    }
     if (strncmp(path, "/api/v1/", 8) == 0) {
         const char *rest = path + 8, *tail;
         if (strcmp(rest, "templates") == 0) {
@@ -165,11 +174,57 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
         *allowed = M_GET;
         return m == M_GET ? ROUTE_MEDIA : ROUTE_NOT_ALLOWED;
     }
+    if (strcmp(path, "/metrics") == 0) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_METRICS : ROUTE_NOT_ALLOWED;
+    }
     if (strncmp(path, "/api/", 5) != 0 && api_web_asset(path)) {
         *allowed = M_GET;
         return m == M_GET ? ROUTE_WEB : ROUTE_NOT_ALLOWED;
     }
     return ROUTE_NOT_FOUND;
+}
+
+/* The route template of a request for the metrics: a known path keeps its template
+ * even when its method is refused (405); unknown paths are "other". */
+static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kind, int allowed)
+{
+    bool img = kind == KIND_IMG;
+    switch (rt) {
+    case ROUTE_NOT_FOUND: return MR_OTHER;
+    case ROUTE_LIST:
+    case ROUTE_STORE: return img ? MR_IMAGES : MR_DOCUMENTS;
+    case ROUTE_SHOW:
+    case ROUTE_UPDATE:
+    case ROUTE_DELETE: return img ? MR_IMAGE : MR_DOCUMENT;
+    case ROUTE_EXPORT: return MR_DOCUMENT_EXPORT;
+    case ROUTE_WEB: return MR_WEBAPP;
+    case ROUTE_TEMPLATES: return MR_TEMPLATES;
+    case ROUTE_HEALTHZ: return MR_HEALTHZ;
+    case ROUTE_READYZ: return MR_READYZ;
+    case ROUTE_MEDIA: return MR_MEDIA;
+    case ROUTE_METRICS: return MR_METRICS;
+    case ROUTE_OPENAPI: return MR_OPENAPI;
+    case ROUTE_NOT_ALLOWED: break;
+    }
+    if (allowed & M_POST)
+        return img ? MR_IMAGES : MR_DOCUMENTS;
+    if (allowed & M_DELETE)
+        return img ? MR_IMAGE : MR_DOCUMENT;
+    static const struct {
+        const char *prefix;
+        metrics_route_t mr;
+    } single[] = {{"/api/v1/templates", MR_TEMPLATES}, {"/api/v1/openapi.json", MR_OPENAPI},
+                  {"/healthz", MR_HEALTHZ},           {"/readyz", MR_READYZ},
+                  {"/metrics", MR_METRICS},           {"/media/", MR_MEDIA}};
+    for (size_t i = 0; i < ARRAY_LEN(single); i++)
+        if (strncmp(path, single[i].prefix, strlen(single[i].prefix)) == 0)
+            return single[i].mr;
+    size_t n = strlen(path);
+    if (strncmp(path, "/api/v1/documents/", 18) == 0 && n > 7 &&
+        strcmp(path + n - 7, "/export") == 0)
+        return MR_DOCUMENT_EXPORT;
+    return strncmp(path, "/api/", 5) != 0 ? MR_WEBAPP : MR_OTHER; /* the app's files */
 }
 
 static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int64_t id,
@@ -182,7 +237,9 @@ void api_handle(void *appv, http_req_t *r)
     int64_t id;
     int allowed;
     route_t rt = api_route(r->method, r->path, &kind, &id, &allowed);
-    bool api = strncmp(r->path, "/api/v1/", 8) == 0;
+    r->metric_route = (int)metric_route(r->path, rt, kind, allowed);
+    /* the API's description is public, like /healthz */
+    bool api = strncmp(r->path, "/api/v1/", 8) == 0 && rt != ROUTE_OPENAPI;
     /* a GET under /api/v1 only reads: its key and its records in one read session */
     store_conn_t *session = NULL;
     if (api && strcmp(r->method, "GET") == 0 && (session = api_conn(app, r)) == NULL)
@@ -212,6 +269,8 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_HEALTHZ: api_healthz(app, r); break;
     case ROUTE_READYZ: api_readyz(app, r); break;
     case ROUTE_MEDIA: api_media(app, r, r->path + 7); break;
+    case ROUTE_METRICS: api_metrics(app, r); break;
+    case ROUTE_OPENAPI: api_openapi(app, r); break;
     case ROUTE_WEB: api_web(app, r); break;
     }
 }

@@ -59,6 +59,7 @@ static const setting_t settings[] = {
     L("request-timeout", request_timeout, "30", 1, 3600, "seconds a client may take to send one whole request (slow clients are cut off)"),
     D("job-lease", job_lease, "30", 0.2, 86400, "seconds a worker holds a job before another may take it over (renewed while it works)"),
     S("log-level", log_level, "info", "error, warn, info (one access line per request) or debug"),
+    S("metrics", metrics, "on", "Prometheus metrics at GET /metrics: on, or off (no counting; /metrics is 404)"),
     L("builtin-delay-ms", builtin_delay_ms, "0", 0, 3600000, "tests and demos: each builtin generation takes this long"),
     S("builtin-fail-pattern", builtin_fail_pattern, "", "tests and demos: builtin generations whose input contains this text fail"),
 };
@@ -258,6 +259,10 @@ int cfg_load(cfg_t *c, int argc, char **argv, bool *help, char *err, size_t errl
 
     if (log_level_parse(c->log_level) < 0) {
         snprintf(err, errlen, "log-level must be error, warn, info or debug");
+        return -1;
+    }
+    if (strcmp(c->metrics, "on") != 0 && strcmp(c->metrics, "off") != 0) {
+        snprintf(err, errlen, "metrics must be on or off");
         return -1;
     }
     if (strcmp(c->provider, "builtin") != 0 && strcmp(c->provider, "openai") != 0) {

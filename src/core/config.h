@@ -38,6 +38,7 @@ typedef struct {
     long request_timeout;    /* seconds a client may take to send one request */
     double job_lease;    /* seconds a claimed job is held before another worker may take it */
     char *log_level;
+    char *metrics;       /* on | off: GET /metrics and the counting behind it */
     long builtin_delay_ms;       /* tests and demos: each builtin generation sleeps this long */
     char *builtin_fail_pattern;  /* tests and demos: prompts/descriptions containing it fail */
 } cfg_t;

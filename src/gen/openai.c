@@ -20,6 +20,7 @@
 #include "gen/openai_int.h"
 
 #include "core/log.h"
+#include "obs/metrics.h"
 #include "gen/png.h"
 #include "gen/templates.h"
 
@@ -142,6 +143,7 @@ static int openai_text(const provider_t *p, gen_ctx_t *ctx, const gen_text_req_t
     res->truncated = cs.truncated;
     res->prompt_tokens = cs.prompt_tokens;
     res->completion_tokens = cs.completion_tokens;
+    metrics_tokens(res->prompt_tokens, res->completion_tokens);
 out:
     chat_stream_free(&cs);
     free(json);

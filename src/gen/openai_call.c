@@ -17,6 +17,7 @@
 #include "gen/openai_int.h"
 
 #include "core/log.h"
+#include "obs/metrics.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -324,6 +325,8 @@ static outcome_t attempt_once(CURL *h, const openai_priv_t *op, const char *url,
         snprintf(why, whylen, "HTTP %ld", status);
         out = status_outcome(c, status, msg, msglen);
     }
+    metrics_provider_attempt_end(strcmp(c->what, "images") == 0, status, rc != CURLE_OK,
+                                 rc == CURLE_OPERATION_TIMEDOUT || c->idle);
     if (c->cs && out != OUT_DONE && status >= 200 && status < 300) {
         /* what went wrong inside a 2xx answer, in our words (never its content) */
         static const char *const reasons[] = {
@@ -387,6 +390,7 @@ int openai_post_json(const openai_priv_t *op, gen_ctx_t *ctx, const char *url,
             wait = RETRY_AFTER_CAP_S;
         log_warn("job %" PRId64 ": openai %s attempt %d of %d failed (%s); retrying in %.2f s",
                  ctx->job_id, c->what, attempt, MAX_ATTEMPTS, why, wait);
+        metrics_provider_retrying();
         if (!wait_with_heartbeat(c, wait)) {
             snprintf(res->error, sizeof(res->error), "%s", MSG_INTERRUPTED);
             log_info("job %" PRId64 ": openai %s stopped: the job is no longer ours",

@@ -14,6 +14,7 @@
 
 #include "core/json.h"
 #include "core/log.h"
+#include "obs/metrics.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -142,8 +143,11 @@ static void req_free(http_server_t *s, http_req_t *r)
 {
     if (r->hc && r->hc->req == r)
         r->hc->req = NULL;
-    if (r->counted)
+    if (r->counted) {
         atomic_fetch_sub(&s->inflight, 1);
+        metrics_http_done((metrics_route_t)r->metric_route, r->method, r->status,
+                          mono_s() - r->started);
+    }
     if (r->resp_fd >= 0)
         close(r->resp_fd);
     buf_free(&r->body);
@@ -362,6 +366,7 @@ static void stream_free(void *cls)
         st->next->prev = st->prev;
     pthread_mutex_unlock(&s->conns_mu);
     atomic_fetch_sub(&s->nstreams, 1);
+    metrics_streams_add(-1);
     buf_free(&st->out);
     pthread_mutex_destroy(&st->mu);
     free(st);
@@ -442,6 +447,7 @@ static struct MHD_Response *stream_response(http_req_t *r)
     s->streams = st;
     pthread_mutex_unlock(&s->conns_mu);
     atomic_fetch_add(&s->nstreams, 1);
+    metrics_streams_add(1);
     r->stream = NULL; /* MHD owns it now */
     return resp;
 }
@@ -539,6 +545,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         r->method = arena_strdup(&r->arena, method);
         r->counted = true;
         atomic_fetch_add(&s->inflight, 1);
+        metrics_http_begin();
         if (ambiguous_framing(r)) {
             plain_error(r, 400, "Bad request.");
             r->dispatched = true;

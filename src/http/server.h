@@ -37,6 +37,7 @@ struct http_req {
     char id[24]; /* request id for logs */
     double started;
     int64_t user_id; /* 0 until authenticated */
+    int metric_route; /* obs/metrics.h metrics_route_t, set by the handler (0 = other) */
 
     /* response */
     int status;

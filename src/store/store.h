@@ -236,6 +236,9 @@ typedef struct store_ops {
     int (*job_fail)(store_conn_t *c, const job_t *job, const char *error);
     /* Number of jobs not yet finished (for /readyz figures and tests). */
     int (*job_count)(store_conn_t *c, int64_t *n);
+    /* The queue as /readyz and /metrics show it: jobs waiting for a worker (never
+     * claimed, or their lease ran out) and jobs a worker holds now. */
+    int (*job_counts)(store_conn_t *c, int64_t *queued, int64_t *running);
     /* Optional (NULL when a backend is shared by several processes): drops every job
      * lease, so each job is claimable at once; *n gets how many were held. Only for a
      * server that knows no other process can hold one (SQLite, with the data-directory

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 import urllib.parse
@@ -19,6 +20,23 @@ PG_URL = os.environ.get("INKWELL_TEST_PG_URL")
 LOGDIR = os.environ.get("INKWELL_TEST_LOGDIR", tempfile.gettempdir())
 VALGRIND = os.environ.get("INKWELL_TEST_VALGRIND") == "1"
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
+# Every exchange is appended to this file (one JSON object a line) for
+# tests/openapi/check.mjs, which checks each answer against the OpenAPI document.
+EXCHANGES = os.path.join(LOGDIR, f"exchanges-{BACKEND}.jsonl")
+_exchanges_lock = threading.Lock()
+TEXT_TYPES = ("application/json", "text/")
+
+
+def record_exchange(method, path, status, headers, body):
+    """Keeps one answer for the OpenAPI conformance check. Tests that speak HTTP
+    without Server.request (streams, raw sockets) call this with what they read."""
+    ctype = next((v for k, v in headers if k.lower() == "content-type"), "") or ""
+    x = {"method": method, "path": path, "status": status,
+         "headers": [[k, v] for k, v in headers], "body_len": len(body or b"")}
+    if ctype.startswith(TEXT_TYPES):
+        x["body"] = (body or b"").decode("utf-8", "replace")
+    with _exchanges_lock, open(EXCHANGES, "a") as f:
+        f.write(json.dumps(x) + "\n")
 # valgrind.supp and lsan.supp: leaks inside third-party libraries that we cannot free
 SUPPRESSIONS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -167,7 +185,9 @@ class Server:
         try:
             conn.request(method, path, body=body, headers=h)
             r = conn.getresponse()
-            return Resp(r.status, r.getheaders(), r.read())
+            resp = Resp(r.status, r.getheaders(), r.read())
+            record_exchange(method, path, resp.status, resp.headers, resp.body)
+            return resp
         finally:
             conn.close()
 

@@ -8,7 +8,7 @@ import threading
 import time
 import unittest
 
-from harness import BACKEND, Server, ServerTest, poll_state
+from harness import BACKEND, Server, ServerTest, poll_state, record_exchange
 
 MULTI = "café ☕ 日本語 naïve Ωmega 🚀 test"
 
@@ -31,12 +31,22 @@ class Stream:
         self.resp = self.conn.getresponse()
         self.status = self.resp.status
         self.comments = []
+        self.method, self.path, self.raw, self.recorded = method, path, [], False
+
+    def record(self, body=None):
+        """Keeps the answer (what was read of it) for the OpenAPI conformance check."""
+        if not self.recorded:
+            self.recorded = True
+            record_exchange(self.method, self.path, self.status, self.resp.getheaders(),
+                            b"".join(self.raw) if body is None else body)
 
     def header(self, name):
         return self.resp.getheader(name)
 
     def json_body(self):
-        return json.loads(self.resp.read())
+        body = self.resp.read()
+        self.record(body)
+        return json.loads(body)
 
     def next_event(self):
         """(event, id, data) of the next event, or None at the end of the stream."""
@@ -44,7 +54,9 @@ class Stream:
         while True:
             line = self.resp.readline()
             if not line:
+                self.record()
                 return None
+            self.raw.append(line)
             line = line.decode("utf-8").rstrip("\n")
             if line == "":
                 if ev is None and not data:
@@ -72,6 +84,7 @@ class Stream:
             out.append(e)
 
     def close(self):
+        self.record()
         self.conn.close()
 
 

@@ -663,6 +663,91 @@ static void test_error_logs(void)
     db_drop(&db);
 }
 
+/* ---- a delete chosen as a deadlock's victim ---------------------------------------- */
+
+typedef struct {
+    store_conn_t *c;
+    int64_t uid, id;
+    int rc;
+    int done;
+} delete_arg_t;
+
+static void *delete_once(void *p)
+{
+    delete_arg_t *d = p;
+    arena_t a;
+    arena_init(&a);
+    const char *media = NULL;
+    d->rc = store_record_delete(d->c, KIND_DOC, d->uid, d->id, &a, &media);
+    arena_free(&a);
+    __atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* A worker's transaction locks a job and then its record; a DELETE locks the record
+ * and then its job. PostgreSQL breaks the deadlock by undoing one of them (here the
+ * DELETE, which waited first): the store runs a statement undone alone again, so the
+ * delete succeeds once the worker's transaction ends, instead of failing with 40P01. */
+static void test_delete_deadlock_victim_retried(void)
+{
+    testdb_t db;
+    if (!db_create(&db))
+        return;
+    store_t *s;
+    store_conn_t *c = open_migrated(&db, &s);
+    PGconn *worker = NULL;
+    int64_t uid = 0, job;
+    if (!c || c->ops->user_ensure(c, "deadlock", &uid) != STORE_OK)
+        goto out;
+    int64_t doc = make_doc(c, uid, "victim", &job);
+    worker = PQconnectdb(db.url);
+    CHECK(PQstatus(worker) == CONNECTION_OK);
+    char jid[24], did[24];
+    snprintf(jid, sizeof(jid), "%lld", (long long)job);
+    snprintf(did, sizeof(did), "%lld", (long long)doc);
+    const char *pj[] = {jid}, *pd[] = {did};
+    PGresult *r = PQexec(worker, "BEGIN");
+    PQclear(r);
+    r = PQexecParams(worker, "UPDATE jobs SET attempts = attempts WHERE id = $1", 1, NULL, pj,
+                     NULL, NULL, 0);
+    CHECK(PQresultStatus(r) == PGRES_COMMAND_OK);
+    PQclear(r);
+
+    delete_arg_t d = {.c = c, .uid = uid, .id = doc, .rc = -99};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, delete_once, &d) == 0);
+    /* the DELETE now holds the document and waits for the job: wait until it does */
+    double t0 = mono_s();
+    bool waiting = false;
+    while (!waiting && mono_s() - t0 < 5.0) {
+        sleep_ms(20);
+        r = PQexec(worker, "SELECT count(*) FROM pg_locks WHERE NOT granted");
+        waiting = PQresultStatus(r) == PGRES_TUPLES_OK && atoi(PQgetvalue(r, 0, 0)) > 0;
+        PQclear(r);
+    }
+    CHECK_MSG(waiting, "the delete never waited for the locked job");
+    /* the worker now wants the document: a deadlock, found after deadlock_timeout (1 s) */
+    r = PQexecParams(worker, "UPDATE documents SET favorite = favorite WHERE id = $1", 1, NULL,
+                     pd, NULL, NULL, 0);
+    bool worker_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    r = PQexec(worker, worker_ok ? "COMMIT" : "ROLLBACK");
+    PQclear(r);
+    pthread_join(th, NULL);
+    CHECK_INT(d.rc, STORE_OK);
+    arena_t a;
+    arena_init(&a);
+    record_t rec;
+    CHECK_INT(c->ops->record_get(c, KIND_DOC, uid, doc, &a, &rec), STORE_NOTFOUND);
+    arena_free(&a);
+out:
+    if (worker)
+        PQfinish(worker);
+    if (s)
+        store_close(s);
+    db_drop(&db);
+}
+
 int main(void)
 {
     log_level = LOG_ERROR; /* the outages below log a warning each */
@@ -683,6 +768,7 @@ int main(void)
     test_migrate_race();
     test_claim_two_connections();
     test_claim_skips_locked();
+    test_delete_deadlock_victim_retried();
     test_backend_killed();
     test_connect_errors();
     test_error_logs();

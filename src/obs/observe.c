@@ -1,0 +1,25 @@
+/* observe.c — the metrics of generations, taken from the records service's lifecycle
+ * events (records/records.h) rather than from the code that generates: a process-wide
+ * observer counts every generation this process ends (kind, provider, outcome and its
+ * duration) and keeps the openai provider's last outcome for /readyz. */
+#include "obs/observe.h"
+
+#include "obs/metrics.h"
+
+#include <string.h>
+
+static void on_event(void *arg, const rev_t *ev)
+{
+    if ((ev->type != REV_COMPLETED && ev->type != REV_FAILED) || !ev->provider)
+        return; /* a generation ends with a provider's name; replays carry none */
+    bool ok = ev->type == REV_COMPLETED;
+    if (strcmp(ev->provider, "openai") == 0)
+        metrics_provider_outcome(ok); /* first: whoever sees the count sees this too */
+    metrics_generation(ev->kind == KIND_IMG ? MK_IMAGE : MK_DOCUMENT, ev->provider,
+                       ok ? MO_COMPLETED : MO_FAILED, ev->duration_s);
+}
+
+void obs_observe_records(records_t *s)
+{
+    records_observe(s, on_event, NULL);
+}

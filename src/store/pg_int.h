@@ -1,0 +1,161 @@
+/* pg_int.h — what the files of the PostgreSQL store (postgres.c, pg_*.c) share, for
+ * them only (like SQLite's btreeInt.h): the connection, the statement ids and table,
+ * and the helpers. Only postgres.c and pg_*.c include it. */
+#ifndef INK_STORE_PG_INT_H
+#define INK_STORE_PG_INT_H
+
+#include "store/store_int.h"
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- statements (pg_stmts.c) ---------------------------------------------------- */
+
+/* Statement ids: the index of each fixed statement in pg_stmts[]. */
+enum {
+    S_PING,
+    S_MIG_VERSION,
+    S_MIG_RECORD,
+    S_USER_FIND,
+    S_USER_INSERT,
+    S_KEY_INSERT,
+    S_KEY_AUTH,
+    S_KEY_LIST,
+    S_KEY_REVOKE,
+    S_DOC_INSERT,
+    S_IMG_INSERT,
+    S_DOC_INSERT_DONE,
+    S_JOB_INSERT,
+    S_DOC_GET,
+    S_IMG_GET,
+    S_DOC_UPDATE,
+    S_IMG_UPDATE,
+    S_DOC_DELETE,
+    S_IMG_DELETE,
+    S_JOB_PICK,
+    S_DOC_CLAIM,
+    S_IMG_CLAIM,
+    S_JOB_DROP,
+    S_JOB_RENEW,
+    S_JOB_COMPLETE,
+    S_JOB_FAIL,
+    S_JOB_COUNT,
+    S_JOB_COUNTS,
+    S_RATE_HIT,
+    S_RATE_PRUNE,
+    S_IDEM_TAKE,
+    S_IDEM_GET,
+    S_IDEM_FINISH,
+    S_IDEM_ABORT,
+    S_IDEM_PRUNE,
+    S_JOB_PROGRESS,
+    S_JOB_PARTIAL,
+    S_NOTIFY,
+    S_MEDIA_KEYS,
+    S_COUNT
+};
+
+typedef struct {
+    const char *name;
+    int nparams;
+    const char *sql;
+} pg_stmt_t;
+
+/* Prepared on first use (pg_run) under .name. */
+extern const pg_stmt_t pg_stmts[S_COUNT];
+
+/* ---- connection (postgres.c) ----------------------------------------------------- */
+
+_Static_assert(S_COUNT <= 64, "pg_conn_t.prepared has one bit per statement");
+
+typedef struct {
+    store_conn_t base; /* first: store.c casts */
+    PGconn *pg;
+    bool broken;          /* a connection-level error was seen: reconnect before use */
+    double last_try;      /* mono_s() of the last reconnect attempt */
+    uint64_t prepared;    /* bit i: pg_stmts[i] is prepared on this connection */
+    bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
+} pg_conn_t;
+
+/* The backend's connection behind store.c's handle. */
+static inline pg_conn_t *pg_cast(store_conn_t *c)
+{
+    return (pg_conn_t *)c;
+}
+
+/* A number as the text of a statement parameter (pg_num_i64, pg_num_f64). */
+typedef struct {
+    char s[32];
+} pg_num_t;
+
+/* ---- connection, errors, retries and values (postgres.c) */
+int pg_ready(pg_conn_t *c);
+int pg_command(pg_conn_t *c, const char *sql, const char *what);
+void pg_rollback(pg_conn_t *c);
+int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int nparams,
+                 bool *prepared, const char *const *params, PGresult **out);
+int pg_run(pg_conn_t *c, int id, const char *const *params, PGresult **out);
+int64_t pg_affected(PGresult *r);
+pg_num_t pg_num_i64(int64_t v);
+pg_num_t pg_num_f64(double v);
+int64_t pg_lease_until(int64_t now, double lease_s);
+int64_t pg_col_i64(const PGresult *r, int row, int col);
+const char *pg_col_str(const PGresult *r, int row, int col, arena_t *a);
+void pg_row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, record_t *out);
+
+/* ---- schema and health (pg_schema.c) */
+int pg_migrate(store_conn_t *sc);
+int pg_ping(store_conn_t *sc);
+
+/* ---- users, keys and records (pg_records.c) */
+int pg_user_ensure(store_conn_t *sc, const char *name, int64_t *user_id);
+int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex,
+                  const char *prefix, int64_t *key_id);
+int pg_key_auth(store_conn_t *sc, const char *hash_hex, int64_t *user_id, int64_t *key_id);
+int pg_key_list(store_conn_t *sc, arena_t *a, key_info_t **out, size_t *n);
+int pg_key_revoke(store_conn_t *sc, int64_t key_id);
+int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id);
+int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n);
+int pg_one_record(pg_conn_t *c, int id, const char *const *p, rec_kind_t kind, arena_t *a,
+                  record_t *out);
+int pg_record_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                  arena_t *a, record_t *out);
+int pg_record_get_probed(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                         record_probe_fn probe, void *probe_arg, arena_t *a,
+                         record_t *out);
+int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                     const record_patch_t *pt, arena_t *a, record_t *out);
+int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                     arena_t *a, const char **media_key);
+
+/* ---- lists (pg_lists.c) */
+int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, arena_t *a,
+                   record_list_t *out);
+
+/* ---- jobs and events of other processes (pg_jobs.c) */
+int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out);
+int pg_job_renew(store_conn_t *sc, int64_t job_id, const char *token, double lease_s);
+int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int64_t words,
+                    const char *media_key, const char *revised_prompt);
+int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error);
+int pg_job_count(store_conn_t *sc, int64_t *n);
+int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running);
+int pg_job_progress(store_conn_t *sc, const job_t *job, const char *text,
+                    const char *payload);
+int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
+                      const char **text);
+int pg_notify(store_conn_t *sc, const char *payload);
+int pg_media_keys(store_conn_t *sc, arena_t *a, const char ***keys, size_t *n);
+
+/* ---- rate limiting and idempotency keys (pg_limits.c) */
+int pg_rate_gcra(store_conn_t *sc, const char *bucket, int64_t now_us, int64_t interval_us,
+                 int64_t period_us, bool prune, int64_t *tat_us, bool *allowed);
+int pg_idem_begin(store_conn_t *sc, int64_t user_id, const char *key, const char *digest,
+                  int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
+                  idem_t *out);
+int pg_idem_finish(store_conn_t *sc, int64_t user_id, const char *key, const char *token,
+                   int status, const char *location, const char *body, int64_t expires_us);
+int pg_idem_abort(store_conn_t *sc, int64_t user_id, const char *key, const char *token);
+
+#endif

@@ -1,0 +1,248 @@
+/* pg_jobs.c — the PostgreSQL store's job queue (claim with FOR UPDATE SKIP LOCKED,
+ * renew, complete, fail, counts) and the events of other processes (progress, partial
+ * text, NOTIFY, media keys). */
+#include "store/pg_int.h"
+
+#include "core/log.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PG_CLAIM_TRIES 8 /* orphan jobs skipped per claim at most */
+
+/* ---- jobs ------------------------------------------------------------------------ */
+
+/* Inside a transaction: picks and leases one job; *claimed false when there is none;
+ * an orphan job (its record gone) is dropped and *claimed stays false with *again set. */
+static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_s, arena_t *a,
+                     job_t *out, bool *claimed, bool *again)
+{
+    pg_num_t tnow = pg_num_i64(now), until = pg_num_i64(pg_lease_until(now, lease_s));
+    const char *p[] = {tnow.s, token, until.s};
+    PGresult *r;
+    int rc = pg_run(c, S_JOB_PICK, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return STORE_OK;
+    }
+    int64_t job_id = pg_col_i64(r, 0, 0), kind = pg_col_i64(r, 0, 1),
+            record_id = pg_col_i64(r, 0, 2);
+    int attempts = (int)pg_col_i64(r, 0, 3);
+    PQclear(r);
+    pg_num_t jid = pg_num_i64(job_id), rid = pg_num_i64(record_id);
+    if (kind == KIND_DOC || kind == KIND_IMG) {
+        const char *rp[] = {rid.s, tnow.s};
+        record_t rec;
+        rc = pg_one_record(c, kind == KIND_DOC ? S_DOC_CLAIM : S_IMG_CLAIM, rp, (rec_kind_t)kind,
+                           a, &rec);
+        if (rc == STORE_OK) {
+            memset(out, 0, sizeof(*out));
+            out->id = job_id;
+            memcpy(out->token, token, sizeof(out->token));
+            out->attempts = attempts;
+            out->rec = rec;
+            *claimed = true;
+            return STORE_OK;
+        }
+        if (rc != STORE_NOTFOUND)
+            return rc;
+    }
+    log_warn("postgres: dropping job %" PRId64 " without a record", job_id);
+    const char *dp[] = {jid.s};
+    if ((rc = pg_run(c, S_JOB_DROP, dp, &r)) != STORE_OK)
+        return rc;
+    PQclear(r);
+    *again = true;
+    return STORE_OK;
+}
+
+int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    for (int tries = 0; tries < PG_CLAIM_TRIES; tries++) {
+        char token[33];
+        random_hex(token, 16);
+        bool claimed = false, again = false;
+        if ((rc = pg_command(c, "BEGIN", "job claim begin")) != STORE_OK)
+            return rc;
+        rc = claim_one(c, now_us(), token, lease_s, a, out, &claimed, &again);
+        if (rc == STORE_OK)
+            rc = pg_command(c, "COMMIT", "job claim commit");
+        if (rc != STORE_OK) {
+            pg_rollback(c);
+            return rc;
+        }
+        if (claimed)
+            return STORE_OK;
+        if (!again)
+            return STORE_NOTFOUND;
+    }
+    return STORE_NOTFOUND;
+}
+
+int pg_job_renew(store_conn_t *sc, int64_t job_id, const char *token, double lease_s)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t id = pg_num_i64(job_id), until = pg_num_i64(pg_lease_until(now_us(), lease_s));
+    const char *p[] = {id.s, token, until.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_RENEW, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+/* Runs a JOB_FINISH statement: STALE when the job (with this token) is gone. */
+static int job_finish(pg_conn_t *c, int id, const char *const *p)
+{
+    PGresult *r;
+    int rc = pg_run(c, id, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    rc = pg_col_i64(r, 0, 0) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int64_t words,
+                    const char *media_key, const char *revised_prompt)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t id = pg_num_i64(job->id), w = pg_num_i64(words), now = pg_num_i64(now_us()),
+          pt = pg_num_i64(job->rec.prompt_tokens), ct = pg_num_i64(job->rec.completion_tokens);
+    const char *p[] = {id.s, job->token, result, w.s, media_key, revised_prompt, now.s,
+                       job->rec.prompt_tokens < 0 ? NULL : pt.s,
+                       job->rec.completion_tokens < 0 ? NULL : ct.s,
+                       job->rec.truncated ? "t" : "f"};
+    return job_finish(c, S_JOB_COMPLETE, p);
+}
+
+int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t id = pg_num_i64(job->id), now = pg_num_i64(now_us());
+    const char *p[] = {id.s, job->token, error, now.s};
+    return job_finish(c, S_JOB_FAIL, p);
+}
+
+int pg_job_count(store_conn_t *sc, int64_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_COUNT, NULL, &r)) != STORE_OK)
+        return rc;
+    *n = pg_col_i64(r, 0, 0);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t now = pg_num_i64(now_us());
+    const char *p[] = {now.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_COUNTS, p, &r)) != STORE_OK)
+        return rc;
+    *queued = pg_col_i64(r, 0, 0);
+    *running = pg_col_i64(r, 0, 1);
+    PQclear(r);
+    return STORE_OK;
+}
+
+/* ---- events of other processes (records/remote.c) ---- */
+
+int pg_job_progress(store_conn_t *sc, const job_t *job, const char *text,
+                    const char *payload)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t id = pg_num_i64(job->id);
+    const char *p[] = {id.s, job->token, text, payload};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_PROGRESS, p, &r)) != STORE_OK)
+        return rc;
+    rc = PQntuples(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
+                      const char **text)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t k = pg_num_i64(kind), rid = pg_num_i64(id);
+    const char *p[] = {k.s, rid.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_PARTIAL, p, &r)) != STORE_OK)
+        return rc;
+    *text = NULL;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else if (!PQgetisnull(r, 0, 0))
+        *text = arena_strdup(a, PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return rc;
+}
+
+int pg_notify(store_conn_t *sc, const char *payload)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    const char *p[] = {payload};
+    PGresult *r;
+    if ((rc = pg_run(c, S_NOTIFY, p, &r)) != STORE_OK)
+        return rc;
+    PQclear(r);
+    return STORE_OK;
+}
+
+int pg_media_keys(store_conn_t *sc, arena_t *a, const char ***keys, size_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    *keys = NULL;
+    *n = 0;
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_MEDIA_KEYS, NULL, &r)) != STORE_OK)
+        return rc;
+    int rows = PQntuples(r);
+    const char **v = arena_alloc(a, (size_t)(rows ? rows : 1) * sizeof(*v));
+    for (int i = 0; i < rows; i++)
+        v[i] = pg_col_str(r, i, 0, a);
+    PQclear(r);
+    *keys = v;
+    *n = (size_t)rows;
+    return STORE_OK;
+}

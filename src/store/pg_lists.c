@@ -1,0 +1,213 @@
+/* pg_lists.c — the PostgreSQL store's record lists: the list SQL assembled from fixed
+ * fragments by list key (store_int.h), prepared once per connection, and totals. */
+#include "store/pg_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- lists ----------------------------------------------------------------------- */
+
+/* The WHERE clause of key k; parameters are numbered from $1 (user_id) in the order
+ * list_run() fills them. Without search, the search's parameter keeps its number. */
+static void list_where(buf_t *b, unsigned k, bool search)
+{
+    int n = 1;
+    buf_puts(b, " WHERE user_id = $1");
+    if (k & LQ_SEARCH)
+        ++n;
+    if ((k & LQ_SEARCH) && search)
+        /* lower() under the "C" collation folds A-Z only, like SQLite's LIKE; the
+         * pattern comes lowered the same way. The expression is that of the trigram
+         * indexes of migration 4, which PostgreSQL re-checks for every candidate; a
+         * short search, which they cannot serve (a GIN scan of every entry), spells it
+         * so that they are not used. */
+        buf_printf(b, " AND lower(%s%s COLLATE \"C\") LIKE $2 ESCAPE '\\'",
+                   k & LQ_SEARCH_RESULT ? "result" : "name", k & LQ_INDEXED ? "" : " || ''");
+    if (k & LQ_FILTER)
+        buf_printf(b, k & LQ_IMG ? " AND resolution = $%d::text" : " AND template_id = $%d::int",
+                   ++n);
+    if (k & LQ_STYLE)
+        buf_printf(b, " AND style = $%d::text", ++n);
+    if (k & LQ_FAVORITE)
+        buf_printf(b, " AND favorite = $%d::boolean", ++n);
+}
+
+/* Number of parameters of the WHERE clause of key k. */
+static int list_where_nparams(unsigned k)
+{
+    return 1 + !!(k & LQ_SEARCH) + !!(k & LQ_FILTER) + !!(k & LQ_STYLE) + !!(k & LQ_FAVORITE);
+}
+
+/* How many rows of the order an indexed search looks through first (see
+ * pg_record_list), for pages ending this early in the order. */
+#define WINDOW_ROWS 1000
+#define WINDOW_MAX_END 100
+
+/* Builds the SQL of key k from fixed fragments only. Every statement also returns, as
+ * its last two columns and from the same snapshot, the user's record count and
+ * version; LQ_COUNT adds the count of the key's rows before them.
+ *
+ * An indexed search (LQ_INDEXED) gets its candidates from the trigram index in a
+ * materialized CTE, so the planner cannot trade the index for a walk down the id or
+ * name order that hopes to meet the page's rows early (with a LIMIT, a rare word would
+ * walk every row). LQ_WINDOW is that hope made bounded: the page among the first
+ * WINDOW_ROWS rows of the order only. */
+static char *list_sql(unsigned k)
+{
+    const char *table = k & LQ_IMG ? "images" : "documents";
+    const char *dir = k & LQ_ASC ? "ASC" : "DESC";
+    buf_t where, b;
+    buf_init(&where);
+    buf_init(&b);
+    list_where(&where, k, !(k & LQ_WINDOW));
+    char counts[160], order[96];
+    snprintf(counts, sizeof(counts),
+             "(SELECT n FROM record_counts WHERE user_id = $1 AND kind = %d), "
+             "(SELECT version FROM record_counts WHERE user_id = $1 AND kind = %d)",
+             k & LQ_IMG ? 1 : 0, k & LQ_IMG ? 1 : 0);
+    if (k & LQ_BY_NAME)
+        snprintf(order, sizeof(order), "name COLLATE \"C\" %s, id %s", dir, dir);
+    else
+        snprintf(order, sizeof(order), "id %s", dir);
+    int n = list_where_nparams(k);
+    const char *cols = k & LQ_IMG ? IMG_COLS : DOC_COLS;
+    if (k & LQ_COUNT)
+        buf_printf(&b, "SELECT (SELECT count(*) FROM %s%s), %s", table, buf_cstr(&where), counts);
+    else if (k & LQ_WINDOW)
+        buf_printf(&b, "SELECT %s, %s FROM (SELECT * FROM %s%s ORDER BY %s LIMIT %d) w"
+                       " WHERE lower(%s COLLATE \"C\") LIKE $2 ESCAPE '\\'"
+                       " ORDER BY %s LIMIT $%d OFFSET $%d",
+                   cols, counts, table, buf_cstr(&where), order, WINDOW_ROWS,
+                   k & LQ_SEARCH_RESULT ? "result" : "name", order, n + 1, n + 2);
+    else if (k & LQ_INDEXED)
+        buf_printf(&b, "WITH m AS MATERIALIZED (SELECT id FROM %s%s)"
+                       " SELECT %s, %s FROM m JOIN %s USING (id) ORDER BY %s"
+                       " LIMIT $%d OFFSET $%d",
+                   table, buf_cstr(&where), cols, counts, table, order, n + 1, n + 2);
+    else
+        /* the rows skipped by the offset come from the order's index alone (an
+         * index-only scan once vacuumed): only the page's rows are read whole */
+        buf_printf(&b, "SELECT %s, %s FROM %s WHERE id IN (SELECT id FROM %s%s ORDER BY %s"
+                       " LIMIT $%d OFFSET $%d) ORDER BY %s",
+                   cols, counts, table, table, buf_cstr(&where), order, n + 1, n + 2, order);
+    buf_free(&where);
+    return buf_steal(&b);
+}
+
+/* Runs list statement k with the parameters of q (+ limit/offset for pages). */
+static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char *limit,
+                    const char *offset, arena_t *a, PGresult **out)
+{
+    const char *p[8];
+    int n = 0;
+    pg_num_t uid = pg_num_i64(q->user_id), tpl = pg_num_i64(q->template_id);
+    p[n++] = uid.s;
+    if (k & LQ_SEARCH)
+        p[n++] = store_like_pattern(q->search, true, a);
+    if (k & LQ_FILTER)
+        p[n++] = k & LQ_IMG ? q->resolution : tpl.s;
+    if (k & LQ_STYLE)
+        p[n++] = q->style;
+    if (k & LQ_FAVORITE)
+        p[n++] = q->favorite ? "t" : "f";
+    if (!(k & LQ_COUNT)) {
+        p[n++] = limit;
+        p[n++] = offset;
+    }
+    char name[32];
+    snprintf(name, sizeof(name), "ink_list_%04x", k);
+    char *sql = c->list_prepared[k] ? NULL : list_sql(k);
+    int rc = pg_run_named(c, name, sql, n, &c->list_prepared[k], p, out);
+    free(sql);
+    return rc;
+}
+
+/* The total of key k when the page does not tell it: the user's record count for an
+ * unfiltered list; else the totals cache at the version read with the page, or a
+ * count (which reads its own version in its own snapshot). */
+static int list_total(pg_conn_t *c, unsigned k, const list_query_t *q, int64_t n,
+                      int64_t version, arena_t *a, int64_t *total)
+{
+    store_counts_t *cc = store_counts(c->base.store);
+    if (!(k & LQ_FILTERED) || n == 0) {
+        *total = n;
+        return STORE_OK;
+    }
+    if (store_counts_get(cc, k, q, version, total))
+        return STORE_OK;
+    PGresult *r;
+    k = (k & ~(unsigned)(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT;
+    int rc = list_run(c, k, q, NULL, NULL, a, &r);
+    if (rc != STORE_OK)
+        return rc;
+    *total = pg_col_i64(r, 0, 0);
+    store_counts_put(cc, k, q, pg_col_i64(r, 0, 2), *total);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, arena_t *a,
+                   record_list_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    int64_t per_page = q->per_page > 0 ? q->per_page : 10;
+    int64_t page = q->page > 0 ? q->page : 1;
+    int64_t offset = page - 1 > INT64_MAX / per_page ? INT64_MAX : (page - 1) * per_page;
+    pg_num_t lim = pg_num_i64(per_page), off = pg_num_i64(offset);
+    unsigned k = store_list_key(kind, q);
+    PGresult *r = NULL;
+    size_t rows = 0;
+    if ((k & LQ_INDEXED) && offset + per_page <= WINDOW_MAX_END) {
+        /* a common word fills its page among the first rows of the order */
+        if ((rc = list_run(c, k | LQ_WINDOW, q, lim.s, off.s, a, &r)) != STORE_OK)
+            return rc;
+        rows = (size_t)PQntuples(r);
+        if (rows < (size_t)per_page) {
+            PQclear(r);
+            r = NULL;
+        }
+    }
+    if (!r) {
+        if ((rc = list_run(c, k, q, lim.s, off.s, a, &r)) != STORE_OK)
+            return rc;
+        rows = (size_t)PQntuples(r);
+    }
+    record_t *items = arena_alloc(a, (rows ? rows : 1) * sizeof(*items));
+    for (size_t i = 0; i < rows; i++) {
+        if (q->probe) {
+            /* id and updated_us first: a held version needs nothing else */
+            items[i] = (record_t){.kind = kind, .id = pg_col_i64(r, (int)i, 0),
+                                  .updated_us = pg_col_i64(r, (int)i, 7)};
+            if (q->probe(q->probe_arg, kind, items[i].id, items[i].updated_us)) {
+                items[i].probed = true;
+                continue;
+            }
+        }
+        pg_row_record(r, (int)i, kind, a, &items[i]);
+    }
+    int64_t total = 0;
+    if (rows > 0 && rows < (size_t)per_page) {
+        total = offset + (int64_t)rows; /* the last page tells the total */
+    } else if (rows > 0) {
+        rc = list_total(c, k, q, pg_col_i64(r, 0, REC_NCOLS), pg_col_i64(r, 0, REC_NCOLS + 1), a,
+                        &total);
+    } else if (offset > 0) {
+        /* a page past the end: the total still counts */
+        PQclear(r);
+        r = NULL;
+        unsigned ck = (k & ~(unsigned)(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT;
+        if ((rc = list_run(c, ck, q, NULL, NULL, a, &r)) == STORE_OK)
+            total = pg_col_i64(r, 0, 0);
+    }
+    PQclear(r);
+    if (rc != STORE_OK)
+        return rc;
+    out->items = items;
+    out->n = rows;
+    out->total = total;
+    return STORE_OK;
+}

@@ -1,0 +1,275 @@
+/* pg_records.c — the PostgreSQL store's users, API keys and records (create, get,
+ * update, delete; lists are in pg_lists.c). */
+#include "store/pg_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- users and keys -------------------------------------------------------------- */
+
+/* Runs a statement whose first column is an id; NOTFOUND when it gives no row. */
+static int pg_find_id(pg_conn_t *c, int id, const char *const *p, int64_t *out)
+{
+    PGresult *r;
+    int rc = pg_run(c, id, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else
+        *out = pg_col_i64(r, 0, 0);
+    PQclear(r);
+    return rc;
+}
+
+int pg_user_ensure(store_conn_t *sc, const char *name, int64_t *user_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    const char *find[] = {name};
+    rc = pg_find_id(c, S_USER_FIND, find, user_id);
+    if (rc != STORE_NOTFOUND)
+        return rc;
+    pg_num_t now = pg_num_i64(now_us());
+    const char *ins[] = {name, now.s};
+    rc = pg_find_id(c, S_USER_INSERT, ins, user_id);
+    if (rc != STORE_NOTFOUND)
+        return rc;
+    /* another process inserted the same name in between */
+    rc = pg_find_id(c, S_USER_FIND, find, user_id);
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex,
+                  const char *prefix, int64_t *key_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(user_id), now = pg_num_i64(now_us());
+    const char *p[] = {uid.s, hash_hex, prefix, now.s};
+    return pg_find_id(c, S_KEY_INSERT, p, key_id);
+}
+
+int pg_key_auth(store_conn_t *sc, const char *hash_hex, int64_t *user_id, int64_t *key_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    const char *p[] = {hash_hex};
+    PGresult *r;
+    if ((rc = pg_run(c, S_KEY_AUTH, p, &r)) != STORE_OK)
+        return rc;
+    /* the index found it; the digest is confirmed in constant time all the same */
+    if (PQntuples(r) == 0 || PQgetlength(r, 0, 2) != 64 ||
+        !ct_equal(PQgetvalue(r, 0, 2), hash_hex, 64)) {
+        rc = STORE_NOTFOUND;
+    } else {
+        *user_id = pg_col_i64(r, 0, 0);
+        *key_id = pg_col_i64(r, 0, 1);
+    }
+    PQclear(r);
+    return rc;
+}
+
+int pg_key_list(store_conn_t *sc, arena_t *a, key_info_t **out, size_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_KEY_LIST, NULL, &r)) != STORE_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    key_info_t *keys = arena_alloc(a, (rows ? rows : 1) * sizeof(*keys));
+    for (size_t i = 0; i < rows; i++) {
+        int row = (int)i;
+        keys[i].id = pg_col_i64(r, row, 0);
+        keys[i].user_id = pg_col_i64(r, row, 1);
+        keys[i].user_name = pg_col_str(r, row, 2, a);
+        keys[i].prefix = pg_col_str(r, row, 3, a);
+        keys[i].created_us = pg_col_i64(r, row, 4);
+        keys[i].revoked_us = pg_col_i64(r, row, 5);
+    }
+    PQclear(r);
+    *out = keys;
+    *n = rows;
+    return STORE_OK;
+}
+
+int pg_key_revoke(store_conn_t *sc, int64_t key_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t id = pg_num_i64(key_id), now = pg_num_i64(now_us());
+    const char *p[] = {id.s, now.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_KEY_REVOKE, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
+    PQclear(r);
+    return rc;
+}
+
+/* ---- records --------------------------------------------------------------------- */
+
+/* A new record, "queued"; done: a document already "completed" with its result. */
+static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, bool done,
+                            int64_t *id)
+{
+    pg_num_t uid = pg_num_i64(rec->user_id), ts = pg_num_i64(now);
+    const char *fav = rec->favorite ? "t" : "f";
+    if (rec->kind == KIND_DOC) {
+        pg_num_t cr = pg_num_f64(rec->creativity), tpl = pg_num_i64(rec->template_id),
+              words = pg_num_i64(rec->words), pt = pg_num_i64(rec->prompt_tokens),
+              ct = pg_num_i64(rec->completion_tokens);
+        const char *p[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s,
+                           rec->result, words.s, rec->prompt_tokens < 0 ? NULL : pt.s,
+                           rec->completion_tokens < 0 ? NULL : ct.s,
+                           rec->truncated ? "t" : "f"};
+        return pg_find_id(c, done ? S_DOC_INSERT_DONE : S_DOC_INSERT, p, id);
+    }
+    const char *p[] = {uid.s, rec->name, fav, ts.s, rec->description, rec->resolution, rec->style};
+    return pg_find_id(c, S_IMG_INSERT, p, id);
+}
+
+int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    int64_t now = now_us(), id = 0, jid = 0;
+    if ((rc = pg_command(c, "BEGIN", "record create begin")) != STORE_OK)
+        return rc;
+    rc = pg_insert_record(c, rec, now, false, &id);
+    if (rc == STORE_OK) {
+        pg_num_t kind = pg_num_i64(rec->kind), rid = pg_num_i64(id), ts = pg_num_i64(now);
+        const char *p[] = {kind.s, rid.s, ts.s};
+        rc = pg_find_id(c, S_JOB_INSERT, p, &jid);
+    }
+    if (rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "record create commit");
+    if (rc != STORE_OK) {
+        pg_rollback(c);
+        return rc;
+    }
+    rec->id = id;
+    store_record_inserted(rec, REC_QUEUED, now);
+    *job_id = jid;
+    return STORE_OK;
+}
+
+/* All in one transaction (all or none). A connection that sat idle through a database
+ * restart is remade by pg_ready, as for every operation. */
+int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    if (!store_docs_finished(recs, n))
+        return STORE_ERROR;
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    if ((rc = pg_command(c, "BEGIN", "docs create begin")) != STORE_OK)
+        return rc;
+    int64_t now = now_us();
+    for (size_t i = 0; i < n && rc == STORE_OK; i++)
+        rc = pg_insert_record(c, recs[i], now, true, &recs[i]->id);
+    if (rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "docs create commit");
+    if (rc != STORE_OK) {
+        pg_rollback(c);
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++)
+        store_record_inserted(recs[i], REC_COMPLETED, now);
+    return STORE_OK;
+}
+
+/* Runs a statement returning at most one record row. */
+int pg_one_record(pg_conn_t *c, int id, const char *const *p, rec_kind_t kind, arena_t *a,
+                  record_t *out)
+{
+    PGresult *r;
+    int rc = pg_run(c, id, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else
+        pg_row_record(r, 0, kind, a, out);
+    PQclear(r);
+    return rc;
+}
+
+int pg_record_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                  arena_t *a, record_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(user_id), rid = pg_num_i64(id);
+    const char *p[] = {uid.s, rid.s};
+    return pg_one_record(c, kind == KIND_DOC ? S_DOC_GET : S_IMG_GET, p, kind, a, out);
+}
+
+/* The record cache's probe on PostgreSQL: the row comes whole in the one round trip
+ * either way; a version the caller holds is not rendered again. */
+int pg_record_get_probed(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                         record_probe_fn probe, void *probe_arg, arena_t *a,
+                         record_t *out)
+{
+    int rc = pg_record_get(sc, kind, user_id, id, a, out);
+    if (rc == STORE_OK && probe(probe_arg, kind, out->id, out->updated_us))
+        *out = (record_t){.kind = kind, .id = out->id, .updated_us = out->updated_us,
+                          .probed = true};
+    return rc;
+}
+
+int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                     const record_patch_t *pt, arena_t *a, record_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(user_id), rid = pg_num_i64(id), now = pg_num_i64(now_us());
+    pg_num_t fav = pg_num_i64(pt->favorite < 0 ? -1 : pt->favorite ? 1 : 0);
+    if (kind == KIND_DOC) {
+        pg_num_t words = pg_num_i64(pt->words);
+        const char *p[] = {uid.s, rid.s, pt->name, pt->result ? "t" : "f", pt->result, words.s,
+                           fav.s, now.s};
+        return pg_one_record(c, S_DOC_UPDATE, p, kind, a, out);
+    }
+    const char *p[] = {uid.s, rid.s, pt->name, fav.s, now.s};
+    return pg_one_record(c, S_IMG_UPDATE, p, kind, a, out);
+}
+
+int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                     arena_t *a, const char **media_key)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(user_id), rid = pg_num_i64(id);
+    const char *p[] = {uid.s, rid.s};
+    PGresult *r;
+    if ((rc = pg_run(c, kind == KIND_DOC ? S_DOC_DELETE : S_IMG_DELETE, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        rc = STORE_NOTFOUND;
+    } else if (media_key) {
+        *media_key = pg_col_str(r, 0, 0, a);
+    }
+    PQclear(r);
+    return rc;
+}

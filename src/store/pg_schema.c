@@ -1,0 +1,225 @@
+/* pg_schema.c — the PostgreSQL store's schema: its numbered migrations, pg_migrate()
+ * which applies them, and the health check (pg_ping). */
+#include "store/pg_int.h"
+
+#include "core/log.h"
+
+#include <inttypes.h>
+
+#define PG_MIGRATE_LOCK "727370514152313" /* pg_advisory_xact_lock key of pg_migrate() */
+
+/* ---- schema ---------------------------------------------------------------------- */
+
+/* Numbered migrations; version = index + 1. Never edit one that has shipped: append. */
+static const char *const migrations[] = {
+    /* 1: the initial schema */
+    "CREATE TABLE users ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE,"
+    "  created_us BIGINT NOT NULL);"
+    "CREATE TABLE api_keys ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id),"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  prefix TEXT NOT NULL,"
+    "  created_us BIGINT NOT NULL,"
+    "  revoked_us BIGINT);" /* NULL = active */
+    "CREATE INDEX api_keys_user ON api_keys (user_id);"
+    "CREATE TABLE documents ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id),"
+    "  name TEXT NOT NULL,"
+    "  favorite BOOLEAN NOT NULL DEFAULT false,"
+    "  state TEXT NOT NULL CHECK (state IN ('queued', 'generating', 'completed', 'failed')),"
+    "  error TEXT,"
+    "  created_us BIGINT NOT NULL,"
+    "  updated_us BIGINT NOT NULL,"
+    "  prompt TEXT NOT NULL,"
+    "  creativity DOUBLE PRECISION NOT NULL,"
+    "  template_id INTEGER NOT NULL,"
+    "  result TEXT,"
+    "  words BIGINT NOT NULL DEFAULT 0);"
+    "CREATE INDEX documents_user_id ON documents (user_id, id);"
+    "CREATE INDEX documents_user_name ON documents (user_id, name COLLATE \"C\", id);"
+    "CREATE INDEX documents_user_template ON documents (user_id, template_id, id);"
+    "CREATE INDEX documents_user_favorite ON documents (user_id, favorite, id);"
+    "CREATE TABLE images ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id),"
+    "  name TEXT NOT NULL,"
+    "  favorite BOOLEAN NOT NULL DEFAULT false,"
+    "  state TEXT NOT NULL CHECK (state IN ('queued', 'generating', 'completed', 'failed')),"
+    "  error TEXT,"
+    "  created_us BIGINT NOT NULL,"
+    "  updated_us BIGINT NOT NULL,"
+    "  description TEXT NOT NULL,"
+    "  resolution TEXT NOT NULL,"
+    "  style TEXT,"
+    "  media_key TEXT,"
+    "  revised_prompt TEXT);"
+    "CREATE INDEX images_user_id ON images (user_id, id);"
+    "CREATE INDEX images_user_name ON images (user_id, name COLLATE \"C\", id);"
+    "CREATE INDEX images_user_resolution ON images (user_id, resolution, id);"
+    "CREATE INDEX images_user_favorite ON images (user_id, favorite, id);"
+    "CREATE TABLE jobs ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  kind SMALLINT NOT NULL CHECK (kind IN (0, 1)),"
+    "  record_id BIGINT NOT NULL,"
+    "  token TEXT," /* NULL until claimed */
+    "  lease_until_us BIGINT,"
+    "  attempts INTEGER NOT NULL DEFAULT 0,"
+    "  created_us BIGINT NOT NULL,"
+    "  UNIQUE (kind, record_id));"
+    "CREATE TABLE rate_hits ("
+    "  bucket TEXT NOT NULL,"
+    "  \"window\" BIGINT NOT NULL,"
+    "  count BIGINT NOT NULL,"
+    "  PRIMARY KEY (bucket, \"window\"));",
+    /* 2: each user's number of documents and images, kept by a trigger, so that an
+     * unfiltered list needs no count(*) over all of the user's rows. */
+    "CREATE TABLE record_counts ("
+    "  user_id BIGINT NOT NULL,"
+    "  kind SMALLINT NOT NULL CHECK (kind IN (0, 1)),"
+    "  n BIGINT NOT NULL,"
+    "  PRIMARY KEY (user_id, kind));"
+    "INSERT INTO record_counts SELECT user_id, 0, count(*) FROM documents GROUP BY user_id;"
+    "INSERT INTO record_counts SELECT user_id, 1, count(*) FROM images GROUP BY user_id;"
+    "CREATE FUNCTION ink_count_records() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+    "  IF TG_OP = 'INSERT' THEN"
+    "    INSERT INTO record_counts (user_id, kind, n) VALUES (NEW.user_id, TG_ARGV[0]::smallint, 1)"
+    "    ON CONFLICT (user_id, kind) DO UPDATE SET n = record_counts.n + 1;"
+    "  ELSE"
+    "    UPDATE record_counts SET n = n - 1 WHERE user_id = OLD.user_id AND kind = TG_ARGV[0]::smallint;"
+    "  END IF;"
+    "  RETURN NULL; END $$;"
+    "CREATE TRIGGER documents_count AFTER INSERT OR DELETE ON documents"
+    "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
+    "CREATE TRIGGER images_count AFTER INSERT OR DELETE ON images"
+    "  FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
+    /* 3: the text so far of a running generation, for streams served by other
+     * processes (records/remote.c); a document's token usage and truncation. */
+    "ALTER TABLE jobs ADD COLUMN partial TEXT;"
+    "ALTER TABLE documents ADD COLUMN prompt_tokens BIGINT,"
+    "  ADD COLUMN completion_tokens BIGINT,"
+    "  ADD COLUMN truncated BOOLEAN NOT NULL DEFAULT false;",
+    /* 4: the search index: pg_trgm GIN indexes on the searched expression (the
+     * contract's folding: lower() under "C" folds A-Z only), which LIKE uses for
+     * patterns of three or more characters; PostgreSQL re-checks every candidate
+     * row against the LIKE itself. pg_trgm is a trusted extension (PostgreSQL 13+):
+     * the database owner may create it. */
+    "CREATE EXTENSION IF NOT EXISTS pg_trgm;"
+    "CREATE INDEX documents_name_trgm ON documents"
+    "  USING gin (lower(name COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX documents_result_trgm ON documents"
+    "  USING gin (lower(result COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX images_name_trgm ON images USING gin (lower(name COLLATE \"C\") gin_trgm_ops);"
+    /* each user's version of its records, for the totals cache of store_int.h: every
+     * insert, delete and change of a listed or searched column moves it forward */
+    "ALTER TABLE record_counts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;"
+    "CREATE OR REPLACE FUNCTION ink_count_records() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+    "  IF TG_OP = 'INSERT' THEN"
+    "    INSERT INTO record_counts (user_id, kind, n, version)"
+    "    VALUES (NEW.user_id, TG_ARGV[0]::smallint, 1, 1) ON CONFLICT (user_id, kind)"
+    "    DO UPDATE SET n = record_counts.n + 1, version = record_counts.version + 1;"
+    "  ELSIF TG_OP = 'DELETE' THEN"
+    "    UPDATE record_counts SET n = n - 1, version = version + 1"
+    "    WHERE user_id = OLD.user_id AND kind = TG_ARGV[0]::smallint;"
+    "  ELSE"
+    "    UPDATE record_counts SET version = version + 1"
+    "    WHERE user_id = NEW.user_id AND kind = TG_ARGV[0]::smallint;"
+    "  END IF;"
+    "  RETURN NULL; END $$;"
+    "CREATE TRIGGER documents_count_upd AFTER UPDATE OF name, result, favorite, template_id"
+    "  ON documents FOR EACH ROW EXECUTE FUNCTION ink_count_records('0');"
+    "CREATE TRIGGER images_count_upd AFTER UPDATE OF name, favorite, resolution, style"
+    "  ON images FOR EACH ROW EXECUTE FUNCTION ink_count_records('1');",
+    /* 5 (safety): the rate limit's GCRA state, one theoretical arrival time per bucket,
+     * instead of fixed-window counts. */
+    "DROP TABLE rate_hits;"
+    "CREATE TABLE rate_tat ("
+    "  bucket TEXT PRIMARY KEY,"
+    "  tat_us BIGINT NOT NULL,"
+    "  allowed BOOLEAN NOT NULL);",
+    /* 6 (safety): idempotency keys (API.md §11); state 0 in progress, 1 done */
+    "CREATE TABLE idempotency_keys ("
+    "  user_id BIGINT NOT NULL,"
+    "  idem_key TEXT NOT NULL,"
+    "  digest TEXT NOT NULL,"
+    "  token TEXT NOT NULL,"
+    "  state SMALLINT NOT NULL,"
+    "  status INTEGER,"
+    "  location TEXT,"
+    "  body TEXT,"
+    "  lease_until_us BIGINT NOT NULL,"
+    "  expires_us BIGINT NOT NULL,"
+    "  PRIMARY KEY (user_id, idem_key));"
+    "CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_us);",
+};
+
+/* ---- schema and health ----------------------------------------------------------- */
+
+int pg_migrate(store_conn_t *sc)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r = NULL;
+    if ((rc = pg_command(c, "BEGIN", "migrate begin")) != STORE_OK)
+        return rc;
+    rc = pg_command(c, "SELECT pg_advisory_xact_lock(" PG_MIGRATE_LOCK ")", "migrate lock");
+    if (rc == STORE_OK)
+        rc = pg_command(c,
+                        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                        " version INTEGER PRIMARY KEY, applied_us BIGINT NOT NULL)",
+                        "migrate table");
+    if (rc == STORE_OK)
+        rc = pg_run(c, S_MIG_VERSION, NULL, &r);
+    if (rc != STORE_OK)
+        goto out;
+    int64_t have = pg_col_i64(r, 0, 0);
+    PQclear(r);
+    r = NULL;
+    int64_t want = (int64_t)ARRAY_LEN(migrations);
+    if (have > want) {
+        log_error("postgres: database schema version %" PRId64
+                  " is newer than this program's (%" PRId64 ")",
+                  have, want);
+        rc = STORE_ERROR;
+        goto out;
+    }
+    for (int64_t v = have + 1; v <= want && rc == STORE_OK; v++) {
+        char what[48];
+        snprintf(what, sizeof(what), "migration %" PRId64, v);
+        rc = pg_command(c, migrations[v - 1], what);
+        if (rc != STORE_OK)
+            break;
+        pg_num_t nv = pg_num_i64(v), now = pg_num_i64(now_us());
+        const char *p[] = {nv.s, now.s};
+        rc = pg_run(c, S_MIG_RECORD, p, &r);
+        PQclear(r);
+        r = NULL;
+        if (rc == STORE_OK)
+            log_info("postgres: applied schema migration %" PRId64, v);
+    }
+    if (rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "migrate commit");
+out:
+    PQclear(r);
+    if (rc != STORE_OK)
+        pg_rollback(c);
+    return rc;
+}
+
+int pg_ping(store_conn_t *sc)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = pg_run(c, S_PING, NULL, &r)) != STORE_OK)
+        return rc;
+    PQclear(r);
+    return STORE_OK;
+}

@@ -1,0 +1,148 @@
+/* sqlite_int.h — what the files of the SQLite store share, for them only (in the spirit
+ * of SQLite's own btreeInt.h): the connection, the fixed statement ids and the helpers.
+ * sqlite.c: the ops table, errors, statement helpers, transactions, the connection,
+ * users and keys; sqlite_schema.c: migrations and the fixed statements' SQL;
+ * sqlite_records.c: records and media keys; sqlite_lists.c: record lists;
+ * sqlite_jobs.c: jobs; sqlite_limits.c: rate limiting and idempotency keys. */
+#ifndef INK_SQLITE_INT_H
+#define INK_SQLITE_INT_H
+
+#include "store/store_int.h"
+
+#include <sqlite3.h>
+
+/* ---- fixed statements (SQL: sqlite_schema.c) ------------------------------------------- */
+
+/* Pairs are laid out documents first, images second: ST_X_DOC + kind. */
+enum {
+    ST_BEGIN_WRITE,
+    ST_BEGIN_READ,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_PING,
+    ST_MIG_HAS,
+    ST_MIG_ADD,
+    ST_USER_FIND,
+    ST_USER_INSERT,
+    ST_KEY_INSERT,
+    ST_KEY_AUTH,
+    ST_KEY_LIST,
+    ST_KEY_REVOKE,
+    ST_INSERT_DOC,
+    ST_INSERT_IMG,
+    ST_INSERT_DOC_DONE,
+    ST_FTS_INSERT_DOC,
+    ST_FTS_INSERT_IMG,
+    ST_FTS_COMMON_DOC,
+    ST_FTS_COMMON_IMG,
+    ST_JOB_INSERT,
+    ST_GET_DOC,
+    ST_GET_IMG,
+    ST_UPDATE_DOC,
+    ST_UPDATE_IMG,
+    ST_DELETE_DOC,
+    ST_DELETE_IMG,
+    ST_JOB_DELETE_RECORD,
+    ST_JOB_CLAIM,
+    ST_JOB_DELETE,
+    ST_START_DOC,
+    ST_START_IMG,
+    ST_JOB_RENEW,
+    ST_JOB_FINISH,
+    ST_COMPLETE_DOC,
+    ST_COMPLETE_IMG,
+    ST_FAIL_DOC,
+    ST_FAIL_IMG,
+    ST_JOB_COUNT,
+    ST_JOB_COUNTS,
+    ST_USER_TOTAL,
+    ST_RATE_HIT,
+    ST_RATE_PRUNE,
+    ST_IDEM_TAKE,
+    ST_IDEM_GET,
+    ST_IDEM_FINISH,
+    ST_IDEM_ABORT,
+    ST_IDEM_PRUNE,
+    ST_MEDIA_KEYS,
+    ST_COUNT
+};
+
+extern const char *const sq_stmt_sql[ST_COUNT];
+
+/* ---- the connection -------------------------------------------------------------------- */
+
+typedef struct {
+    store_conn_t base;
+    sqlite3 *db;
+    sqlite3_stmt *stmt[ST_COUNT];
+    sqlite3_stmt *list[LQ_SLOTS];
+    bool session; /* a read session (read_begin) holds a read transaction open */
+    bool nested;  /* a read transaction of an operation runs inside the session */
+} sq_conn_t;
+
+static inline sq_conn_t *sq(store_conn_t *c)
+{
+    return (sq_conn_t *)c;
+}
+
+/* ---- errors, statement helpers, transactions (sqlite.c; what each does: there) --------- */
+
+int sq_error(sq_conn_t *c, int rc, const char *what);
+int sq_prepare(sq_conn_t *c, const char *sql, sqlite3_stmt **out, const char *what);
+int sq_stmt(sq_conn_t *c, int id, sqlite3_stmt **out);
+void sq_stmt_done(sqlite3_stmt *st);
+void sq_bind_text(sqlite3_stmt *st, int i, const char *s);
+const char *sq_col_text(sqlite3_stmt *st, int i, arena_t *a);
+int sq_run(sq_conn_t *c, sqlite3_stmt *st, const char *what);
+int sq_step_row(sq_conn_t *c, sqlite3_stmt *st, const char *what);
+int sq_tx_begin(sq_conn_t *c);
+int sq_tx_begin_read(sq_conn_t *c);
+int sq_tx_end(sq_conn_t *c, int rc);
+int sq_exec_sql(sq_conn_t *c, const char *sql, const char *what);
+
+/* ---- records (sqlite_records.c) -------------------------------------------------------- */
+
+void sq_bind_tokens(sqlite3_stmt *st, int i, int64_t n);
+void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r);
+
+/* ---- ops (the ops table: sqlite.c) ----------------------------------------------------- */
+
+/* sqlite_schema.c */
+int sq_migrate(store_conn_t *conn);
+/* sqlite_records.c */
+int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id);
+int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, size_t n);
+int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                         record_probe_fn probe, void *probe_arg, arena_t *a,
+                         record_t *out);
+int sq_record_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                  arena_t *a, record_t *out);
+int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                     const record_patch_t *p, arena_t *a, record_t *out);
+int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                     arena_t *a, const char **media_key);
+int sq_media_keys(store_conn_t *conn, arena_t *a, const char ***keys, size_t *n);
+/* sqlite_lists.c */
+int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_t *q,
+                   arena_t *a, record_list_t *out);
+/* sqlite_jobs.c */
+int sq_job_claim(store_conn_t *conn, double lease_s, arena_t *a, job_t *out);
+int sq_job_renew(store_conn_t *conn, int64_t job_id, const char *token, double lease_s);
+int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
+                    int64_t words, const char *media_key, const char *revised_prompt);
+int sq_job_fail(store_conn_t *conn, const job_t *job, const char *error);
+int sq_job_count(store_conn_t *conn, int64_t *n);
+int sq_job_counts(store_conn_t *conn, int64_t *queued, int64_t *running);
+int sq_job_release_all(store_conn_t *conn, int64_t *n);
+/* sqlite_limits.c */
+int sq_rate_gcra(store_conn_t *conn, const char *bucket, int64_t now, int64_t interval,
+                 int64_t period, bool prune, int64_t *tat_us, bool *allowed);
+int sq_idem_begin(store_conn_t *conn, int64_t user_id, const char *key,
+                  const char *digest, int64_t now, int64_t lease_us, int64_t ttl_us,
+                  bool prune, arena_t *a, idem_t *out);
+int sq_idem_finish(store_conn_t *conn, int64_t user_id, const char *key,
+                   const char *token, int status, const char *location, const char *body,
+                   int64_t expires_us);
+int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, const char *token);
+
+#endif

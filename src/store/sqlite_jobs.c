@@ -1,0 +1,227 @@
+/* sqlite_jobs.c — the job queue in the SQLite store: claim under a lease, renew,
+ * complete, fail, count, and release every lease. Part of the SQLite backend
+ * (sqlite.c). */
+#include "store/sqlite_int.h"
+
+#include <string.h>
+
+/* ---- jobs ------------------------------------------------------------------------------ */
+
+static int64_t lease_end(double lease_s)
+{
+    return now_us() + (int64_t)(lease_s * 1e6);
+}
+
+/* Takes the oldest claimable job: STORE_OK with *kind and *record_id set. */
+static int claim_next(sq_conn_t *c, double lease_s, job_t *job, rec_kind_t *kind,
+                      int64_t *record_id)
+{
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_JOB_CLAIM, &st);
+    if (rc != STORE_OK)
+        return rc;
+    random_hex(job->token, 16);
+    sq_bind_text(st, 1, job->token);
+    sqlite3_bind_int64(st, 2, lease_end(lease_s));
+    sqlite3_bind_int64(st, 3, now_us());
+    rc = sq_step_row(c, st, "job_claim");
+    if (rc == STORE_OK) {
+        job->id = sqlite3_column_int64(st, 0);
+        *kind = sqlite3_column_int(st, 1) == KIND_IMG ? KIND_IMG : KIND_DOC;
+        *record_id = sqlite3_column_int64(st, 2);
+        job->attempts = sqlite3_column_int(st, 3);
+        sq_stmt_done(st);
+    }
+    return rc;
+}
+
+/* Moves the claimed record to "generating" and reads its inputs; NOTFOUND if the record
+ * is gone (the job is then dropped). */
+static int start_record(sq_conn_t *c, rec_kind_t kind, int64_t record_id, job_t *job,
+                        arena_t *a)
+{
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_START_DOC + (kind == KIND_IMG), &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, record_id);
+    sqlite3_bind_int64(st, 2, now_us());
+    rc = sq_step_row(c, st, "job_claim");
+    if (rc == STORE_OK) {
+        sq_read_record(st, kind, a, &job->rec);
+        sq_stmt_done(st);
+        return STORE_OK;
+    }
+    if (rc != STORE_NOTFOUND)
+        return rc;
+    if ((rc = sq_stmt(c, ST_JOB_DELETE, &st)) != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, job->id);
+    rc = sq_run(c, st, "job_claim");
+    return rc == STORE_OK ? STORE_NOTFOUND : rc;
+}
+
+int sq_job_claim(store_conn_t *conn, double lease_s, arena_t *a, job_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    for (;;) {
+        job_t job;
+        memset(&job, 0, sizeof(job));
+        rec_kind_t kind = KIND_DOC;
+        int64_t record_id = 0;
+        int rc = sq_tx_begin(c);
+        if (rc != STORE_OK)
+            return rc;
+        rc = claim_next(c, lease_s, &job, &kind, &record_id);
+        bool orphan = false;
+        if (rc == STORE_OK) {
+            rc = start_record(c, kind, record_id, &job, a);
+            orphan = rc == STORE_NOTFOUND;
+        }
+        /* An orphan job was deleted: commit that and look again. */
+        rc = sq_tx_end(c, orphan ? STORE_OK : rc);
+        if (rc != STORE_OK)
+            return rc;
+        if (orphan)
+            continue;
+        *out = job;
+        return STORE_OK;
+    }
+}
+
+int sq_job_renew(store_conn_t *conn, int64_t job_id, const char *token, double lease_s)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = sq_stmt(c, ST_JOB_RENEW, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, job_id);
+        sq_bind_text(st, 2, token);
+        sqlite3_bind_int64(st, 3, lease_end(lease_s));
+        rc = sq_run(c, st, "job_renew");
+        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+            rc = STORE_STALE;
+    }
+    return sq_tx_end(c, rc);
+}
+
+/* Deletes the job while its token matches: STORE_STALE when it no longer does. */
+static int finish_job(sq_conn_t *c, const job_t *job, rec_kind_t *kind, int64_t *record_id)
+{
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_JOB_FINISH, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, job->id);
+    sq_bind_text(st, 2, job->token);
+    rc = sq_step_row(c, st, "job_finish");
+    if (rc == STORE_OK) {
+        *kind = sqlite3_column_int(st, 0) == KIND_IMG ? KIND_IMG : KIND_DOC;
+        *record_id = sqlite3_column_int64(st, 1);
+        sq_stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_STALE : rc;
+}
+
+int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
+                    int64_t words, const char *media_key, const char *revised_prompt)
+{
+    sq_conn_t *c = sq(conn);
+    rec_kind_t kind;
+    int64_t record_id;
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    if ((rc = finish_job(c, job, &kind, &record_id)) != STORE_OK)
+        goto out;
+    sqlite3_stmt *st;
+    if ((rc = sq_stmt(c, ST_COMPLETE_DOC + (kind == KIND_IMG), &st)) != STORE_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, record_id);
+    sqlite3_bind_int64(st, 2, now_us());
+    if (kind == KIND_DOC) {
+        sq_bind_text(st, 3, result);
+        sqlite3_bind_int64(st, 4, words);
+        sq_bind_tokens(st, 5, job->rec.prompt_tokens);
+        sq_bind_tokens(st, 6, job->rec.completion_tokens);
+        sqlite3_bind_int(st, 7, job->rec.truncated ? 1 : 0);
+    } else {
+        sq_bind_text(st, 3, media_key);
+        sq_bind_text(st, 4, revised_prompt);
+    }
+    rc = sq_run(c, st, "job_complete");
+out:
+    return sq_tx_end(c, rc);
+}
+
+int sq_job_fail(store_conn_t *conn, const job_t *job, const char *error)
+{
+    sq_conn_t *c = sq(conn);
+    rec_kind_t kind;
+    int64_t record_id;
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    if ((rc = finish_job(c, job, &kind, &record_id)) != STORE_OK)
+        goto out;
+    sqlite3_stmt *st;
+    if ((rc = sq_stmt(c, ST_FAIL_DOC + (kind == KIND_IMG), &st)) != STORE_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, record_id);
+    sqlite3_bind_int64(st, 2, now_us());
+    sq_bind_text(st, 3, error);
+    rc = sq_run(c, st, "job_fail");
+out:
+    return sq_tx_end(c, rc);
+}
+
+int sq_job_count(store_conn_t *conn, int64_t *n)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_JOB_COUNT, &st);
+    if (rc != STORE_OK)
+        return rc;
+    rc = sq_step_row(c, st, "job_count");
+    if (rc == STORE_OK) {
+        *n = sqlite3_column_int64(st, 0);
+        sq_stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+int sq_job_counts(store_conn_t *conn, int64_t *queued, int64_t *running)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_JOB_COUNTS, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, now_us());
+    rc = sq_step_row(c, st, "job_counts");
+    if (rc == STORE_OK) {
+        *queued = sqlite3_column_int64(st, 0);
+        *running = sqlite3_column_int64(st, 1);
+        sq_stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+/* Every lease held is dropped (one statement, autocommit). */
+int sq_job_release_all(store_conn_t *conn, int64_t *n)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    rc = sq_exec_sql(c,
+                     "UPDATE jobs SET token = NULL, lease_until_us = NULL WHERE token IS NOT NULL",
+                     "job_release_all");
+    *n = rc == STORE_OK ? sqlite3_changes(c->db) : 0;
+    /* requests in progress died with the previous process: their keys are free again */
+    if (rc == STORE_OK)
+        rc = sq_exec_sql(c, "DELETE FROM idempotency_keys WHERE state = 0", "job_release_all");
+    return sq_tx_end(c, rc);
+}

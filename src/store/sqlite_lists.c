@@ -1,0 +1,346 @@
+/* sqlite_lists.c — record lists in the SQLite store: the SQL of each list key (from
+ * fixed fragments only), prepared once per connection, the bound search (LIKE pattern
+ * and FTS5 trigram query), the page and its total (cached in lists.c). Part of the
+ * SQLite backend (sqlite.c). */
+#include "store/sqlite_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- lists ----------------------------------------------------------------------------- */
+
+/* Parameter numbers used by every list statement. */
+enum {
+    LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET, LP_MATCH,
+    LP_WINDOW
+};
+
+/* How many rows of the order a name-ordered search looks through before it asks the
+ * index (see list_page). */
+#define WINDOW_ROWS 1000
+#define WINDOW_MAX_END 100 /* only for pages ending this early in the order */
+
+/* The filters of key k other than user and search. */
+static void list_filters(int k, buf_t *b)
+{
+    if (k & LQ_FILTER)
+        buf_puts(b, k & LQ_IMG ? " AND resolution = ?3" : " AND template_id = ?3");
+    if (k & LQ_STYLE)
+        buf_puts(b, " AND style = ?4");
+    if (k & LQ_FAVORITE)
+        buf_puts(b, " AND favorite = ?5");
+}
+
+/* LQ_WINDOW: the page among the first WINDOW_ROWS rows of the name order (with the
+ * filters) only. The window's ids and names come from the name index; the page is
+ * picked from them (a name search checks the name there, a result search reads each
+ * row's result), and only the page's rows are read whole. */
+static void list_window_sql(int k, const char *table, buf_t *b)
+{
+    const char *dir = k & LQ_ASC ? "ASC" : "DESC";
+    buf_printf(b, " FROM (SELECT wid FROM (SELECT id AS wid, name AS wname FROM %s"
+                  " WHERE user_id = ?1", table);
+    list_filters(k, b);
+    buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s LIMIT ?9)", dir, dir);
+    if (k & LQ_SEARCH_RESULT)
+        buf_printf(b, " CROSS JOIN %s ON %s.id = wid WHERE result LIKE ?2 ESCAPE '\\'", table,
+                   table);
+    else
+        buf_puts(b, " WHERE wname LIKE ?2 ESCAPE '\\'");
+    buf_printf(b, " ORDER BY wname COLLATE BINARY %s, wid %s LIMIT ?6 OFFSET ?7)"
+                  " CROSS JOIN %s ON %s.id = wid ORDER BY name COLLATE BINARY %s, id %s",
+               dir, dir, table, table, dir, dir);
+}
+
+/* The SQL of a list key, from fixed fragments only.
+ *
+ * A search of three characters or more (LQ_INDEXED) reads the trigram table first and
+ * each candidate's row by its id (CROSS JOIN keeps that order: the full-text table
+ * gives its rowids in id order, so an id-ordered page stops after its rows). LIKE then
+ * checks each candidate with the contract's semantics: the index gives a superset
+ * (the rows holding every trigram, migration 7), the check keeps results exactly those
+ * of a scan. */
+static void list_sql(int k, buf_t *b)
+{
+    bool img = k & LQ_IMG;
+    const char *table = img ? "images" : "documents";
+    if (k & LQ_COUNT)
+        buf_puts(b, "SELECT COUNT(*)");
+    else if (k & LQ_KEYS)
+        buf_puts(b, "SELECT id, updated_us");
+    else
+        buf_puts(b, img ? "SELECT " IMG_COLS : "SELECT " DOC_COLS);
+    if (k & LQ_WINDOW) {
+        list_window_sql(k, table, b);
+        return;
+    }
+    if (k & LQ_INDEXED)
+        buf_printf(b, " FROM %s_fts CROSS JOIN %s ON %s.id = %s_fts.rowid"
+                      " WHERE %s_fts MATCH ?8 AND user_id = ?1",
+                   table, table, table, table, table);
+    else
+        buf_printf(b, " FROM %s WHERE user_id = ?1", table);
+    if (k & LQ_SEARCH_NAME)
+        buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
+    if (k & LQ_SEARCH_RESULT)
+        buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
+    list_filters(k, b);
+    if (k & LQ_COUNT)
+        return;
+    const char *dir = k & LQ_ASC ? "ASC" : "DESC";
+    if (k & LQ_BY_NAME)
+        buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
+    else if (k & LQ_INDEXED)
+        buf_printf(b, " ORDER BY %s_fts.rowid %s", table, dir);
+    else
+        buf_printf(b, " ORDER BY id %s", dir);
+    buf_puts(b, " LIMIT ?6 OFFSET ?7");
+}
+
+static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
+{
+    if (!c->list[k]) {
+        buf_t sql;
+        buf_init(&sql);
+        list_sql(k, &sql);
+        int rc = sq_prepare(c, sql.data, &c->list[k], "record_list sq_prepare");
+        buf_free(&sql);
+        if (rc != STORE_OK)
+            return rc;
+    }
+    *out = c->list[k];
+    return STORE_OK;
+}
+
+/* The search as bound to a list statement: the LIKE pattern, and the full-text query
+ * on the key's column: its trigrams, folded like the index, '"' doubled. */
+typedef struct {
+    const char *like, *match;
+} list_search_t;
+
+#define MATCH_TRIGRAMS 32
+
+/* The character after the one at s (UTF-8; s itself at the end of the string). */
+static const char *char_after(const char *s)
+{
+    if (!*s)
+        return s;
+    s++;
+    while ((*s & 0xC0) == 0x80)
+        s++;
+    return s;
+}
+
+static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
+{
+    list_search_t ls = {0};
+    if (!(k & LQ_SEARCH))
+        return ls;
+    ls.like = store_like_pattern(q->search, false, a);
+    if (!(k & LQ_INDEXED))
+        return ls;
+    /* an AND of the search's trigrams, one phrase each (the index has no positions,
+     * migration 7): each character starts one while three remain, at most
+     * MATCH_TRIGRAMS of them (any subset still gives a superset) */
+    const char *s = q->search;
+    size_t len = strlen(s);
+    char *m = arena_alloc(a, 6 * len + 16 + 8 * MATCH_TRIGRAMS), *o = m;
+    o += sprintf(o, "%s : (", k & LQ_SEARCH_RESULT ? "sresult" : "sname");
+    int n = 0;
+    for (const char *t = s; *t && n < MATCH_TRIGRAMS; t = char_after(t)) {
+        const char *end = char_after(char_after(char_after(t)));
+        if (end == char_after(char_after(t)))
+            break; /* under three characters left */
+        o += sprintf(o, "%s\"", n++ ? " AND " : "");
+        for (const char *c = t; c < end; c++) {
+            if (*c == '"')
+                *o++ = '"';
+            *o++ = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+        }
+        *o++ = '"';
+    }
+    *o++ = ')';
+    *o = '\0';
+    ls.match = m;
+    return ls;
+}
+
+static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list_search_t *ls)
+{
+    sqlite3_bind_int64(st, LP_USER, q->user_id);
+    if (k & LQ_SEARCH)
+        sq_bind_text(st, LP_PATTERN, ls->like);
+    if ((k & LQ_INDEXED) && !(k & LQ_WINDOW))
+        sq_bind_text(st, LP_MATCH, ls->match);
+    if (k & LQ_WINDOW)
+        sqlite3_bind_int(st, LP_WINDOW, WINDOW_ROWS);
+    if (k & LQ_FILTER) {
+        if (k & LQ_IMG)
+            sq_bind_text(st, LP_FILTER, q->resolution);
+        else
+            sqlite3_bind_int(st, LP_FILTER, q->template_id);
+    }
+    if (k & LQ_STYLE)
+        sq_bind_text(st, LP_STYLE, q->style);
+    if (k & LQ_FAVORITE)
+        sqlite3_bind_int(st, LP_FAVORITE, q->favorite != 0);
+}
+
+/* Whether the name search of count key k has more than COMMON_ROWS candidates in the
+ * index: then a scan of the name index (names only, no row read) counts its rows
+ * faster than reading every candidate's row by id. */
+#define COMMON_ROWS 5000
+
+static int name_is_common(sq_conn_t *c, int k, const list_search_t *ls, bool *common)
+{
+    *common = false;
+    if (!(k & LQ_INDEXED) || !(k & LQ_SEARCH_NAME))
+        return STORE_OK;
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_FTS_COMMON_DOC + ((k & LQ_IMG) != 0), &st);
+    if (rc != STORE_OK)
+        return rc;
+    sq_bind_text(st, 1, ls->match);
+    sqlite3_bind_int(st, 2, COMMON_ROWS);
+    rc = sq_step_row(c, st, "record_list");
+    if (rc == STORE_OK) {
+        *common = sqlite3_column_int64(st, 0) >= COMMON_ROWS;
+        sq_stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+/* The total of key k: the user's record count for an unfiltered list; otherwise the
+ * cached total of this version of the user's records (store_int.h), or a count. */
+static int list_total(sq_conn_t *c, int k, const list_query_t *q, const list_search_t *ls,
+                      int64_t *total)
+{
+    sqlite3_stmt *st;
+    int rc;
+    if ((rc = sq_stmt(c, ST_USER_TOTAL, &st)) != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, q->user_id);
+    sqlite3_bind_int(st, 2, (k & LQ_IMG) ? 1 : 0);
+    int64_t n = 0, version = 0;
+    rc = sq_step_row(c, st, "record_list");
+    if (rc == STORE_OK) {
+        n = sqlite3_column_int64(st, 0);
+        version = sqlite3_column_int64(st, 1);
+        sq_stmt_done(st);
+    } else if (rc != STORE_NOTFOUND) {
+        return rc;
+    }
+    store_counts_t *cc = store_counts(c->base.store);
+    if (!(k & LQ_FILTERED) || n == 0) {
+        *total = n;
+        return STORE_OK;
+    }
+    if (store_counts_get(cc, (unsigned)k, q, version, total))
+        return STORE_OK;
+    int ck = (k & ~(LQ_BY_NAME | LQ_ASC | LQ_KEYS | LQ_WINDOW)) | LQ_COUNT;
+    bool common = false;
+    if ((rc = name_is_common(c, ck, ls, &common)) != STORE_OK)
+        return rc;
+    if ((rc = list_stmt(c, common ? ck & ~LQ_INDEXED : ck, &st)) != STORE_OK)
+        return rc;
+    list_bind(st, common ? ck & ~LQ_INDEXED : ck, q, ls);
+    rc = sq_step_row(c, st, "record_list");
+    if (rc == STORE_OK) {
+        *total = sqlite3_column_int64(st, 0);
+        sq_stmt_done(st);
+        store_counts_put(cc, (unsigned)ck, q, version, *total);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+/* Runs page statement k: up to per_page rows from offset. */
+static int list_rows(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q,
+                     const list_search_t *ls, int per_page, int64_t offset, arena_t *a,
+                     record_list_t *out)
+{
+    sqlite3_stmt *st;
+    int rc = list_stmt(c, k, &st);
+    if (rc != STORE_OK)
+        return rc;
+    list_bind(st, k, q, ls);
+    sqlite3_bind_int(st, LP_LIMIT, per_page);
+    sqlite3_bind_int64(st, LP_OFFSET, offset);
+    int src = SQLITE_DONE;
+    bool keys = k & LQ_KEYS;
+    out->n = 0;
+    while (out->n < (size_t)per_page && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        record_t *it = &out->items[out->n++];
+        if (!keys) {
+            sq_read_record(st, kind, a, it);
+            continue;
+        }
+        memset(it, 0, sizeof(*it));
+        it->kind = kind;
+        it->id = sqlite3_column_int64(st, 0);
+        it->updated_us = sqlite3_column_int64(st, 1);
+    }
+    rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "record_list");
+    sq_stmt_done(st);
+    return rc;
+}
+
+/* Reads one page. A page that is neither full nor empty is the last one, which tells
+ * the total without counting: *total_known is then set.
+ *
+ * A name-ordered indexed search early in the order first looks for its page among the
+ * first WINDOW_ROWS rows of the order: a common word fills it there without sorting
+ * every candidate; a rarer one does not, and the index serves it. */
+static int list_page(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q,
+                     const list_search_t *ls, arena_t *a, record_list_t *out, bool *total_known)
+{
+    int per_page = q->per_page > 0 ? q->per_page : 10;
+    int64_t page = q->page > 0 ? q->page : 1;
+    out->items = arena_alloc(a, (size_t)per_page * sizeof(record_t));
+    out->n = 0;
+    if (page - 1 > (INT64_MAX - per_page) / per_page)
+        return STORE_OK; /* so far past the end that the offset would overflow */
+    int64_t offset = (page - 1) * per_page;
+    int rc = STORE_OK;
+    bool done = false;
+    if ((k & LQ_INDEXED) && (k & LQ_BY_NAME) && offset + per_page <= WINDOW_MAX_END) {
+        rc = list_rows(c, kind, k | LQ_WINDOW, q, ls, per_page, offset, a, out);
+        done = rc != STORE_OK || out->n == (size_t)per_page;
+    }
+    if (!done)
+        rc = list_rows(c, kind, k, q, ls, per_page, offset, a, out);
+    /* the rows the caller does not hold, whole, in the same read transaction */
+    for (size_t i = 0; (k & LQ_KEYS) && rc == STORE_OK && i < out->n; i++) {
+        record_t *it = &out->items[i];
+        it->probed = q->probe(q->probe_arg, kind, it->id, it->updated_us);
+        if (!it->probed)
+            rc = sq_record_get(&c->base, kind, q->user_id, it->id, a, it);
+        if (rc == STORE_NOTFOUND)
+            rc = STORE_ERROR; /* cannot happen: the same snapshot listed it */
+    }
+    if (rc == STORE_OK && out->n > 0 && out->n < (size_t)per_page) {
+        out->total = offset + (int64_t)out->n;
+        *total_known = true;
+    }
+    return rc;
+}
+
+/* Page and total are read in one read transaction: they agree with each other. */
+int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_t *q,
+                   arena_t *a, record_list_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    int k = (int)store_list_key(kind, q) | (q->probe ? LQ_KEYS : 0);
+    list_search_t ls = list_search(k, q, a);
+    record_list_t r = {0};
+    bool total_known = false;
+    int rc = sq_tx_begin_read(c);
+    if (rc != STORE_OK)
+        return rc;
+    rc = list_page(c, kind, k, q, &ls, a, &r, &total_known);
+    if (rc == STORE_OK && !total_known)
+        rc = list_total(c, k, q, &ls, &r.total);
+    rc = sq_tx_end(c, rc);
+    if (rc == STORE_OK)
+        *out = r;
+    return rc;
+}
