@@ -57,8 +57,9 @@ static void list_window_sql(int k, const char *table, buf_t *b)
  * A search of three characters or more (LQ_INDEXED) reads the trigram table first and
  * each candidate's row by its id (CROSS JOIN keeps that order: the full-text table
  * gives its rowids in id order, so an id-ordered page stops after its rows). LIKE then
- * checks each candidate with the contract's semantics: the index is exact by
- * construction (migration 3), the check keeps results exactly those of a scan. */
+ * checks each candidate with the contract's semantics: the index gives a superset
+ * (the rows holding every trigram, migration 7), the check keeps results exactly those
+ * of a scan. */
 static void list_sql(int k, buf_t *b)
 {
     bool img = k & LQ_IMG;
@@ -112,10 +113,23 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
 }
 
 /* The search as bound to a list statement: the LIKE pattern, and the full-text query
- * on the key's column: one phrase, folded like the index, '"' doubled. */
+ * on the key's column: its trigrams, folded like the index, '"' doubled. */
 typedef struct {
     const char *like, *match;
 } list_search_t;
+
+#define MATCH_TRIGRAMS 32
+
+/* The character after the one at s (UTF-8; s itself at the end of the string). */
+static const char *char_after(const char *s)
+{
+    if (!*s)
+        return s;
+    s++;
+    while ((*s & 0xC0) == 0x80)
+        s++;
+    return s;
+}
 
 static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
 {
@@ -125,15 +139,27 @@ static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
     ls.like = store_like_pattern(q->search, false, a);
     if (!(k & LQ_INDEXED))
         return ls;
+    /* an AND of the search's trigrams, one phrase each (the index has no positions,
+     * migration 7): each character starts one while three remain, at most
+     * MATCH_TRIGRAMS of them (any subset still gives a superset) */
     const char *s = q->search;
-    char *m = arena_alloc(a, 2 * strlen(s) + 16), *o = m;
-    o += sprintf(o, "%s : \"", k & LQ_SEARCH_RESULT ? "sresult" : "sname");
-    for (; *s; s++) {
-        if (*s == '"')
-            *o++ = '"';
-        *o++ = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s;
+    size_t len = strlen(s);
+    char *m = arena_alloc(a, 6 * len + 16 + 8 * MATCH_TRIGRAMS), *o = m;
+    o += sprintf(o, "%s : (", k & LQ_SEARCH_RESULT ? "sresult" : "sname");
+    int n = 0;
+    for (const char *t = s; *t && n < MATCH_TRIGRAMS; t = char_after(t)) {
+        const char *end = char_after(char_after(char_after(t)));
+        if (end == char_after(char_after(t)))
+            break; /* under three characters left */
+        o += sprintf(o, "%s\"", n++ ? " AND " : "");
+        for (const char *c = t; c < end; c++) {
+            if (*c == '"')
+                *o++ = '"';
+            *o++ = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+        }
+        *o++ = '"';
     }
-    *o++ = '"';
+    *o++ = ')';
     *o = '\0';
     ls.match = m;
     return ls;
