@@ -385,8 +385,11 @@ class Pg:
 
 
 def full_disk_phase(stats):
+    # 512 MiB: the second of load before the disk is filled on purpose must not fill it
+    # itself (pictures are megabytes each; with 48 MiB it sometimes did, and streamed
+    # creates whose job could not store its outcome waited for room that never came)
     mnt = tempfile.mkdtemp(prefix="inkwell-soak-full-")
-    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", mnt], capture_output=True, text=True)
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512m", "tmpfs", mnt], capture_output=True, text=True)
     if p.returncode != 0:
         stats.problem(f"full-disk phase: cannot mount a tmpfs (root needed): {p.stderr.strip()}")
         return
