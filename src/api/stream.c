@@ -55,22 +55,6 @@ bool api_wants_stream(http_req_t *r)
     return a && strcasestr(a, "text/event-stream") != NULL;
 }
 
-static void copy_record(arena_t *a, record_t *dst, const record_t *src)
-{
-    *dst = *src;
-#define DUP(f) dst->f = src->f ? arena_strdup(a, src->f) : NULL
-    DUP(name);
-    DUP(error);
-    DUP(prompt);
-    DUP(result);
-    DUP(description);
-    DUP(resolution);
-    DUP(style);
-    DUP(media_key);
-    DUP(revised_prompt);
-#undef DUP
-}
-
 /* Takes the text of an event that starts at byte start (under sse->mu). */
 static void learn_text(sse_t *x, int64_t start, const char *text, size_t len)
 {
@@ -83,7 +67,7 @@ static void learn_text(sse_t *x, int64_t start, const char *text, size_t len)
 /* The finished record (under sse->mu). */
 static void learn_final(sse_t *x, const record_t *rec)
 {
-    copy_record(&x->arena, &x->final, rec);
+    record_copy(&x->arena, &x->final, rec);
     if (rec->result)
         learn_text(x, 0, rec->result, strlen(rec->result));
     x->end = END_DONE;
@@ -396,7 +380,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     } else {
         record_t now;
         follow(x, c, &now);
-        copy_record(&x->arena, &x->first, &cr->rec); /* as created: queued */
+        record_copy(&x->arena, &x->first, &cr->rec); /* as created: queued */
     }
     x->first.result = NULL;
     x->first.words = 0;

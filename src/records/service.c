@@ -112,22 +112,6 @@ static void resolve(create_priv_t *p, create_outcome_t outcome)
     p->cr->done(p->cr);
 }
 
-static void copy_record(arena_t *a, record_t *dst, const record_t *src)
-{
-    *dst = *src;
-#define DUP(f) dst->f = src->f ? arena_strdup(a, src->f) : NULL
-    DUP(name);
-    DUP(error);
-    DUP(prompt);
-    DUP(result);
-    DUP(description);
-    DUP(resolution);
-    DUP(style);
-    DUP(media_key);
-    DUP(revised_prompt);
-#undef DUP
-}
-
 /* A waiting create's subscription (under the event lock, any thread). */
 static void on_wait_event(void *arg, const rev_t *ev)
 {
@@ -140,7 +124,7 @@ static void on_wait_event(void *arg, const rev_t *ev)
             bool expected = false;
             if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
                 return;
-            copy_record(p->cr->arena, &p->cr->rec, ev->rec);
+            record_copy(p->cr->arena, &p->cr->rec, ev->rec);
             p->cr->outcome = CREATED_DONE;
             p->cr->done(p->cr);
         } else {

@@ -224,3 +224,19 @@ void store_listen_stop(store_t *s, store_listener_t *l)
     if (l && s->ops->listen_stop)
         s->ops->listen_stop(l);
 }
+
+void record_copy(arena_t *a, record_t *dst, const record_t *src)
+{
+    *dst = *src;
+#define DUP(f) dst->f = src->f ? arena_strdup(a, src->f) : NULL
+    DUP(name);
+    DUP(error);
+    DUP(prompt);
+    DUP(result);
+    DUP(description);
+    DUP(resolution);
+    DUP(style);
+    DUP(media_key);
+    DUP(revised_prompt);
+#undef DUP
+}

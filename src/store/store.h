@@ -83,6 +83,9 @@ static inline bool record_finished(const record_t *rec)
     return rec->state == REC_COMPLETED || rec->state == REC_FAILED;
 }
 
+/* A copy of src whose strings are copied into a (so it outlives src's arena). */
+void record_copy(arena_t *a, record_t *dst, const record_t *src);
+
 /* A partial update: NULL / -1 means "leave as is". */
 typedef struct {
     const char *name;
