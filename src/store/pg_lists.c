@@ -1,5 +1,6 @@
 /* pg_lists.c — the PostgreSQL store's record lists: the list SQL assembled from fixed
- * fragments by list key (store_int.h), prepared once per connection, and totals. */
+ * fragments by list key (store_int.h), prepared once per connection, deep pages by
+ * keyset seeks past page boundaries (lists.c), and totals. */
 #include "store/pg_int.h"
 
 #include <stdio.h>
@@ -31,6 +32,13 @@ static void list_where(buf_t *b, unsigned k, bool search)
         buf_printf(b, " AND style = $%d::text", ++n);
     if (k & LQ_FAVORITE)
         buf_printf(b, " AND favorite = $%d::boolean", ++n);
+    /* LQ_SEEK: after the boundary's key (its parameters follow limit and offset) */
+    const char *op = k & LQ_ASC ? ">" : "<";
+    if ((k & LQ_SEEK) && (k & LQ_BY_NAME))
+        buf_printf(b, " AND (name, id) %s ($%d::text COLLATE \"C\", $%d::bigint)", op, n + 3,
+                   n + 4);
+    else if (k & LQ_SEEK)
+        buf_printf(b, " AND id %s $%d::bigint", op, n + 3);
 }
 
 /* Number of parameters of the WHERE clause of key k. */
@@ -85,6 +93,13 @@ static char *list_sql(unsigned k)
                        " SELECT %s, %s FROM m JOIN %s USING (id) ORDER BY %s"
                        " LIMIT $%d OFFSET $%d",
                    table, buf_cstr(&where), cols, counts, table, order, n + 1, n + 2);
+    else if (k & LQ_BOUNDS)
+        /* every STORE_PAGE_EVERY-th key of the order, counted by the server */
+        buf_printf(&b, "SELECT id, %s, %s FROM (SELECT id, name, row_number() OVER (ORDER BY %s)"
+                       " AS rn FROM %s%s ORDER BY %s LIMIT $%d OFFSET $%d) s"
+                       " WHERE rn %% %d = 0 ORDER BY rn",
+                   k & LQ_BY_NAME ? "name" : "NULL", counts, order, table, buf_cstr(&where),
+                   order, n + 1, n + 2, STORE_PAGE_EVERY);
     else
         /* the rows skipped by the offset come from the order's index alone (an
          * index-only scan once vacuumed): only the page's rows are read whole */
@@ -97,9 +112,11 @@ static char *list_sql(unsigned k)
 
 /* Runs list statement k with the parameters of q (+ limit/offset for pages). */
 static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char *limit,
-                    const char *offset, arena_t *a, PGresult **out)
+                    const char *offset, const store_page_key_t *seek, arena_t *a,
+                    PGresult **out)
 {
-    const char *p[8];
+    const char *p[10];
+    pg_num_t sid = pg_num_i64(seek ? seek->id : 0);
     int n = 0;
     pg_num_t uid = pg_num_i64(q->user_id), tpl = pg_num_i64(q->template_id);
     p[n++] = uid.s;
@@ -115,6 +132,10 @@ static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char 
         p[n++] = limit;
         p[n++] = offset;
     }
+    if ((k & LQ_SEEK) && (k & LQ_BY_NAME))
+        p[n++] = seek->name;
+    if (k & LQ_SEEK)
+        p[n++] = sid.s;
     char name[32];
     snprintf(name, sizeof(name), "ink_list_%04x", k);
     char *sql = c->list_prepared[k] ? NULL : list_sql(k);
@@ -138,12 +159,82 @@ static int list_total(pg_conn_t *c, unsigned k, const list_query_t *q, int64_t n
         return STORE_OK;
     PGresult *r;
     k = (k & ~(unsigned)(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT;
-    int rc = list_run(c, k, q, NULL, NULL, a, &r);
+    int rc = list_run(c, k, q, NULL, NULL, NULL, a, &r);
     if (rc != STORE_OK)
         return rc;
     *total = pg_col_i64(r, 0, 0);
     store_counts_put(cc, k, q, pg_col_i64(r, 0, 2), *total);
     PQclear(r);
+    return STORE_OK;
+}
+
+/* Walks the order from boundary block m (0: its start; key) for the boundaries up to
+ * block j (lists.c), counted by the server from the order's index. Sets *version to
+ * that of the walk's snapshot and returns the deepest block reached (m when none). */
+static int list_walk(pg_conn_t *c, unsigned k, const list_query_t *q, int64_t m, int64_t j,
+                     arena_t *a, store_page_key_t *key, int64_t *version, int64_t *reached)
+{
+    pg_num_t lim = pg_num_i64((j - m) * STORE_PAGE_EVERY);
+    unsigned bk = k | LQ_BOUNDS | (m > 0 ? LQ_SEEK : 0);
+    PGresult *r;
+    int rc = list_run(c, bk, q, lim.s, "0", m > 0 ? key : NULL, a, &r);
+    if (rc != STORE_OK)
+        return rc;
+    int nk = PQntuples(r);
+    *reached = m;
+    if (nk > 0) {
+        store_page_key_t *keys = arena_alloc(a, (size_t)nk * sizeof(*keys));
+        for (int i = 0; i < nk; i++)
+            keys[i] = (store_page_key_t){.id = pg_col_i64(r, i, 0),
+                                         .name = k & LQ_BY_NAME ? pg_col_str(r, i, 1, a) : NULL};
+        *version = pg_col_i64(r, 0, 3);
+        store_pages_put(store_pages(c->base.store), k, q, *version, m, keys, (size_t)nk);
+        *reached = m + nk;
+        *key = keys[nk - 1];
+    }
+    PQclear(r);
+    return STORE_OK;
+}
+
+/* The page at offset of an unsearched list by a keyset seek past the nearest page
+ * boundary (lists.c) and an OFFSET under STORE_PAGE_EVERY. Each statement is its own
+ * snapshot, so the page's rows must carry the version the boundary was found at
+ * (else the boundaries are walked again, a few times at most). *out stays NULL when
+ * the seek cannot tell (a page past the end, or the user's records keep changing):
+ * the caller then reads the page by OFFSET. */
+static int list_seek(pg_conn_t *c, unsigned k, const list_query_t *q, const char *lim,
+                     int64_t offset, arena_t *a, PGresult **out)
+{
+    int64_t j = offset / STORE_PAGE_EVERY;
+    *out = NULL;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        store_page_key_t key = {0};
+        int64_t version = -1, m = 0, reached;
+        if (attempt == 0)
+            m = store_pages_get(store_pages(c->base.store), k, q, j, a, &key, &version);
+        int64_t known = version;
+        int rc;
+        if (m < j && (rc = list_walk(c, k, q, m, j, a, &key, &version, &reached)) != STORE_OK)
+            return rc;
+        if (m > 0 && version != known)
+            continue; /* walked from a boundary of another version: again from the start */
+        if (m < j)
+            m = reached;
+        if (m == 0)
+            return STORE_OK;
+        pg_num_t off = pg_num_i64(offset - m * STORE_PAGE_EVERY);
+        PGresult *r;
+        if ((rc = list_run(c, k | LQ_SEEK, q, lim, off.s, &key, a, &r)) != STORE_OK)
+            return rc;
+        if (PQntuples(r) > 0 && pg_col_i64(r, 0, REC_NCOLS + 1) == version) {
+            *out = r;
+            return STORE_OK;
+        }
+        bool empty = PQntuples(r) == 0;
+        PQclear(r);
+        if (empty)
+            return STORE_OK;
+    }
     return STORE_OK;
 }
 
@@ -163,7 +254,7 @@ int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, are
     size_t rows = 0;
     if ((k & LQ_INDEXED) && offset + per_page <= WINDOW_MAX_END) {
         /* a common word fills its page among the first rows of the order */
-        if ((rc = list_run(c, k | LQ_WINDOW, q, lim.s, off.s, a, &r)) != STORE_OK)
+        if ((rc = list_run(c, k | LQ_WINDOW, q, lim.s, off.s, NULL, a, &r)) != STORE_OK)
             return rc;
         rows = (size_t)PQntuples(r);
         if (rows < (size_t)per_page) {
@@ -171,8 +262,13 @@ int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, are
             r = NULL;
         }
     }
+    if (!r && !(k & LQ_SEARCH) && offset >= STORE_PAGE_EVERY) {
+        if ((rc = list_seek(c, k, q, lim.s, offset, a, &r)) != STORE_OK)
+            return rc;
+        rows = r ? (size_t)PQntuples(r) : 0;
+    }
     if (!r) {
-        if ((rc = list_run(c, k, q, lim.s, off.s, a, &r)) != STORE_OK)
+        if ((rc = list_run(c, k, q, lim.s, off.s, NULL, a, &r)) != STORE_OK)
             return rc;
         rows = (size_t)PQntuples(r);
     }
@@ -200,7 +296,7 @@ int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, are
         PQclear(r);
         r = NULL;
         unsigned ck = (k & ~(unsigned)(LQ_BY_NAME | LQ_ASC)) | LQ_COUNT;
-        if ((rc = list_run(c, ck, q, NULL, NULL, a, &r)) == STORE_OK)
+        if ((rc = list_run(c, ck, q, NULL, NULL, NULL, a, &r)) == STORE_OK)
             total = pg_col_i64(r, 0, 0);
     }
     PQclear(r);

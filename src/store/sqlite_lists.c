@@ -12,7 +12,7 @@
 /* Parameter numbers used by every list statement. */
 enum {
     LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET, LP_MATCH,
-    LP_WINDOW
+    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID
 };
 
 /* How many rows of the order a name-ordered search looks through before it asks the
@@ -29,6 +29,18 @@ static void list_filters(int k, buf_t *b)
         buf_puts(b, " AND style = ?4");
     if (k & LQ_FAVORITE)
         buf_puts(b, " AND favorite = ?5");
+}
+
+/* LQ_SEEK: only the rows after the boundary ?10, ?11 in the order (lists.c). */
+static void list_seek_sql(int k, buf_t *b)
+{
+    const char *op = k & LQ_ASC ? ">" : "<";
+    if (!(k & LQ_SEEK))
+        return;
+    if (k & LQ_BY_NAME)
+        buf_printf(b, " AND (name, id) %s (?10, ?11)", op);
+    else
+        buf_printf(b, " AND id %s ?11", op);
 }
 
 /* LQ_WINDOW: the page among the first WINDOW_ROWS rows of the name order (with the
@@ -66,6 +78,8 @@ static void list_sql(int k, buf_t *b)
     const char *table = img ? "images" : "documents";
     if (k & LQ_COUNT)
         buf_puts(b, "SELECT COUNT(*)");
+    else if (k & LQ_BOUNDS)
+        buf_puts(b, k & LQ_BY_NAME ? "SELECT id, name" : "SELECT id");
     else if (k & LQ_KEYS)
         buf_puts(b, "SELECT id, updated_us");
     else
@@ -85,6 +99,7 @@ static void list_sql(int k, buf_t *b)
     if (k & LQ_SEARCH_RESULT)
         buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
     list_filters(k, b);
+    list_seek_sql(k, b);
     if (k & LQ_COUNT)
         return;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
@@ -210,26 +225,36 @@ static int name_is_common(sq_conn_t *c, int k, const list_search_t *ls, bool *co
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }
 
+/* The user's record count and version of the kind of key k (0, 0 when none). */
+static int user_counts(sq_conn_t *c, int k, const list_query_t *q, int64_t *n,
+                       int64_t *version)
+{
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_USER_TOTAL, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, q->user_id);
+    sqlite3_bind_int(st, 2, (k & LQ_IMG) ? 1 : 0);
+    *n = *version = 0;
+    rc = sq_step_row(c, st, "record_list");
+    if (rc == STORE_OK) {
+        *n = sqlite3_column_int64(st, 0);
+        *version = sqlite3_column_int64(st, 1);
+        sq_stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_OK : rc;
+}
+
 /* The total of key k: the user's record count for an unfiltered list; otherwise the
  * cached total of this version of the user's records (store_int.h), or a count. */
 static int list_total(sq_conn_t *c, int k, const list_query_t *q, const list_search_t *ls,
                       int64_t *total)
 {
     sqlite3_stmt *st;
-    int rc;
-    if ((rc = sq_stmt(c, ST_USER_TOTAL, &st)) != STORE_OK)
+    int64_t n, version;
+    int rc = user_counts(c, k, q, &n, &version);
+    if (rc != STORE_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, q->user_id);
-    sqlite3_bind_int(st, 2, (k & LQ_IMG) ? 1 : 0);
-    int64_t n = 0, version = 0;
-    rc = sq_step_row(c, st, "record_list");
-    if (rc == STORE_OK) {
-        n = sqlite3_column_int64(st, 0);
-        version = sqlite3_column_int64(st, 1);
-        sq_stmt_done(st);
-    } else if (rc != STORE_NOTFOUND) {
-        return rc;
-    }
     store_counts_t *cc = store_counts(c->base.store);
     if (!(k & LQ_FILTERED) || n == 0) {
         *total = n;
@@ -253,16 +278,86 @@ static int list_total(sq_conn_t *c, int k, const list_query_t *q, const list_sea
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
 }
 
-/* Runs page statement k: up to per_page rows from offset. */
+/* Binds the boundary of an LQ_SEEK statement. */
+static void list_bind_seek(sqlite3_stmt *st, int k, const store_page_key_t *seek)
+{
+    if (!(k & LQ_SEEK))
+        return;
+    if (k & LQ_BY_NAME)
+        sq_bind_text(st, LP_SEEK_NAME, seek->name);
+    sqlite3_bind_int64(st, LP_SEEK_ID, seek->id);
+}
+
+/* The boundary (lists.c) an unsearched list's page at offset seeks past: the deepest
+ * known at or before it at the user's current version, after extending the known ones
+ * by a walk of the order's keys (an index-only scan for the id and name orders without
+ * filters) from the deepest one. *k gains LQ_SEEK and *offset becomes the rows left to
+ * skip after the boundary; both stay as they were when the offset is under one block. */
+static int list_boundary(sq_conn_t *c, int *k, const list_query_t *q, const list_search_t *ls,
+                         arena_t *a, store_page_key_t *key, int64_t *offset)
+{
+    int64_t j = *offset / STORE_PAGE_EVERY, n, version;
+    if ((*k & LQ_SEARCH) || j == 0)
+        return STORE_OK;
+    int rc = user_counts(c, *k, q, &n, &version);
+    if (rc != STORE_OK)
+        return rc;
+    if (j > n / STORE_PAGE_EVERY)
+        j = n / STORE_PAGE_EVERY; /* no deeper boundary: the user has no more rows */
+    if (j == 0)
+        return STORE_OK;
+    store_pages_t *pc = store_pages(c->base.store);
+    int64_t known = -1;
+    int64_t m = store_pages_get(pc, (unsigned)*k, q, j, a, key, &known);
+    if (m > 0 && known != version)
+        m = 0;
+    if (m < j) {
+        int bk = (*k & ~LQ_KEYS) | LQ_BOUNDS | (m > 0 ? LQ_SEEK : 0);
+        sqlite3_stmt *st;
+        if ((rc = list_stmt(c, bk, &st)) != STORE_OK)
+            return rc;
+        list_bind(st, bk, q, ls);
+        list_bind_seek(st, bk, key);
+        sqlite3_bind_int64(st, LP_LIMIT, (j - m) * STORE_PAGE_EVERY);
+        sqlite3_bind_int64(st, LP_OFFSET, 0);
+        store_page_key_t *keys = arena_alloc(a, (size_t)(j - m) * sizeof(*keys));
+        size_t nk = 0;
+        int src;
+        for (int64_t row = 1; (src = sqlite3_step(st)) == SQLITE_ROW; row++) {
+            if (row % STORE_PAGE_EVERY)
+                continue;
+            keys[nk].id = sqlite3_column_int64(st, 0);
+            keys[nk++].name = *k & LQ_BY_NAME
+                                  ? arena_strdup(a, (const char *)sqlite3_column_text(st, 1))
+                                  : NULL;
+        }
+        sq_stmt_done(st);
+        if (src != SQLITE_DONE)
+            return sq_error(c, src, "record_list");
+        store_pages_put(pc, (unsigned)*k, q, version, m, keys, nk);
+        if (nk > 0) {
+            m += (int64_t)nk;
+            *key = keys[nk - 1];
+        }
+    }
+    if (m > 0) {
+        *k |= LQ_SEEK;
+        *offset -= m * STORE_PAGE_EVERY;
+    }
+    return STORE_OK;
+}
+
+/* Runs page statement k: up to per_page rows from offset (after seek with LQ_SEEK). */
 static int list_rows(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q,
-                     const list_search_t *ls, int per_page, int64_t offset, arena_t *a,
-                     record_list_t *out)
+                     const list_search_t *ls, const store_page_key_t *seek, int per_page,
+                     int64_t offset, arena_t *a, record_list_t *out)
 {
     sqlite3_stmt *st;
     int rc = list_stmt(c, k, &st);
     if (rc != STORE_OK)
         return rc;
     list_bind(st, k, q, ls);
+    list_bind_seek(st, k, seek);
     sqlite3_bind_int(st, LP_LIMIT, per_page);
     sqlite3_bind_int64(st, LP_OFFSET, offset);
     int src = SQLITE_DONE;
@@ -303,11 +398,18 @@ static int list_page(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q
     int rc = STORE_OK;
     bool done = false;
     if ((k & LQ_INDEXED) && (k & LQ_BY_NAME) && offset + per_page <= WINDOW_MAX_END) {
-        rc = list_rows(c, kind, k | LQ_WINDOW, q, ls, per_page, offset, a, out);
+        rc = list_rows(c, kind, k | LQ_WINDOW, q, ls, NULL, per_page, offset, a, out);
         done = rc != STORE_OK || out->n == (size_t)per_page;
     }
-    if (!done)
-        rc = list_rows(c, kind, k, q, ls, per_page, offset, a, out);
+    if (!done) {
+        /* deep pages of an unsearched list seek past a page boundary (lists.c) */
+        int pk = k;
+        int64_t rest = offset;
+        store_page_key_t seek = {0};
+        rc = list_boundary(c, &pk, q, ls, a, &seek, &rest);
+        if (rc == STORE_OK)
+            rc = list_rows(c, kind, pk, q, ls, &seek, per_page, rest, a, out);
+    }
     /* the rows the caller does not hold, whole, in the same read transaction */
     for (size_t i = 0; (k & LQ_KEYS) && rc == STORE_OK && i < out->n; i++) {
         record_t *it = &out->items[i];

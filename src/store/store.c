@@ -9,6 +9,7 @@
 typedef struct {
     pthread_key_t key;
     store_counts_t *counts; /* totals of filtered lists (store_int.h) */
+    store_pages_t *pages;   /* page boundaries of unsearched lists (store_int.h) */
 } store_priv_t;
 
 static void conn_destroy(void *p)
@@ -43,6 +44,7 @@ store_t *store_open(const char *url, char *err, size_t errlen)
         return NULL;
     }
     p->counts = store_counts_new();
+    p->pages = store_pages_new();
     s->priv = p;
     if (s->ops->open)
         s->ops->open(s);
@@ -73,6 +75,7 @@ void store_close(store_t *s)
     }
     pthread_key_delete(p->key);
     store_counts_free(p->counts);
+    store_pages_free(p->pages);
     free(p);
     if (s->ops->close)
         s->ops->close(s);
@@ -83,6 +86,11 @@ void store_close(store_t *s)
 store_counts_t *store_counts(store_t *s)
 {
     return ((store_priv_t *)s->priv)->counts;
+}
+
+store_pages_t *store_pages(store_t *s)
+{
+    return ((store_priv_t *)s->priv)->pages;
 }
 
 const char *store_rc_name(int rc)

@@ -41,7 +41,9 @@ enum {
     LQ_COUNT = 1 << 9,   /* the count of the key's rows, no order, no page */
     LQ_KEYS = 1 << 10,   /* only id and updated_us (a list with a probe) */
     LQ_WINDOW = 1 << 11, /* the page looked for among the first rows of the order only */
-    LQ_SLOTS = 1 << 12
+    LQ_SEEK = 1 << 12,   /* only the rows after a page boundary's key (lists.c) */
+    LQ_BOUNDS = 1 << 13, /* only the order's keys (id, and name when by name) */
+    LQ_SLOTS = 1 << 14
 };
 #define LQ_SEARCH (LQ_SEARCH_NAME | LQ_SEARCH_RESULT)
 #define LQ_FILTERED (LQ_SEARCH | LQ_FILTER | LQ_STYLE | LQ_FAVORITE)
@@ -71,6 +73,39 @@ void store_counts_put(store_counts_t *cc, unsigned k, const list_query_t *q, int
                       int64_t total);
 /* The store's cache (made by store_open). */
 store_counts_t *store_counts(store_t *s);
+
+/* ---- page boundaries of unsearched lists (lists.c) --------------------------------------
+ * `?page=N` of a list without search reads no row it skips: the key (id, or name and
+ * id) of every STORE_PAGE_EVERY-th row of the order is kept here per user, list key
+ * (with its order and filters) and version of the user's records (as for totals), and
+ * a page is read by a keyset seek past the nearest boundary at or before its offset
+ * plus an OFFSET shorter than STORE_PAGE_EVERY. Boundaries are found by walking the
+ * order's index once, only as deep as the pages asked for, and extended from the
+ * deepest one known. Block j (j >= 1) is the key of row j * STORE_PAGE_EVERY - 1 of the
+ * order (rows from 0): the rows after it start at offset j * STORE_PAGE_EVERY.
+ * Thread-safe; bounded (a fixed number of entries, the newest wins a slot, and at most
+ * PAGE_ENTRY_BYTES of keys per entry). Searches keep OFFSET. */
+#define STORE_PAGE_EVERY 256
+
+typedef struct {
+    int64_t id;
+    const char *name; /* the name order only; else NULL */
+} store_page_key_t;
+
+typedef struct store_pages store_pages_t;
+store_pages_t *store_pages_new(void);
+void store_pages_free(store_pages_t *pc);
+/* The deepest boundary known for key k of q at or before block j, copied into a:
+ * returns its block number (0: none, the order's start) and sets *key and *version
+ * (the version the entry was built at; the caller checks it). */
+int64_t store_pages_get(store_pages_t *pc, unsigned k, const list_query_t *q, int64_t j,
+                        arena_t *a, store_page_key_t *key, int64_t *version);
+/* Records keys[i] as the boundary of block from + 1 + i at this version. An entry of
+ * another version is replaced only from block 0; a gap is ignored. */
+void store_pages_put(store_pages_t *pc, unsigned k, const list_query_t *q, int64_t version,
+                     int64_t from, const store_page_key_t *keys, size_t n);
+/* The store's cache (made by store_open). */
+store_pages_t *store_pages(store_t *s);
 
 /* The ops every backend has, named PREFIX_op (e.g. sq_record_get), for its ops table. */
 #define STORE_OPS_COMMON(p)                                                                \

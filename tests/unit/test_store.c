@@ -1383,6 +1383,158 @@ static void test_search_property(ctx_t *t)
     }
 }
 
+/* ---- deep pages: keyset seeks give exactly the OFFSET pages ------------------------------ */
+
+typedef struct {
+    int64_t id;
+    char *name;
+    int group; /* documents: template_id 1 or 2; images: resolution 0 or 1 */
+    int style; /* images: 0 vivid, 1 natural */
+    bool favorite, alive;
+} page_rec_t;
+
+static const page_rec_t *page_sorted; /* for page_by_name */
+
+static int page_by_name(const void *x, const void *y)
+{
+    const page_rec_t *a = &page_sorted[*(const int *)x], *b = &page_sorted[*(const int *)y];
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+static bool page_probe_none(void *arg, rec_kind_t kind, int64_t id, int64_t updated_us)
+{
+    return false;
+}
+
+static const char *const page_res[] = {"1024x1024", "1792x1024"};
+static const char *const page_style[] = {"vivid", "natural"};
+
+/* One random list of recs (without search), compared with the full ordered list. */
+static void page_compare(ctx_t *t, rec_kind_t kind, int64_t uid, const page_rec_t *recs, int n,
+                         unsigned *seed)
+{
+    static const int per_pages[] = {10, 25, 50, 100};
+    list_query_t q = query(uid);
+    q.sort_by_name = rand_r(seed) % 2;
+    q.asc = rand_r(seed) % 2;
+    q.per_page = per_pages[rand_r(seed) % 4];
+    int group = rand_r(seed) % 3 - 1, style = kind == KIND_IMG ? (int)(rand_r(seed) % 3) - 1 : -1;
+    q.favorite = rand_r(seed) % 3 == 0 ? (int)(rand_r(seed) % 2) : -1;
+    if (group >= 0 && kind == KIND_DOC)
+        q.template_id = group + 1;
+    if (group >= 0 && kind == KIND_IMG)
+        q.resolution = page_res[group];
+    if (style >= 0)
+        q.style = page_style[style];
+    if (rand_r(seed) % 2 && t->ops->list_probes)
+        q.probe = page_probe_none;
+    int *idx = xmalloc((size_t)n * sizeof(int)), nidx = 0;
+    for (int i = 0; i < n; i++)
+        if (recs[i].alive && (group < 0 || recs[i].group == group) &&
+            (style < 0 || recs[i].style == style) &&
+            (q.favorite < 0 || recs[i].favorite == (q.favorite != 0)))
+            idx[nidx++] = i;
+    if (q.sort_by_name) {
+        page_sorted = recs;
+        qsort(idx, (size_t)nidx, sizeof(int), page_by_name);
+    }
+    /* mostly deep pages, some past the end */
+    q.page = 1 + rand_r(seed) % (unsigned)(nidx / q.per_page + 2);
+    int64_t from = (q.page - 1) * q.per_page;
+    for (int rep = 0; rep < 2; rep++) { /* again: the boundaries are then cached */
+        record_list_t l = {0};
+        int rc = t->ops->record_list(t->c, kind, &q, &t->a, &l);
+        bool same = rc == STORE_OK && l.total == nidx;
+        size_t want = from >= nidx ? 0 : (size_t)(nidx - from < q.per_page ? nidx - from : q.per_page);
+        same = same && l.n == want;
+        for (size_t i = 0; same && i < l.n; i++) {
+            const page_rec_t *r = &recs[idx[q.asc ? from + (int64_t)i : nidx - 1 - from - (int64_t)i]];
+            same = l.items[i].id == r->id && str_eq(l.items[i].name, r->name);
+        }
+        CHECK_MSG(same,
+                  "%s page %lld of %d by %s %s (group %d, style %d, favorite %d): rc %d, %zu rows "
+                  "(total %lld), want %zu of %d",
+                  kind == KIND_DOC ? "documents" : "images", (long long)q.page, q.per_page,
+                  q.sort_by_name ? "name" : "id", q.asc ? "asc" : "desc", group, style,
+                  q.favorite, rc, l.n, (long long)l.total, want, nidx);
+    }
+    free(idx);
+}
+
+/* Creates record i of recs (random name with ties, group, style, favorite). */
+static void page_make(ctx_t *t, rec_kind_t kind, int64_t uid, page_rec_t *r, unsigned *seed)
+{
+    static const char *const names[] = {"a", "b", "B", "ab", "a b", "é", "日本", "zz", "Z"};
+    char name[48];
+    snprintf(name, sizeof(name), "%s%s", names[rand_r(seed) % ARRAY_LEN(names)],
+             rand_r(seed) % 4 ? "" : names[rand_r(seed) % ARRAY_LEN(names)]);
+    r->name = xstrdup(name);
+    r->group = (int)(rand_r(seed) % 2);
+    r->style = kind == KIND_IMG ? (int)(rand_r(seed) % 2) : 0;
+    r->favorite = rand_r(seed) % 3 == 0;
+    r->alive = true;
+    r->id = kind == KIND_DOC
+                ? make_doc(t, uid, r->name, r->group + 1, r->favorite)
+                : make_img(t, uid, r->name, page_res[r->group], page_style[r->style], r->favorite);
+}
+
+/* Random data and random pages (order, direction, per_page, filters, page) compared
+ * with the full ordered list, before and after changes that move the boundaries. */
+static void test_pages_property(ctx_t *t)
+{
+    enum { NDOCS = 1400, NIMGS = 700, MORE = 60, QUERIES = 120 };
+    unsigned seed = 4242;
+    int64_t uid = user(t, "pages-prop");
+    page_rec_t *docs = xcalloc(NDOCS + MORE, sizeof(*docs)), *imgs = xcalloc(NIMGS, sizeof(*imgs));
+    for (int i = 0; i < NDOCS; i++)
+        page_make(t, KIND_DOC, uid, &docs[i], &seed);
+    for (int i = 0; i < NIMGS; i++)
+        page_make(t, KIND_IMG, uid, &imgs[i], &seed);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < QUERIES; i++)
+            page_compare(t, KIND_DOC, uid, docs, NDOCS + (round ? MORE : 0), &seed);
+        for (int i = 0; i < QUERIES / 3; i++)
+            page_compare(t, KIND_IMG, uid, imgs, NIMGS, &seed);
+        /* changes: deletes, renames, favorites, and (once) new documents */
+        for (int i = (int)(rand_r(&seed) % 13); i < NDOCS; i += 13) {
+            const char *mk = NULL;
+            if (!docs[i].alive)
+                continue;
+            if (i % 2) {
+                CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, uid, docs[i].id, &t->a, &mk),
+                          STORE_OK);
+                docs[i].alive = false;
+                continue;
+            }
+            free(docs[i].name);
+            docs[i].name = xstrdup(i % 4 ? "b" : "renamed");
+            docs[i].favorite = !docs[i].favorite;
+            record_patch_t p = {.name = docs[i].name, .words = -1, .favorite = docs[i].favorite};
+            record_t out = {0};
+            CHECK_INT(t->ops->record_update(t->c, KIND_DOC, uid, docs[i].id, &p, &t->a, &out),
+                      STORE_OK);
+        }
+        for (int i = (int)(rand_r(&seed) % 17); i < NIMGS; i += 17) {
+            const char *mk = NULL;
+            if (imgs[i].alive) {
+                CHECK_INT(t->ops->record_delete(t->c, KIND_IMG, uid, imgs[i].id, &t->a, &mk),
+                          STORE_OK);
+                imgs[i].alive = false;
+            }
+        }
+        if (round == 0)
+            for (int i = NDOCS; i < NDOCS + MORE; i++)
+                page_make(t, KIND_DOC, uid, &docs[i], &seed);
+    }
+    for (int i = 0; i < NDOCS + MORE; i++)
+        free(docs[i].name);
+    for (int i = 0; i < NIMGS; i++)
+        free(imgs[i].name);
+    free(docs);
+    free(imgs);
+}
+
 static void run_suite(const char *url)
 {
     char err[256] = "";
@@ -1408,6 +1560,7 @@ static void run_suite(const char *url)
         test_image_filters(&t);
         test_sort(&t);
         test_pages(&t);
+        test_pages_property(&t);
         drain_jobs(&t);
         test_jobs_basic(&t);
         test_jobs_lease(&t);
