@@ -76,6 +76,7 @@ typedef struct {
     double last_try;      /* mono_s() of the last reconnect attempt */
     uint64_t prepared;    /* bit i: pg_stmts[i] is prepared on this connection */
     bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
+    struct pg_trgm_stats *trgm;   /* trigram frequencies (pg_trgm.c); NULL until used */
 } pg_conn_t;
 
 /* The backend's connection behind store.c's handle. */
@@ -103,6 +104,16 @@ int64_t pg_lease_until(int64_t now, double lease_s);
 int64_t pg_col_i64(const PGresult *r, int row, int col);
 const char *pg_col_str(const PGresult *r, int row, int col, arena_t *a);
 void pg_row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, record_t *out);
+
+/* ---- the rare pieces of a search for the trigram index (pg_trgm.c) */
+enum { PG_TRGM_DOC_NAME, PG_TRGM_DOC_RESULT, PG_TRGM_IMG_NAME, PG_TRGM_COLS };
+typedef struct pg_trgm_stats pg_trgm_stats_t;
+/* The two LIKE patterns the index is asked for instead of whole (the search's own
+ * pattern, which the caller checks on every candidate): at most two rare pieces of
+ * search, or whole itself (twice) when no piece is rare or there are no statistics. */
+void pg_trgm_pieces(pg_conn_t *c, int col, const char *search, const char *whole, arena_t *a,
+                    const char *out[2]);
+void pg_trgm_free(pg_trgm_stats_t *st);
 
 /* ---- schema and health (pg_schema.c) */
 int pg_migrate(store_conn_t *sc);

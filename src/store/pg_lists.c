@@ -11,20 +11,33 @@
 
 /* The WHERE clause of key k; parameters are numbered from $1 (user_id) in the order
  * list_run() fills them. Without search, the search's parameter keeps its number. */
+/* Whether key k asks the trigram index for the rare pieces of its search ($3, $4;
+ * pg_trgm.c): an indexed search but for the window's statement. */
+static bool has_pieces(unsigned k)
+{
+    return (k & LQ_INDEXED) && !(k & LQ_WINDOW);
+}
+
 static void list_where(buf_t *b, unsigned k, bool search)
 {
     int n = 1;
+    const char *col = k & LQ_SEARCH_RESULT ? "result" : "name";
     buf_puts(b, " WHERE user_id = $1");
     if (k & LQ_SEARCH)
         ++n;
     if ((k & LQ_SEARCH) && search)
         /* lower() under the "C" collation folds A-Z only, like SQLite's LIKE; the
-         * pattern comes lowered the same way. The expression is that of the trigram
-         * indexes of migration 4, which PostgreSQL re-checks for every candidate; a
-         * short search, which they cannot serve (a GIN scan of every entry), spells it
-         * so that they are not used. */
-        buf_printf(b, " AND lower(%s%s COLLATE \"C\") LIKE $2 ESCAPE '\\'",
-                   k & LQ_SEARCH_RESULT ? "result" : "name", k & LQ_INDEXED ? "" : " || ''");
+         * pattern comes lowered the same way. The index's expression (migration 4)
+         * gets the pieces, which PostgreSQL re-checks for every candidate; the whole
+         * search is checked after them in a spelling the index cannot serve (so that it
+         * does not read the posting lists of the search's common trigrams), as is a
+         * short search (a GIN scan of every entry). */
+        buf_printf(b, " AND lower(%s || '' COLLATE \"C\") LIKE $2 ESCAPE '\\'", col);
+    if (has_pieces(k)) {
+        buf_printf(b, " AND lower(%s COLLATE \"C\") LIKE $3 ESCAPE '\\'"
+                      " AND lower(%s COLLATE \"C\") LIKE $4 ESCAPE '\\'", col, col);
+        n += 2;
+    }
     if (k & LQ_FILTER)
         buf_printf(b, k & LQ_IMG ? " AND resolution = $%d::text" : " AND template_id = $%d::int",
                    ++n);
@@ -44,7 +57,8 @@ static void list_where(buf_t *b, unsigned k, bool search)
 /* Number of parameters of the WHERE clause of key k. */
 static int list_where_nparams(unsigned k)
 {
-    return 1 + !!(k & LQ_SEARCH) + !!(k & LQ_FILTER) + !!(k & LQ_STYLE) + !!(k & LQ_FAVORITE);
+    return 1 + !!(k & LQ_SEARCH) + 2 * has_pieces(k) + !!(k & LQ_FILTER) + !!(k & LQ_STYLE) +
+           !!(k & LQ_FAVORITE);
 }
 
 /* How many rows of the order an indexed search looks through first (see
@@ -115,13 +129,19 @@ static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char 
                     const char *offset, const store_page_key_t *seek, arena_t *a,
                     PGresult **out)
 {
-    const char *p[10];
+    const char *p[12];
     pg_num_t sid = pg_num_i64(seek ? seek->id : 0);
     int n = 0;
     pg_num_t uid = pg_num_i64(q->user_id), tpl = pg_num_i64(q->template_id);
     p[n++] = uid.s;
     if (k & LQ_SEARCH)
         p[n++] = store_like_pattern(q->search, true, a);
+    if (has_pieces(k)) {
+        int col = k & LQ_IMG ? PG_TRGM_IMG_NAME
+                  : k & LQ_SEARCH_RESULT ? PG_TRGM_DOC_RESULT : PG_TRGM_DOC_NAME;
+        pg_trgm_pieces(c, col, q->search, p[n - 1], a, &p[n]);
+        n += 2;
+    }
     if (k & LQ_FILTER)
         p[n++] = k & LQ_IMG ? q->resolution : tpl.s;
     if (k & LQ_STYLE)

@@ -154,6 +154,18 @@ static const char *const migrations[] = {
     "  expires_us BIGINT NOT NULL,"
     "  PRIMARY KEY (user_id, idem_key));"
     "CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_us);",
+    /* 7 (pages): how common each trigram of the searched columns is, for pg_trgm.c:
+     * statistics on the trigram arrays (their most common elements), which ANALYZE
+     * keeps (PostgreSQL 14+: statistics on expressions; older servers go without). */
+    "DO $$ BEGIN IF current_setting('server_version_num')::int >= 140000 THEN"
+    "  EXECUTE 'CREATE STATISTICS documents_name_trgm_freq"
+    "    ON (show_trgm(lower(name COLLATE \"C\"))) FROM documents';"
+    "  EXECUTE 'CREATE STATISTICS documents_result_trgm_freq"
+    "    ON (show_trgm(lower(result COLLATE \"C\"))) FROM documents';"
+    "  EXECUTE 'CREATE STATISTICS images_name_trgm_freq"
+    "    ON (show_trgm(lower(name COLLATE \"C\"))) FROM images';"
+    "END IF; END $$;"
+    "ANALYZE documents; ANALYZE images;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

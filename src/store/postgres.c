@@ -103,6 +103,7 @@ static void pg_disconnect(store_conn_t *sc)
     if (!c)
         return;
     PQfinish(c->pg);
+    pg_trgm_free(c->trgm);
     free(c);
 }
 
