@@ -99,12 +99,18 @@ static void count_key(buf_t *b, unsigned k, const list_query_t *q, bool order)
     }
 }
 
-static count_slot_t *count_slot(store_counts_t *cc, const char *key)
+/* The slot of key among n (FNV-1a). */
+static size_t key_slot(const char *key, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    uint64_t h = 1469598103934665603ULL;
     for (const char *s = key; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return &cc->slot[h % COUNT_SLOTS];
+    return h % n;
+}
+
+static count_slot_t *count_slot(store_counts_t *cc, const char *key)
+{
+    return &cc->slot[key_slot(key, COUNT_SLOTS)];
 }
 
 bool store_counts_get(store_counts_t *cc, unsigned k, const list_query_t *q, int64_t version,
@@ -189,10 +195,7 @@ void store_pages_free(store_pages_t *pc)
 
 static page_slot_t *page_slot(store_pages_t *pc, const char *key)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (const char *s = key; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return &pc->slot[h % PAGE_SLOTS];
+    return &pc->slot[key_slot(key, PAGE_SLOTS)];
 }
 
 int64_t store_pages_get(store_pages_t *pc, unsigned k, const list_query_t *q, int64_t j,
