@@ -109,11 +109,11 @@ static char *list_sql(unsigned k)
                    table, buf_cstr(&where), cols, counts, table, order, n + 1, n + 2);
     else if (k & LQ_BOUNDS)
         /* every STORE_PAGE_EVERY-th key of the order, counted by the server */
-        buf_printf(&b, "SELECT id, %s, %s FROM (SELECT id, name, row_number() OVER (ORDER BY %s)"
+        buf_printf(&b, "SELECT id, %s, %s FROM (SELECT id%s, row_number() OVER (ORDER BY %s)"
                        " AS rn FROM %s%s ORDER BY %s LIMIT $%d OFFSET $%d) s"
                        " WHERE rn %% %d = 0 ORDER BY rn",
-                   k & LQ_BY_NAME ? "name" : "NULL", counts, order, table, buf_cstr(&where),
-                   order, n + 1, n + 2, STORE_PAGE_EVERY);
+                   k & LQ_BY_NAME ? "name" : "NULL", counts, k & LQ_BY_NAME ? ", name" : "",
+                   order, table, buf_cstr(&where), order, n + 1, n + 2, STORE_PAGE_EVERY);
     else
         /* the rows skipped by the offset come from the order's index alone (an
          * index-only scan once vacuumed): only the page's rows are read whole */
