@@ -285,6 +285,16 @@ void store_sqlite_index_hold(store_t *s, bool hold)
         sq_index_hold(((sq_threads_t *)s->backend)->index, hold);
 }
 
+int64_t store_sqlite_index_pending(store_conn_t *conn)
+{
+    if (conn->ops != &store_sqlite_ops)
+        return 0;
+    sq_conn_t *c = sq(conn);
+    int64_t n = 0;
+    int rc = sq_index_pending(c->db, &n);
+    return rc == SQLITE_OK ? n : sq_error(c, rc, "search index");
+}
+
 int store_sqlite_index_now(store_conn_t *conn, int max)
 {
     if (conn->ops != &store_sqlite_ops)

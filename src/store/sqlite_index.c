@@ -147,6 +147,16 @@ int sq_index_batch(sqlite3 *db, int max, int *indexed)
     return rc;
 }
 
+int sq_index_pending(sqlite3 *db, int64_t *n)
+{
+    /* counted on the primary keys from the watermark on: as cheap as the tail is short */
+    return run(db,
+               "SELECT (SELECT count(*) FROM documents WHERE id > (SELECT upto FROM"
+               " search_index WHERE kind = 0)) + (SELECT count(*) FROM images WHERE id >"
+               " (SELECT upto FROM search_index WHERE kind = 1))",
+               0, 0, n);
+}
+
 /* ---- the thread ------------------------------------------------------------------------ */
 
 static int64_t mono_us(void)

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef struct sq_index sq_index_t;
 
@@ -30,5 +31,7 @@ void sq_index_hold(sq_index_t *x, bool hold);
 /* Indexes up to max records of each kind past the watermark on db, in one write
  * transaction per kind; *indexed counts them. An SQLite result code. */
 int sq_index_batch(sqlite3 *db, int max, int *indexed);
+/* *n = how many records of both kinds are above their watermark. */
+int sq_index_pending(sqlite3 *db, int64_t *n);
 
 #endif
