@@ -170,6 +170,11 @@ struct records_create {
      * stored; the record is completed (rec.result) and no REV_TEXT events follow. */
     bool inline_text;
     void *hook_state;        /* the create hook's own */
+    /* Set by the begin hook (or NULL): the Idempotency-Key answer the service keeps in
+     * the transaction that stores the record (store.h idem_keep_t); the service sets
+     * its status and final for the path taken (inline, stream: 201 final; async: 202
+     * final; waiting: 202 kept for a crash, the end hook finishes the key). */
+    idem_keep_t *keep;
     /* CREATE_HOOK: the answer the hook chose, sent as it is (a JSON body), and whether
      * it is a replay (Idempotent-Replayed: true). */
     int reply_status;

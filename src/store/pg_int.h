@@ -115,8 +115,9 @@ int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex,
 int pg_key_auth(store_conn_t *sc, const char *hash_hex, int64_t *user_id, int64_t *key_id);
 int pg_key_list(store_conn_t *sc, arena_t *a, key_info_t **out, size_t *n);
 int pg_key_revoke(store_conn_t *sc, int64_t key_id);
-int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id);
-int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n);
+int pg_record_create(store_conn_t *sc, record_t *rec, idem_keep_t *keep, int64_t *job_id);
+int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs,
+                            idem_keep_t *const *keeps, size_t n);
 int pg_one_record(pg_conn_t *c, int id, const char *const *p, rec_kind_t kind, arena_t *a,
                   record_t *out);
 int pg_record_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
@@ -157,5 +158,7 @@ int pg_idem_begin(store_conn_t *sc, int64_t user_id, const char *key, const char
 int pg_idem_finish(store_conn_t *sc, int64_t user_id, const char *key, const char *token,
                    int status, const char *location, const char *body, int64_t expires_us);
 int pg_idem_abort(store_conn_t *sc, int64_t user_id, const char *key, const char *token);
+int pg_idem_keep(store_conn_t *sc, const idem_keep_t *k, const char *location,
+                 const char *body);
 
 #endif

@@ -135,13 +135,15 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                      " token = excluded.token, state = 0, status = NULL, location = NULL,"
                      " body = NULL, lease_until_us = excluded.lease_until_us,"
                      " expires_us = excluded.expires_us"
-                     " WHERE k.expires_us < $7::bigint OR (k.state = 0 AND k.lease_until_us < $7::bigint)"
+                     " WHERE k.expires_us < $7::bigint"
+                     " OR (k.state = 0 AND k.lease_until_us < $7::bigint AND k.status IS NULL)"
                      " RETURNING token"},
     [S_IDEM_GET] = {"ink_idem_get", 2,
-                    "SELECT digest, state, status, location, body FROM idempotency_keys"
+                    "SELECT digest, state, status, location, body, lease_until_us FROM idempotency_keys"
                     " WHERE user_id = $1 AND idem_key = $2"},
-    [S_IDEM_FINISH] = {"ink_idem_finish", 7,
-                       "UPDATE idempotency_keys SET state = 1, status = $4, location = $5,"
+    /* $8: 1 done, 0 in progress with the answer a retry gets if the request dies */
+    [S_IDEM_FINISH] = {"ink_idem_finish", 8,
+                       "UPDATE idempotency_keys SET state = $8, status = $4, location = $5,"
                        " body = $6, expires_us = $7"
                        " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
     [S_IDEM_ABORT] = {"ink_idem_abort", 3,

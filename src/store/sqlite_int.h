@@ -110,8 +110,9 @@ void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r);
 /* sqlite_schema.c */
 int sq_migrate(store_conn_t *conn);
 /* sqlite_records.c */
-int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id);
-int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, size_t n);
+int sq_record_create(store_conn_t *conn, record_t *rec, idem_keep_t *keep, int64_t *job_id);
+int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs,
+                            idem_keep_t *const *keeps, size_t n);
 int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                          record_probe_fn probe, void *probe_arg, arena_t *a,
                          record_t *out);
@@ -144,5 +145,7 @@ int sq_idem_finish(store_conn_t *conn, int64_t user_id, const char *key,
                    const char *token, int status, const char *location, const char *body,
                    int64_t expires_us);
 int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, const char *token);
+int sq_idem_keep(store_conn_t *conn, const idem_keep_t *k, const char *location,
+                 const char *body);
 
 #endif
