@@ -38,6 +38,7 @@ enum {
     S_IMG_CLAIM,
     S_JOB_DROP,
     S_JOB_RENEW,
+    S_JOB_RELEASE_DEAD,
     S_JOB_COMPLETE,
     S_JOB_FAIL,
     S_JOB_COUNT,
@@ -148,6 +149,15 @@ int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
                       const char **text);
 int pg_notify(store_conn_t *sc, const char *payload);
 int pg_media_keys(store_conn_t *sc, arena_t *a, const char ***keys, size_t *n);
+
+/* ---- the owner lock (pg_owner.c) */
+#define PG_OWNER_NS 6909547 /* the advisory locks' first key ("ink") */
+void pg_open(store_t *s);
+void pg_close(store_t *s);
+/* Before a claim: holds this process's owner lock (taking it again if its connection
+ * was lost), gives the 8 hex digits every lease token of this process starts with, and
+ * at most once a second frees the leases of owners whose lock is gone. */
+int pg_owner_prepare(pg_conn_t *c, char prefix[9]);
 
 /* ---- rate limiting and idempotency keys (pg_limits.c) */
 int pg_rate_gcra(store_conn_t *sc, const char *bucket, int64_t now_us, int64_t interval_us,

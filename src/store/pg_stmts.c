@@ -97,6 +97,18 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                      "UPDATE images SET state = 'generating', " BUMP("$2") " WHERE id = $1"
                      " RETURNING " IMG_COLS},
     [S_JOB_DROP] = {"ink_job_drop", 1, "DELETE FROM jobs WHERE id = $1"},
+    /* $1 now, $2 this process's owner (hex), $3 PG_OWNER_NS: leases whose owner (the
+     * token's first 8 hex digits) holds no advisory lock in this database (pg_owner.c) */
+    [S_JOB_RELEASE_DEAD] = {"ink_job_release_dead", 3,
+                            "UPDATE jobs SET token = NULL, lease_until_us = NULL"
+                            " WHERE token IS NOT NULL AND lease_until_us >= $1"
+                            " AND left(token, 8) <> $2 AND token ~ '^[0-9a-f]{8}'"
+                            " AND NOT EXISTS (SELECT 1 FROM pg_locks l"
+                            "  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+                            "  AND l.database = (SELECT oid FROM pg_database"
+                            "   WHERE datname = current_database())"
+                            "  AND l.classid = $3::int::oid"
+                            "  AND l.objid = ('x' || left(jobs.token, 8))::bit(32)::int::oid)"},
     [S_JOB_RENEW] = {"ink_job_renew", 3,
                      "UPDATE jobs SET lease_until_us = $3 WHERE id = $1 AND token = $2"},
     /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now, $8 prompt tokens,
