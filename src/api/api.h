@@ -138,6 +138,9 @@ void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 /* The JSON answer of a create whose outcome is known (201, 202, 502, 503, a hook's). */
 void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr);
+/* The http_suspend callback of a create (r->wait: its records_create_t), streamed or
+ * not: hands it to the records service once the request is suspended. */
+void api_create_suspended(http_req_t *r);
 
 /* ---- stream.c (SSE, §10) ---- */
 /* True when the client asked for text/event-stream. */

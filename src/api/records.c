@@ -288,7 +288,7 @@ static void create_done(records_create_t *cr)
     http_resume(cr->arg);
 }
 
-static void on_create_suspended(http_req_t *r)
+void api_create_suspended(http_req_t *r)
 {
     app_t *app = r->app;
     records_create(app->records, r->wait);
@@ -429,7 +429,7 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
         return;
     }
     cr->mode = prefers_async(r) || app->cfg->wait_limit <= 0 ? CREATE_ASYNC : CREATE_WAIT;
-    http_suspend(r, on_create_suspended, on_create_resumed, cr);
+    http_suspend(r, api_create_suspended, on_create_resumed, cr);
 }
 
 /* ---- update ---- */

@@ -362,12 +362,6 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 
 /* ---- create ---- */
 
-static void on_stream_create_suspended(http_req_t *r)
-{
-    app_t *app = r->app;
-    records_create(app->records, r->wait);
-}
-
 static void on_stream_create_resumed(void *appv, http_req_t *r)
 {
     app_t *app = appv;
@@ -407,5 +401,5 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
 void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr)
 {
     cr->mode = CREATE_STREAM;
-    http_suspend(r, on_stream_create_suspended, on_stream_create_resumed, cr);
+    http_suspend(r, api_create_suspended, on_stream_create_resumed, cr);
 }

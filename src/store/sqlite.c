@@ -6,7 +6,8 @@
  *
  * One connection per thread (store.c caches it). Each connection runs in WAL mode with
  * busy_timeout 5000 ms, synchronous=NORMAL and foreign_keys=ON; WAL checkpoints run in
- * a background thread of the store (sqlite_ckpt.c).
+ * a background thread of the store (sqlite_ckpt.c), and so does the indexing of new
+ * records for search (sqlite_index.c); every commit's WAL hook tells both.
  *
  * Statements: the fixed ones (sq_stmt_sql[]) are prepared on first use with
  * SQLITE_PREPARE_PERSISTENT and kept for the life of the connection; after each use
@@ -23,6 +24,7 @@
  * BEGIN IMMEDIATE transaction that first checks schema_migrations, so running migrate
  * twice or from several processes at once applies each exactly once. */
 #include "store/sqlite_ckpt.h"
+#include "store/sqlite_index.h"
 #include "store/sqlite_int.h"
 
 #include "core/log.h"
@@ -213,26 +215,69 @@ static void sq_global_init(void)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* The store's background threads (s->backend). */
+typedef struct {
+    sq_ckpt_t *ckpt;
+    sq_index_t *index;
+} sq_threads_t;
+
+/* sqlite3_wal_hook of the store's connections: after each commit. */
+static int sq_wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    sq_threads_t *t = arg;
+    sq_index_commit(t->index);
+    return sq_ckpt_hook(t->ckpt, db, name, pages);
+}
+
 static void sq_open(store_t *s)
 {
-    s->backend = sq_ckpt_new(s->url);
+    sq_threads_t *t = xcalloc(1, sizeof(*t));
+    t->ckpt = sq_ckpt_new(s->url);
+    t->index = sq_index_new(s->url, sq_ckpt_hook, t->ckpt);
+    s->backend = t;
 }
 
 static void sq_close(store_t *s)
 {
-    sq_ckpt_free(s->backend);
+    sq_threads_t *t = s->backend;
+    if (t) {
+        sq_index_free(t->index); /* first: its connection's commits call the checkpointer */
+        sq_ckpt_free(t->ckpt);
+        free(t);
+    }
     s->backend = NULL;
 }
 
 void store_sqlite_checkpoint_pages(store_t *s, int pages)
 {
     if (s->ops == &store_sqlite_ops)
-        sq_ckpt_set_pages(s->backend, pages);
+        sq_ckpt_set_pages(((sq_threads_t *)s->backend)->ckpt, pages);
 }
 
 bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out)
 {
-    return s->ops == &store_sqlite_ops && sq_ckpt_stats(s->backend, out);
+    return s->ops == &store_sqlite_ops &&
+           sq_ckpt_stats(((sq_threads_t *)s->backend)->ckpt, out);
+}
+
+void sq_index_start(store_t *s)
+{
+    sq_index_enable(((sq_threads_t *)s->backend)->index);
+}
+
+void store_sqlite_index_hold(store_t *s, bool hold)
+{
+    if (s->ops == &store_sqlite_ops)
+        sq_index_hold(((sq_threads_t *)s->backend)->index, hold);
+}
+
+int store_sqlite_index_now(store_conn_t *conn, int max)
+{
+    if (conn->ops != &store_sqlite_ops)
+        return 0;
+    sq_conn_t *c = sq(conn);
+    int n = 0, rc = sq_index_batch(c->db, max, &n);
+    return rc == SQLITE_OK ? n : sq_error(c, rc, "search index");
 }
 
 static store_conn_t *sq_connect(store_t *s, char *err, size_t errlen)
@@ -268,8 +313,9 @@ static store_conn_t *sq_connect(store_t *s, char *err, size_t errlen)
         sqlite3_free(msg);
         goto fail;
     }
-    /* replaces SQLite's automatic checkpoint (sqlite_ckpt.h) */
-    sqlite3_wal_hook(c->db, sq_ckpt_hook, s->backend);
+    /* replaces SQLite's automatic checkpoint (sqlite_ckpt.h); tells the search index
+     * thread there may be new records (sqlite_index.h) */
+    sqlite3_wal_hook(c->db, sq_wal_hook, s->backend);
     return &c->base;
 fail:
     sqlite3_close(c->db);

@@ -31,8 +31,6 @@ enum {
     ST_INSERT_DOC,
     ST_INSERT_IMG,
     ST_INSERT_DOC_DONE,
-    ST_FTS_INSERT_DOC,
-    ST_FTS_INSERT_IMG,
     ST_FTS_COMMON_DOC,
     ST_FTS_COMMON_IMG,
     ST_JOB_INSERT,
@@ -109,6 +107,9 @@ void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r);
 
 /* sqlite_schema.c */
 int sq_migrate(store_conn_t *conn);
+/* After the migrations: starts the search index thread (sqlite_index.c), which then
+ * indexes whatever a previous process left unindexed. */
+void sq_index_start(store_t *s);
 /* sqlite_records.c */
 int sq_record_create(store_conn_t *conn, record_t *rec, idem_keep_t *keep, int64_t *job_id);
 int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs,

@@ -52,18 +52,70 @@ static void list_window_sql(int k, const char *table, buf_t *b)
                dir, dir, table, table, dir, dir);
 }
 
-/* The SQL of a list key, from fixed fragments only.
+/* The search and filter conditions of key k after "WHERE user_id = ?1". */
+static void list_conds(int k, buf_t *b)
+{
+    if (k & LQ_SEARCH_NAME)
+        buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
+    if (k & LQ_SEARCH_RESULT)
+        buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
+    list_filters(k, b);
+}
+
+/* A search of three characters or more (LQ_INDEXED) has two parts, in the same read
+ * transaction: the records the index holds (at or below the kind's search_index
+ * watermark) come from the trigram table, each candidate's row read by its id
+ * (CROSS JOIN keeps that order: the full-text table gives its rowids in id order, so an
+ * id-ordered page stops after its rows); the records above the watermark, not indexed
+ * yet (sqlite_index.c), are scanned on the user's id index. LIKE checks every row with
+ * the contract's semantics: the index gives a superset (the rows holding every trigram,
+ * migration 7), the check keeps results exactly those of a scan.
  *
- * A search of three characters or more (LQ_INDEXED) reads the trigram table first and
- * each candidate's row by its id (CROSS JOIN keeps that order: the full-text table
- * gives its rowids in id order, so an id-ordered page stops after its rows). LIKE then
- * checks each candidate with the contract's semantics: the index gives a superset
- * (the rows holding every trigram, migration 7), the check keeps results exactly those
- * of a scan. */
+ * Rows: the two parts are one UNION ALL ordered by the page's order, which SQLite runs
+ * as a merge of the two, each in its own order (a last column carries the id for the
+ * id order: the index part's is the FTS rowid, which is what it is ordered by). */
+static void list_indexed_sql(int k, const char *table, buf_t *b)
+{
+    int kind = (k & LQ_IMG) != 0;
+    const char *dir = k & LQ_ASC ? "ASC" : "DESC";
+    const char *cols = k & LQ_KEYS ? "id, updated_us" : k & LQ_IMG ? IMG_COLS : DOC_COLS;
+    int sort_col = k & LQ_KEYS ? 3 : REC_NCOLS + 1;
+    for (int part = 0; part < 2; part++) {
+        if (k & LQ_COUNT)
+            buf_puts(b, part ? " + (SELECT COUNT(*)" : "SELECT (SELECT COUNT(*)");
+        else if (part)
+            buf_printf(b, " UNION ALL SELECT %s, id", cols);
+        else
+            buf_printf(b, "SELECT %s, %s_fts.rowid", cols, table);
+        if (part)
+            buf_printf(b, " FROM %s WHERE id > (SELECT upto FROM search_index WHERE kind = %d)"
+                          " AND user_id = ?1", table, kind);
+        else
+            buf_printf(b, " FROM %s_fts CROSS JOIN %s ON %s.id = %s_fts.rowid"
+                          " WHERE %s_fts MATCH ?8 AND user_id = ?1",
+                       table, table, table, table, table);
+        list_conds(k, b);
+        if (k & LQ_COUNT)
+            buf_puts(b, ")");
+    }
+    if (k & LQ_COUNT)
+        return;
+    if (k & LQ_BY_NAME)
+        buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
+    else
+        buf_printf(b, " ORDER BY %d %s", sort_col, dir);
+    buf_puts(b, " LIMIT ?6 OFFSET ?7");
+}
+
+/* The SQL of a list key, from fixed fragments only. */
 static void list_sql(int k, buf_t *b)
 {
     bool img = k & LQ_IMG;
     const char *table = img ? "images" : "documents";
+    if ((k & LQ_INDEXED) && !(k & LQ_WINDOW)) {
+        list_indexed_sql(k, table, b);
+        return;
+    }
     if (k & LQ_COUNT)
         buf_puts(b, "SELECT COUNT(*)");
     else if (k & LQ_KEYS)
@@ -74,24 +126,13 @@ static void list_sql(int k, buf_t *b)
         list_window_sql(k, table, b);
         return;
     }
-    if (k & LQ_INDEXED)
-        buf_printf(b, " FROM %s_fts CROSS JOIN %s ON %s.id = %s_fts.rowid"
-                      " WHERE %s_fts MATCH ?8 AND user_id = ?1",
-                   table, table, table, table, table);
-    else
-        buf_printf(b, " FROM %s WHERE user_id = ?1", table);
-    if (k & LQ_SEARCH_NAME)
-        buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
-    if (k & LQ_SEARCH_RESULT)
-        buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
-    list_filters(k, b);
+    buf_printf(b, " FROM %s WHERE user_id = ?1", table);
+    list_conds(k, b);
     if (k & LQ_COUNT)
         return;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     if (k & LQ_BY_NAME)
         buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
-    else if (k & LQ_INDEXED)
-        buf_printf(b, " ORDER BY %s_fts.rowid %s", table, dir);
     else
         buf_printf(b, " ORDER BY id %s", dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");

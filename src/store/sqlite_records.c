@@ -82,15 +82,9 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
     rc = sq_run(c, st, "record_create");
     if (rc != STORE_OK)
         return rc;
+    /* its row of the search index is written after the commit (sqlite_index.c) */
     *id = sqlite3_last_insert_rowid(c->db);
-    /* its row of the search index (migration 3), in the same transaction */
-    if ((rc = sq_stmt(c, ST_FTS_INSERT_DOC + (rec->kind == KIND_IMG), &st)) != STORE_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, *id);
-    sq_bind_text(st, 2, rec->name);
-    if (rec->kind == KIND_DOC && done)
-        sq_bind_text(st, 3, rec->result);
-    return sq_run(c, st, "record_create");
+    return STORE_OK;
 }
 
 static int insert_job(sq_conn_t *c, rec_kind_t kind, int64_t record_id, int64_t now,

@@ -200,6 +200,37 @@ static const char *const migrations[] = {
      * fewer times in the commits of later creates (crisismerge, 16, is unchanged) */
     "INSERT INTO documents_fts(documents_fts, rank) VALUES ('automerge', 16);"
     "INSERT INTO images_fts(images_fts, rank) VALUES ('automerge', 16);",
+    /* 8: the search index follows the records instead of being written by their
+     * transaction (sqlite_index.c): search_index holds each kind's watermark (every
+     * record at or below it is indexed with what it has now, none above); changes and
+     * deletes keep the index rows of records at or below it in step, in their own
+     * transaction. Everything here was indexed by migrations 3 and 7. */
+    "CREATE TABLE search_index (kind INTEGER PRIMARY KEY, upto INTEGER NOT NULL) STRICT;"
+    "INSERT INTO search_index VALUES (0, (SELECT coalesce(max(id), 0) FROM documents)),"
+    "  (1, (SELECT coalesce(max(id), 0) FROM images));"
+    "DROP TRIGGER documents_fts_del; DROP TRIGGER documents_fts_upd;"
+    "DROP TRIGGER images_fts_del; DROP TRIGGER images_fts_upd;"
+    "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents"
+    "  WHEN OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result)); END;"
+    "CREATE TRIGGER documents_fts_upd AFTER UPDATE OF name, result ON documents"
+    "  WHEN (OLD.name IS NOT NEW.name OR OLD.result IS NOT NEW.result)"
+    "  AND OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result));"
+    "  INSERT INTO documents_fts(rowid, sname, sresult)"
+    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
+    "CREATE TRIGGER images_fts_del AFTER DELETE ON images"
+    "  WHEN OLD.id <= (SELECT upto FROM search_index WHERE kind = 1) BEGIN"
+    "  INSERT INTO images_fts(images_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name)); END;"
+    "CREATE TRIGGER images_fts_upd AFTER UPDATE OF name ON images"
+    "  WHEN OLD.name IS NOT NEW.name"
+    "  AND OLD.id <= (SELECT upto FROM search_index WHERE kind = 1) BEGIN"
+    "  INSERT INTO images_fts(images_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name));"
+    "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, lower(NEW.name)); END;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -234,9 +265,6 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                            "prompt_tokens, completion_tokens, truncated) "
                            "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
                            "?11, ?12)",
-    [ST_FTS_INSERT_DOC] = "INSERT INTO documents_fts(rowid, sname, sresult) "
-                          "VALUES (?1, lower(?2), lower(?3))",
-    [ST_FTS_INSERT_IMG] = "INSERT INTO images_fts(rowid, sname) VALUES (?1, lower(?2))",
     [ST_FTS_COMMON_DOC] = "SELECT count(*) FROM (SELECT 1 FROM documents_fts "
                           "WHERE documents_fts MATCH ?1 LIMIT ?2)",
     [ST_FTS_COMMON_IMG] = "SELECT count(*) FROM (SELECT 1 FROM images_fts "
@@ -363,5 +391,6 @@ int sq_migrate(store_conn_t *conn)
     for (int v = 1; v <= (int)ARRAY_LEN(migrations); v++)
         if ((rc = migrate_one(c, v)) != STORE_OK)
             return rc;
+    sq_index_start(conn->store);
     return STORE_OK;
 }

@@ -357,6 +357,13 @@ typedef struct {
 } store_checkpoint_stats_t;
 void store_sqlite_checkpoint_pages(store_t *s, int pages);
 bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out);
+/* SQLite indexes new records for search in a background thread after their commit;
+ * searches scan what it has not reached yet, so results never depend on it
+ * (sqlite_index.c). hold stops that thread (tests); index_now indexes up to max new
+ * records of each kind on c (tests, bench-seed): how many, or a negative STORE_* code.
+ * On PostgreSQL (indexed in the writing transaction) they do nothing and return 0. */
+void store_sqlite_index_hold(store_t *s, bool hold);
+int store_sqlite_index_now(store_conn_t *c, int max);
 
 /* `inkwell backup` (sqlite_backup.c): a consistent copy of the SQLite database at
  * db_path, taken with SQLite's online backup API while servers may write, written to

@@ -1,0 +1,298 @@
+/* sqlite_index.c — the SQLite store's search-index follower (sqlite_index.h).
+ *
+ * The FTS5 trigram tables (documents_fts, images_fts; sqlite_schema.c, migrations 3, 7
+ * and 8) cost about 100 µs of CPU per document to fill (every trigram of a ~1.5 KB text
+ * goes through FTS5's tokenizer and hash), more than twice what the whole create costs
+ * without them; inside the creating transaction they cut the builtin create throughput
+ * from ~21k to ~3.8k req/s on one core. So a new record's index row is written here,
+ * after its commit, by a thread of the store on its own connection:
+ *
+ * - search_index(kind, upto) is the watermark: every record of the kind with id <= upto
+ *   is in its FTS table, with the values it has now; none above it is. Ids only grow
+ *   (AUTOINCREMENT), so a new record always lands above the watermark.
+ * - A batch, in one write transaction, indexes the next records above the watermark in
+ *   id order (at most BATCH_ROWS) and moves the watermark past them.
+ * - Changes and deletes of a record at or below the watermark update its index row in
+ *   their own transaction (the triggers of migration 8); above it they touch nothing,
+ *   as the batch that reaches the record will read what it has then.
+ * - A search reads the index for the records at or below the watermark and scans the
+ *   records above it (the "tail", the UNION ALL of sqlite_lists.c's list_sql), in the
+ *   same read transaction: its results are exactly those of a scan at every moment,
+ *   whatever the index has caught up with.
+ *
+ * Any commit of the store pokes the thread; it indexes until the tail is empty and
+ * waits again. While the store's other connections commit (a burst of creates), it
+ * keeps to a small share of the time (DUTY_PCT: after a batch of t ms it waits
+ * t * (100 / DUTY_PCT - 1) ms), so the burst runs nearly as fast as without the index
+ * (docs/benchmarks.md); once they stop it indexes at full speed. Under a write rate the
+ * index cannot follow at that share, the tail grows and searches scan more (exact, but
+ * slower) until the rate drops. It runs at the normal priority: a batch holds the write
+ * lock (BATCH_ROWS documents, a few ms; QUIET_BATCH_ROWS when nothing else commits)
+ * and must not be starved by other work while it
+ * does. Errors (a full disk, a busy lock) leave the tail as it is, searches stay exact,
+ * and the thread tries again RETRY_MS later. */
+#include "store/sqlite_index.h"
+
+#include "core/log.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BATCH_ROWS 32        /* while others commit: the write lock for ~3 ms */
+#define QUIET_BATCH_ROWS 512 /* otherwise (larger batches index several times faster) */
+#define RETRY_MS 1000
+#define DUTY_PCT 5
+#define QUIET_US 20000 /* no other commit for this long: the store is not busy */
+
+struct sq_index {
+    char *path;
+    int (*hook)(void *, sqlite3 *, const char *, int); /* the thread's connection's WAL hook */
+    void *hook_arg;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool enabled, started, pending, held, stopping;
+    atomic_bool poked;             /* a poke since the thread last looked: saves the mutex */
+    _Atomic int64_t last_commit_us; /* of another connection of the store */
+    pthread_t thread;
+};
+
+/* ---- one batch ------------------------------------------------------------------------- */
+
+static const char *const kind_sql[2][4] = {
+    {
+        "SELECT upto FROM search_index WHERE kind = 0 AND EXISTS (SELECT 1 FROM documents"
+        " WHERE id > upto)",
+        "SELECT max(id) FROM (SELECT id FROM documents WHERE id > ?1 ORDER BY id LIMIT ?2)",
+        "INSERT INTO documents_fts(rowid, sname, sresult) SELECT id, lower(name),"
+        " lower(result) FROM documents WHERE id > ?1 AND id <= ?2",
+        "UPDATE search_index SET upto = ?1 WHERE kind = 0",
+    },
+    {
+        "SELECT upto FROM search_index WHERE kind = 1 AND EXISTS (SELECT 1 FROM images"
+        " WHERE id > upto)",
+        "SELECT max(id) FROM (SELECT id FROM images WHERE id > ?1 ORDER BY id LIMIT ?2)",
+        "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images"
+        " WHERE id > ?1 AND id <= ?2",
+        "UPDATE search_index SET upto = ?1 WHERE kind = 1",
+    },
+};
+
+/* Runs sql with up to two integer parameters; *out (if given) gets the first column
+ * of the first row, or -1 when there is no row or it is NULL. */
+static int run(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    int n = sqlite3_bind_parameter_count(st);
+    if (n >= 1)
+        sqlite3_bind_int64(st, 1, a);
+    if (n >= 2)
+        sqlite3_bind_int64(st, 2, b);
+    if (out)
+        *out = -1;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        if (out && sqlite3_column_type(st, 0) != SQLITE_NULL)
+            *out = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int batch_kind(sqlite3 *db, int kind, int max, int *indexed)
+{
+    const char *const *sql = kind_sql[kind];
+    int64_t upto, hi;
+    /* a read outside any write lock first: most pokes find nothing to do */
+    int rc = run(db, sql[0], 0, 0, &upto);
+    if (rc != SQLITE_OK || upto < 0)
+        return rc;
+    if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK)
+        return rc;
+    /* again under the lock: another process may have moved it */
+    if ((rc = run(db, sql[0], 0, 0, &upto)) == SQLITE_OK && upto >= 0 &&
+        (rc = run(db, sql[1], upto, max, &hi)) == SQLITE_OK && hi > upto &&
+        (rc = run(db, sql[2], upto, hi, NULL)) == SQLITE_OK) {
+        int n = sqlite3_changes(db);
+        if ((rc = run(db, sql[3], hi, 0, NULL)) == SQLITE_OK &&
+            (rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) == SQLITE_OK) {
+            *indexed += n;
+            return SQLITE_OK;
+        }
+    }
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+int sq_index_batch(sqlite3 *db, int max, int *indexed)
+{
+    int rc = batch_kind(db, 0, max, indexed);
+    if (rc == SQLITE_OK)
+        rc = batch_kind(db, 1, max, indexed);
+    return rc;
+}
+
+/* ---- the thread ------------------------------------------------------------------------ */
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Waits (x->mu held) until the monotonic time `until` or stopping; pokes meanwhile
+ * only set pending. */
+static void wait_until(sq_index_t *x, int64_t until)
+{
+    while (!x->stopping) {
+        int64_t now = mono_us();
+        if (now >= until)
+            return;
+        struct timespec ts = {.tv_sec = until / 1000000, .tv_nsec = (until % 1000000) * 1000};
+        pthread_cond_timedwait(&x->cv, &x->mu, &ts);
+    }
+}
+
+static void *index_main(void *arg)
+{
+    sq_index_t *x = arg;
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(x->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        log_warn("sqlite: search index thread cannot open the database: %s",
+                 db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        db = NULL; /* searches scan what is not indexed: slower, still exact */
+    } else {
+        sqlite3_busy_timeout(db, 5000);
+        sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+        sqlite3_wal_hook(db, x->hook, x->hook_arg);
+    }
+    bool warned = false;
+    pthread_mutex_lock(&x->mu);
+    while (db) {
+        while ((!x->pending || x->held) && !x->stopping)
+            pthread_cond_wait(&x->cv, &x->mu);
+        if (x->stopping)
+            break;
+        x->pending = false;
+        atomic_store(&x->poked, false);
+        int rc = SQLITE_OK, n;
+        do {
+            pthread_mutex_unlock(&x->mu);
+            n = 0;
+            int64_t t0 = mono_us();
+            bool busy = atomic_load(&x->last_commit_us) > t0 - QUIET_US;
+            rc = sq_index_batch(db, busy ? BATCH_ROWS : QUIET_BATCH_ROWS, &n);
+            int64_t t1 = mono_us();
+            pthread_mutex_lock(&x->mu);
+            if (n > 0 && atomic_load(&x->last_commit_us) > t0 - QUIET_US)
+                wait_until(x, t1 + (t1 - t0) * (100 / DUTY_PCT - 1));
+        } while (rc == SQLITE_OK && n > 0 && !x->stopping && !x->held);
+        if (rc == SQLITE_OK) {
+            warned = false;
+            continue;
+        }
+        if (!warned) /* once per run of failures: a full disk would repeat it each second */
+            log_warn("sqlite: search index: %s; searches scan the records not yet indexed",
+                     sqlite3_errmsg(db));
+        warned = true;
+        x->pending = true;
+        wait_until(x, mono_us() + RETRY_MS * 1000);
+    }
+    pthread_mutex_unlock(&x->mu);
+    sqlite3_close(db);
+    return NULL;
+}
+
+void sq_index_commit(sq_index_t *x)
+{
+    if (!x)
+        return;
+    atomic_store_explicit(&x->last_commit_us, mono_us(), memory_order_relaxed);
+    sq_index_poke(x);
+}
+
+void sq_index_poke(sq_index_t *x)
+{
+    if (!x || atomic_load_explicit(&x->poked, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&x->mu);
+    if (!x->enabled) {
+        pthread_mutex_unlock(&x->mu);
+        return;
+    }
+    atomic_store(&x->poked, true);
+    if (!x->started && !x->stopping) {
+        if (pthread_create(&x->thread, NULL, index_main, x) == 0)
+            x->started = true;
+        else
+            log_warn("sqlite: cannot start the search index thread: %s", strerror(errno));
+    }
+    x->pending = true;
+    pthread_cond_signal(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+}
+
+void sq_index_enable(sq_index_t *x)
+{
+    pthread_mutex_lock(&x->mu);
+    x->enabled = true;
+    pthread_mutex_unlock(&x->mu);
+    sq_index_poke(x);
+}
+
+void sq_index_hold(sq_index_t *x, bool hold)
+{
+    if (!x)
+        return;
+    pthread_mutex_lock(&x->mu);
+    x->held = hold;
+    x->pending = true;
+    pthread_cond_signal(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+}
+
+sq_index_t *sq_index_new(const char *path, int (*hook)(void *, sqlite3 *, const char *, int),
+                         void *hook_arg)
+{
+    sq_index_t *x = xcalloc(1, sizeof(*x));
+    x->path = xstrdup(path);
+    x->hook = hook;
+    x->hook_arg = hook_arg;
+    pthread_mutex_init(&x->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&x->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    return x;
+}
+
+void sq_index_free(sq_index_t *x)
+{
+    if (!x)
+        return;
+    pthread_mutex_lock(&x->mu);
+    x->stopping = true;
+    bool started = x->started;
+    pthread_cond_signal(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+    if (started)
+        pthread_join(x->thread, NULL);
+    pthread_cond_destroy(&x->cv);
+    pthread_mutex_destroy(&x->mu);
+    free(x->path);
+    free(x);
+}
