@@ -118,6 +118,23 @@ out:
     return sq_tx_end(c, rc);
 }
 
+/* Binds a key's user, key and token (?1..?3) to st; runs it then: STALE when no row
+ * was held by that token. */
+static void bind_held(sqlite3_stmt *st, int64_t user_id, const char *key, const char *token)
+{
+    sqlite3_bind_int64(st, 1, user_id);
+    sq_bind_text(st, 2, key);
+    sq_bind_text(st, 3, token);
+}
+
+static int run_held(sq_conn_t *c, sqlite3_stmt *st, const char *what)
+{
+    int rc = sq_run(c, st, what);
+    if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+        rc = STORE_STALE;
+    return rc;
+}
+
 /* The finish statement, in the caller's transaction; state 1 done, 0 in progress. */
 static int idem_finish_stmt(sq_conn_t *c, int64_t user_id, const char *key, const char *token,
                             int status, const char *location, const char *body,
@@ -127,18 +144,13 @@ static int idem_finish_stmt(sq_conn_t *c, int64_t user_id, const char *key, cons
     int rc = sq_stmt(c, ST_IDEM_FINISH, &st);
     if (rc != STORE_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, user_id);
-    sq_bind_text(st, 2, key);
-    sq_bind_text(st, 3, token);
+    bind_held(st, user_id, key, token);
     sqlite3_bind_int(st, 4, status);
     sq_bind_text(st, 5, location);
     sq_bind_text(st, 6, body);
     sqlite3_bind_int64(st, 7, expires_us);
     sqlite3_bind_int(st, 8, state);
-    rc = sq_run(c, st, "idem_finish");
-    if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
-        rc = STORE_STALE;
-    return rc;
+    return run_held(c, st, "idem_finish");
 }
 
 int sq_idem_finish(store_conn_t *conn, int64_t user_id, const char *key,
@@ -168,12 +180,8 @@ int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, const ch
         return rc;
     sqlite3_stmt *st;
     if ((rc = sq_stmt(c, ST_IDEM_ABORT, &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, user_id);
-        sq_bind_text(st, 2, key);
-        sq_bind_text(st, 3, token);
-        rc = sq_run(c, st, "idem_abort");
-        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
-            rc = STORE_STALE;
+        bind_held(st, user_id, key, token);
+        rc = run_held(c, st, "idem_abort");
     }
     return sq_tx_end(c, rc);
 }
