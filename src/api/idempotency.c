@@ -9,7 +9,8 @@
  * Location); one held by a request still running answers 409; one used with another
  * request answers 422 naming idempotency_key. end (once the outcome is known): a 201
  * or 202 is kept for 24 hours, rendered exactly as the client gets it; anything else
- * (502, 503...) frees the key, so a retry is processed anew.
+ * (502, 503...) frees the key, so a retry is processed anew, unless the record was
+ * stored (a 503 from a waiting create's last read): then its kept 202 stands.
  *
  * A streamed create (SSE) keeps the JSON answer {"data":<the record as stored, queued>,
  * "status":201} with its Location: a replay answers that JSON (not a stream); the
@@ -196,6 +197,9 @@ static void idem_end(void *appv, records_create_t *cr)
     int status = cr->outcome == CREATED_DONE || cr->outcome == CREATED_STREAM ? 201
                  : cr->outcome == CREATED_PENDING                          ? 202
                                                                            : 0;
+    if (!status && ir->keep.stored && cr->outcome == CREATE_STORE_ERROR)
+        status = ir->keep.status; /* the record is stored (a wait's re-read failed): its
+                                   * kept answer stands, the key is not freed */
     if (status && ir->keep.stored && ir->keep.final && ir->keep.status == status)
         return; /* kept with the record, in its transaction */
     int rc = STORE_UNAVAILABLE;
