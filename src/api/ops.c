@@ -26,6 +26,9 @@ void api_metrics(app_t *app, http_req_t *r)
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
     metrics_gauges_t g = {0};
     queue_counts(c, &g.jobs_queued, &g.jobs_running);
+    g.search_pending = -1;
+    if (c && c->ops == &store_sqlite_ops)
+        g.search_pending = store_sqlite_index_pending(c); /* negative: not written */
     if (app->rcache) {
         rcache_stats_t st;
         rcache_stats(app->rcache, &st);

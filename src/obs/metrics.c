@@ -361,6 +361,12 @@ void metrics_render(buf_t *o, const metrics_gauges_t *g)
              "Generation jobs held by a worker now (the whole deployment).");
         buf_printf(o, "inkwell_jobs_running %lld\n", (long long)g->jobs_running);
     }
+    if (g && g->search_pending >= 0) {
+        head(o, "inkwell_search_index_pending", "gauge",
+             "Records not in the search index yet (SQLite indexes after the commit; "
+             "searches scan them meanwhile).");
+        buf_printf(o, "inkwell_search_index_pending %lld\n", (long long)g->search_pending);
+    }
     if (g && g->have_cache) {
         head(o, "inkwell_record_cache_hits_total", "counter",
              "Records answered from the rendered-record cache.");

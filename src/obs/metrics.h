@@ -82,6 +82,7 @@ void metrics_ratelimit_refused(void);
 /* Figures read at scrape time rather than counted here. */
 typedef struct {
     int64_t jobs_queued, jobs_running; /* -1 = unknown (store unreachable): not written */
+    int64_t search_pending;            /* SQLite: records not in the search index yet; -1 */
     bool have_cache;                   /* the rendered-record cache's own counters */
     uint64_t cache_hits, cache_misses, cache_entries, cache_bytes;
 } metrics_gauges_t;

@@ -145,10 +145,15 @@ static void session_close(sq_conn_t *c)
         run_fixed(c, ST_COMMIT, "commit");
 }
 
+static void note_write(store_t *s, bool begins);
+
 int sq_tx_begin(sq_conn_t *c)
 {
     session_close(c);
-    return run_fixed(c, ST_BEGIN_WRITE, "begin");
+    note_write(c->base.store, true); /* it may wait for the lock */
+    int rc = run_fixed(c, ST_BEGIN_WRITE, "begin");
+    note_write(c->base.store, false);
+    return rc;
 }
 
 /* Inside a read session, an operation's reads share the session's transaction. */
@@ -221,7 +226,16 @@ typedef struct {
     sq_index_t *index;
 } sq_threads_t;
 
-/* sqlite3_wal_hook of the store's connections: after each commit. */
+/* A connection of the store (not the index thread's) begins a write transaction and
+ * may wait for the lock (begins), or has it: the index thread leaves the lock to such
+ * writers (sqlite_index.c). */
+static void note_write(store_t *s, bool begins)
+{
+    sq_index_waiter(((sq_threads_t *)s->backend)->index, begins ? 1 : -1);
+}
+
+/* sqlite3_wal_hook of the store's connections (not the index thread's): after each
+ * commit that wrote something. */
 static int sq_wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 {
     sq_threads_t *t = arg;
@@ -269,6 +283,16 @@ void store_sqlite_index_hold(store_t *s, bool hold)
 {
     if (s->ops == &store_sqlite_ops)
         sq_index_hold(((sq_threads_t *)s->backend)->index, hold);
+}
+
+int64_t store_sqlite_index_pending(store_conn_t *conn)
+{
+    if (conn->ops != &store_sqlite_ops)
+        return 0;
+    sq_conn_t *c = sq(conn);
+    int64_t n = 0;
+    int rc = sq_index_pending(c->db, &n);
+    return rc == SQLITE_OK ? n : sq_error(c, rc, "search index");
 }
 
 int store_sqlite_index_now(store_conn_t *conn, int max)

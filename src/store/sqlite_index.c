@@ -21,16 +21,19 @@
  *   whatever the index has caught up with.
  *
  * Any commit of the store pokes the thread; it indexes until the tail is empty and
- * waits again. While the store's other connections commit (a burst of creates), it
- * keeps to a small share of the time (DUTY_PCT: after a batch of t ms it waits
- * t * (100 / DUTY_PCT - 1) ms), so the burst runs nearly as fast as without the index
- * (docs/benchmarks.md); once they stop it indexes at full speed. Under a write rate the
- * index cannot follow at that share, the tail grows and searches scan more (exact, but
- * slower) until the rate drops. It runs at the normal priority: a batch holds the write
- * lock (BATCH_ROWS documents, a few ms; QUIET_BATCH_ROWS when nothing else commits)
- * and must not be starved by other work while it
- * does. Errors (a full disk, a busy lock) leave the tail as it is, searches stay exact,
- * and the thread tries again RETRY_MS later. */
+ * waits again. While the store's other connections write (a burst of creates: one of
+ * them committed within QUIET_US), it keeps to a small share of the time (DUTY_PCT:
+ * after a batch of t ms it waits t * (100 / DUTY_PCT - 1) ms), so the burst runs
+ * nearly as fast as without the index (docs/benchmarks.md); once they stop it indexes
+ * at full speed. A writer that waits for the lock (each write transaction counts
+ * itself while it does) makes the next batch a small one, and the thread keeps off
+ * until that writer has the lock.
+ * Under a write rate the index cannot follow at that share, the tail grows and
+ * searches scan more (exact, but slower) until the rate drops. It runs at the normal
+ * priority: a batch holds the write lock (BATCH_ROWS documents, a few ms;
+ * QUIET_BATCH_ROWS when nothing else writes) and must not be starved by other work
+ * while it does. Errors (a full disk, a busy lock) leave the tail as it is, searches
+ * stay exact, and the thread tries again RETRY_MS later. */
 #include "store/sqlite_index.h"
 
 #include "core/log.h"
@@ -43,11 +46,12 @@
 #include <string.h>
 #include <time.h>
 
-#define BATCH_ROWS 32        /* while others commit: the write lock for ~3 ms */
+#define BATCH_ROWS 32        /* while others write: the write lock for ~3 ms */
 #define QUIET_BATCH_ROWS 512 /* otherwise (larger batches index several times faster) */
 #define RETRY_MS 1000
 #define DUTY_PCT 5
-#define QUIET_US 20000 /* no other commit for this long: the store is not busy */
+#define WAITER_MAX_MS 200
+#define QUIET_US 20000 /* no other commit for this long, no writer waiting: not busy */
 
 struct sq_index {
     char *path;
@@ -57,7 +61,8 @@ struct sq_index {
     pthread_cond_t cv;
     bool enabled, started, pending, held, stopping;
     atomic_bool poked;             /* a poke since the thread last looked: saves the mutex */
-    _Atomic int64_t last_commit_us; /* of another connection of the store */
+    _Atomic int64_t last_write_us; /* another connection's last commit that wrote */
+    atomic_int waiters;             /* other connections waiting for the write lock */
     pthread_t thread;
 };
 
@@ -142,6 +147,16 @@ int sq_index_batch(sqlite3 *db, int max, int *indexed)
     return rc;
 }
 
+int sq_index_pending(sqlite3 *db, int64_t *n)
+{
+    /* counted on the primary keys from the watermark on: as cheap as the tail is short */
+    return run(db,
+               "SELECT (SELECT count(*) FROM documents WHERE id > (SELECT upto FROM"
+               " search_index WHERE kind = 0)) + (SELECT count(*) FROM images WHERE id >"
+               " (SELECT upto FROM search_index WHERE kind = 1))",
+               0, 0, n);
+}
+
 /* ---- the thread ------------------------------------------------------------------------ */
 
 static int64_t mono_us(void)
@@ -162,6 +177,19 @@ static void wait_until(sq_index_t *x, int64_t until)
         struct timespec ts = {.tv_sec = until / 1000000, .tv_nsec = (until % 1000000) * 1000};
         pthread_cond_timedwait(&x->cv, &x->mu, &ts);
     }
+}
+
+/* Whether another connection committed something since `since` - QUIET_US. */
+static bool committed_since(sq_index_t *x, int64_t since)
+{
+    return atomic_load_explicit(&x->last_write_us, memory_order_relaxed) > since - QUIET_US;
+}
+
+/* That, or another connection waits for the write lock now. */
+static bool is_busy(sq_index_t *x, int64_t since)
+{
+    return atomic_load_explicit(&x->waiters, memory_order_relaxed) > 0 ||
+           committed_since(x, since);
 }
 
 static void *index_main(void *arg)
@@ -193,12 +221,17 @@ static void *index_main(void *arg)
             pthread_mutex_unlock(&x->mu);
             n = 0;
             int64_t t0 = mono_us();
-            bool busy = atomic_load(&x->last_commit_us) > t0 - QUIET_US;
-            rc = sq_index_batch(db, busy ? BATCH_ROWS : QUIET_BATCH_ROWS, &n);
+            rc = sq_index_batch(db, is_busy(x, t0) ? BATCH_ROWS : QUIET_BATCH_ROWS, &n);
             int64_t t1 = mono_us();
             pthread_mutex_lock(&x->mu);
-            if (n > 0 && atomic_load(&x->last_commit_us) > t0 - QUIET_US)
+            if (n > 0 && committed_since(x, t0))
                 wait_until(x, t1 + (t1 - t0) * (100 / DUTY_PCT - 1));
+            /* a writer kept waiting by the batch (a job's poll, the first create of a
+             * burst) sleeps in SQLite's busy handler: keep off until it has the lock */
+            for (int ms = 0; ms < WAITER_MAX_MS && !x->stopping &&
+                             atomic_load_explicit(&x->waiters, memory_order_relaxed) > 0;
+                 ms++)
+                wait_until(x, mono_us() + 1000);
         } while (rc == SQLITE_OK && n > 0 && !x->stopping && !x->held);
         if (rc == SQLITE_OK) {
             warned = false;
@@ -216,11 +249,17 @@ static void *index_main(void *arg)
     return NULL;
 }
 
+void sq_index_waiter(sq_index_t *x, int delta)
+{
+    if (x)
+        atomic_fetch_add_explicit(&x->waiters, delta, memory_order_relaxed);
+}
+
 void sq_index_commit(sq_index_t *x)
 {
     if (!x)
         return;
-    atomic_store_explicit(&x->last_commit_us, mono_us(), memory_order_relaxed);
+    atomic_store_explicit(&x->last_write_us, mono_us(), memory_order_relaxed);
     sq_index_poke(x);
 }
 

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef struct sq_index sq_index_t;
 
@@ -17,8 +18,10 @@ sq_index_t *sq_index_new(const char *path, int (*hook)(void *, sqlite3 *, const 
 void sq_index_free(sq_index_t *x);
 /* After the migrations: from now on pokes start and wake the thread. */
 void sq_index_enable(sq_index_t *x);
-/* After a commit of another connection of the store: there may be new records to
- * index, and the store is busy. */
+/* Another connection of the store waits for the write lock (+1) or has it (-1). */
+void sq_index_waiter(sq_index_t *x, int delta);
+/* After a commit of another connection: there may be new records to index, and the
+ * store is busy. */
 void sq_index_commit(sq_index_t *x);
 /* There may be new records to index. */
 void sq_index_poke(sq_index_t *x);
@@ -28,5 +31,7 @@ void sq_index_hold(sq_index_t *x, bool hold);
 /* Indexes up to max records of each kind past the watermark on db, in one write
  * transaction per kind; *indexed counts them. An SQLite result code. */
 int sq_index_batch(sqlite3 *db, int max, int *indexed);
+/* *n = how many records of both kinds are above their watermark. */
+int sq_index_pending(sqlite3 *db, int64_t *n);
 
 #endif
