@@ -64,7 +64,7 @@ int main(int argc, char **argv)
             recs[n].words = count_words(recs[n].result);
             ptrs[n] = &recs[n];
         }
-        int rc = c->ops->docs_create_completed(c, ptrs, (size_t)n);
+        int rc = c->ops->docs_create_completed(c, ptrs, NULL, (size_t)n);
         if (rc != STORE_OK) {
             fprintf(stderr, "bench-seed: store failed at %ld: %s\n", i, store_rc_name(rc));
             return 1;

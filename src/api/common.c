@@ -40,6 +40,16 @@ void api_store_error(http_req_t *r, int rc)
     }
 }
 
+int api_failure_status(const char *error, const char **message)
+{
+    if (error && (strcmp(error, MEDIA_FULL_ERROR) == 0 || strcmp(error, RECORDS_UNSTORED_ERROR) == 0)) {
+        *message = "Storage is full; please try again later.";
+        return 503;
+    }
+    *message = error ? error : "Generation failed.";
+    return 502;
+}
+
 bool api_storage_full(app_t *app, http_req_t *r)
 {
     if (!media_space_low(app->media, (uint64_t)app->cfg->min_free_mb << 20))

@@ -9,7 +9,8 @@
  * Location); one held by a request still running answers 409; one used with another
  * request answers 422 naming idempotency_key. end (once the outcome is known): a 201
  * or 202 is kept for 24 hours, rendered exactly as the client gets it; anything else
- * (502, 503...) frees the key, so a retry is processed anew.
+ * (502, 503...) frees the key, so a retry is processed anew, unless the record was
+ * stored (a 503 from a waiting create's last read): then its kept 202 stands.
  *
  * A streamed create (SSE) keeps the JSON answer {"data":<the record as stored, queued>,
  * "status":201} with its Location: a replay answers that JSON (not a stream); the
@@ -26,9 +27,12 @@
  * whose holder died is free again once that lease runs out, or at once when a SQLite
  * server starts (store.h job_release_all).
  *
- * One window stays: a create committed whose answer (and the finish) is lost to a
- * crash of the server or the database between the two writes is not kept, so its
- * retry creates again (docs/design.md, "Idempotency"). */
+ * No crash can leave a stored create with its key unkept: the answer is rendered and
+ * kept in the transaction that stores the record (store.h idem_keep_t, through
+ * records_create_t.keep). Final there for the inline, async and streamed paths; a
+ * waiting create keeps its 202 (the record queued) as the answer for a retry after a
+ * crash, and finishes the key here with what the wait gave (docs/design.md,
+ * "Idempotency"). */
 #include "api/api.h"
 
 #include "core/log.h"
@@ -53,7 +57,19 @@ typedef struct {
     const char *key;
     char token[33];
     int64_t user_id;
+    idem_keep_t keep; /* what the records service keeps with the record */
 } idem_req_t;
+
+/* The answer exactly as the client gets it (api_create_answer; a stream: see above),
+ * and its Location. Also called by the store inside the creating transaction. */
+static void render_answer(void *appv, const record_t *rec, int status, buf_t *body,
+                          buf_t *location)
+{
+    app_t *app = appv;
+    api_render_record(app, body, status, rec);
+    buf_printf(location, "%s/api/v1/%s/%lld", app->public_url,
+               rec->kind == KIND_DOC ? "documents" : "images", (long long)rec->id);
+}
 
 static bool key_valid(const char *k)
 {
@@ -150,7 +166,11 @@ static bool idem_begin(void *appv, records_create_t *cr)
         ir->key = arena_strdup(cr->arena, key);
         memcpy(ir->token, k.token, sizeof(ir->token));
         ir->user_id = cr->rec.user_id;
+        ir->keep = (idem_keep_t){.user_id = ir->user_id, .key = ir->key, .token = ir->token,
+                                 .expires_us = now_us() + IDEM_TTL_US,
+                                 .render = render_answer, .arg = app};
         cr->hook_state = ir;
+        cr->keep = &ir->keep;
         return false;
     }
     case IDEM_BUSY:
@@ -177,18 +197,21 @@ static void idem_end(void *appv, records_create_t *cr)
     int status = cr->outcome == CREATED_DONE || cr->outcome == CREATED_STREAM ? 201
                  : cr->outcome == CREATED_PENDING                          ? 202
                                                                            : 0;
+    if (!status && ir->keep.stored && cr->outcome == CREATE_STORE_ERROR)
+        status = ir->keep.status; /* the record is stored (a wait's re-read failed): its
+                                   * kept answer stands, the key is not freed */
+    if (status && ir->keep.stored && ir->keep.final && ir->keep.status == status)
+        return; /* kept with the record, in its transaction */
     int rc = STORE_UNAVAILABLE;
     if (c && status) {
-        /* exactly what the client gets (api_create_answer; a stream: see above) */
-        buf_t body;
+        buf_t body, location;
         buf_init(&body);
-        api_render_record(app, &body, status, &cr->rec);
-        char *location = arena_printf(cr->arena, "%s/api/v1/%s/%lld", app->public_url,
-                                      cr->rec.kind == KIND_DOC ? "documents" : "images",
-                                      (long long)cr->rec.id);
-        rc = c->ops->idem_finish(c, ir->user_id, ir->key, ir->token, status, location,
-                                 buf_cstr(&body), now_us() + IDEM_TTL_US);
+        buf_init(&location);
+        render_answer(app, &cr->rec, status, &body, &location);
+        rc = c->ops->idem_finish(c, ir->user_id, ir->key, ir->token, status,
+                                 buf_cstr(&location), buf_cstr(&body), now_us() + IDEM_TTL_US);
         buf_free(&body);
+        buf_free(&location);
     } else if (c) {
         rc = c->ops->idem_abort(c, ir->user_id, ir->key, ir->token);
     }

@@ -313,19 +313,20 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
             http_add_header(r, "Idempotent-Replayed", "true");
         if (cr->reply_location)
             http_add_header(r, "Location", cr->reply_location);
+        if (cr->reply_status == 503)
+            http_add_header(r, "Retry-After", "1"); /* as api_store_error's */
         buf_reset(&r->resp);
         buf_puts(&r->resp, cr->reply_body ? cr->reply_body : "");
         http_respond(r, cr->reply_status);
         break;
-    case CREATE_FAILED:
-        if (cr->error && strcmp(cr->error, MEDIA_FULL_ERROR) == 0) {
-            /* the picture found no room: storage unavailable, not a failed generation */
+    case CREATE_FAILED: {
+        const char *msg;
+        int status = api_failure_status(cr->error, &msg);
+        if (status == 503)
             http_add_header(r, "Retry-After", "60");
-            api_error(r, 503, "Storage is full; please try again later.");
-        } else {
-            api_error(r, 502, cr->error ? cr->error : "Generation failed.");
-        }
+        api_error(r, status, msg);
         break;
+    }
     case CREATE_STORE_ERROR: api_store_error(r, cr->store_rc); break;
     case CREATED_DONE:
     case CREATED_PENDING:

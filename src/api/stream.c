@@ -10,7 +10,10 @@
  * resumed show (Last-Event-ID: N) starts at byte N.
  *
  * A streamed create whose generation fails removes its record before the `error`
- * event is written (the client waited: nothing is left behind). A client that goes
+ * event is written (the client waited: nothing is left behind). The event carries 502
+ * with the reason, or 503 when storage refused (api_failure_status): a picture with no
+ * room, or an outcome the store would not take for about 10 s (REV_UNSTORED; if the
+ * removal fails too, the record stays and its job runs again once writes work). A client that goes
  * away only ends the stream: the generation goes on. */
 #include "api/api.h"
 
@@ -100,6 +103,10 @@ static void on_event(void *arg, const rev_t *ev)
     case REV_DELETED:
         x->end = END_FAILED;
         snprintf(x->error, sizeof(x->error), "The record was deleted.");
+        break;
+    case REV_UNSTORED: /* its job will run again; the stream does not wait for that */
+        x->end = END_FAILED;
+        snprintf(x->error, sizeof(x->error), "%s", RECORDS_UNSTORED_ERROR);
         break;
     case REV_RELEASED: x->end = END_RELEASED; break;
     case REV_TICK:
@@ -214,11 +221,13 @@ static void on_work(void *arg, http_stream_t *st)
          * the client hears of the failure */
         if (x->is_create)
             records_discard(x->app->records, x->kind, x->user_id, x->id);
+        const char *msg;
+        int status = api_failure_status(error, &msg);
         buf_t j;
         buf_init(&j);
         buf_puts(&j, "{\"message\":");
-        json_escape(&j, error, strlen(error));
-        buf_puts(&j, ",\"status\":502}");
+        json_escape(&j, msg, strlen(msg));
+        buf_printf(&j, ",\"status\":%d}", status);
         write_event(&out, "error", -1, j.data, j.len);
         buf_free(&j);
     }

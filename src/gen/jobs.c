@@ -186,6 +186,8 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
         log_warn("job=%lld: result discarded (lease lost or record deleted)", (long long)job->id);
     else if (rc != STORE_OK)
         log_error("job=%lld: cannot store the outcome: %s", (long long)job->id, store_rc_name(rc));
+    if (rc == STORE_UNAVAILABLE && !atomic_load(&j->stopping))
+        publish(j, REV_UNSTORED, rec, RECORDS_UNSTORED_ERROR, t0); /* streams stop waiting */
     else if (!why)
         log_info("job=%lld record=%s/%lld: completed in %.1f ms", (long long)job->id,
                  rec->kind == KIND_DOC ? "document" : "image", (long long)rec->id,

@@ -18,6 +18,11 @@
  *   REV_FAILED      the generation failed (error: why, in words for the user; rec may
  *                   be NULL)
  *   REV_DELETED     the record was deleted (whatever its state)
+ *   REV_UNSTORED    the generation ended but its outcome could not be stored: the
+ *                   store stayed unavailable (a full disk) through every retry of
+ *                   gen/jobs.c (about 10 s); the record is left as it was and its job
+ *                   runs again once its lease runs out and the store takes writes.
+ *                   This process's subscribers only (streams end with a 503).
  * Two kinds of listeners:
  *  - subscribers of one record (records_subscribe): waiting creates and SSE streams.
  *    Their callback runs in the publishing thread (a worker, the writer thread, the
@@ -54,6 +59,7 @@ typedef enum {
     REV_COMPLETED,
     REV_FAILED,
     REV_DELETED,
+    REV_UNSTORED,
     /* Subscribers only: the server is stopping; the subscription has been removed. */
     REV_RELEASED,
     /* Subscribers only: a periodic tick (records_tick_s), for deadlines and SSE
@@ -77,6 +83,10 @@ typedef struct {
 } rev_t;
 
 typedef void (*records_event_fn)(void *arg, const rev_t *ev);
+
+/* The error of a generation whose outcome could not be stored (REV_UNSTORED). */
+#define RECORDS_UNSTORED_ERROR "The result could not be stored: the server's storage is full or unavailable."
+
 
 /* Registers a process-wide observer; call at start-up, before the server accepts
  * requests. At most 8. Observers are never removed. */
@@ -170,6 +180,11 @@ struct records_create {
      * stored; the record is completed (rec.result) and no REV_TEXT events follow. */
     bool inline_text;
     void *hook_state;        /* the create hook's own */
+    /* Set by the begin hook (or NULL): the Idempotency-Key answer the service keeps in
+     * the transaction that stores the record (store.h idem_keep_t); the service sets
+     * its status and final for the path taken (inline, stream: 201 final; async: 202
+     * final; waiting: 202 kept for a crash, the end hook finishes the key). */
+    idem_keep_t *keep;
     /* CREATE_HOOK: the answer the hook chose, sent as it is (a JSON body), and whether
      * it is a replay (Idempotent-Replayed: true). */
     int reply_status;

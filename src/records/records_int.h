@@ -29,6 +29,7 @@ struct records {
     records_create_hook_t hook;
     bool has_hook;
     remote_t *remote; /* PostgreSQL: events of other processes; NULL otherwise */
+    bool exit_after_kept_commit; /* test hook (records_start) */
 };
 
 /* remote.c: with a shared store, follows the records other processes generate. */

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The private part of a create: the waiter of the job path, or the writer item of the
  * inline path. Lives in cr->arena. */
@@ -39,6 +40,10 @@ records_t *records_start(const records_deps_t *deps)
     records_t *s = xcalloc(1, sizeof(*s));
     s->d = *deps;
     s->hub = hub_new(records_tick_s(s));
+    /* test-only: die right after a create whose Idempotency-Key answer was committed
+     * with it (tests/http/test_idempotency.py: the key outlives the crash) */
+    const char *crash = getenv("INKWELL_TEST_EXIT_AFTER_KEPT_COMMIT");
+    s->exit_after_kept_commit = crash && *crash == '1';
     if (store_shared(deps->store))
         s->remote = remote_start(s);
     return s;
@@ -103,6 +108,22 @@ void records_set_create_hook(records_t *s, const records_create_hook_t *h)
 
 /* ---- create ---- */
 
+/* The test hook of records_start: the commit that kept a key's answer is done. */
+static void after_commit(records_t *s, records_create_t *cr)
+{
+    if (s->exit_after_kept_commit && cr->keep && cr->keep->stored)
+        _exit(86);
+}
+
+/* The answer kept with the record for the path taken (see records_create_t.keep). */
+static void keep_for(records_create_t *cr, int status, bool final)
+{
+    if (cr->keep) {
+        cr->keep->status = status;
+        cr->keep->final = final;
+    }
+}
+
 static void resolve(create_priv_t *p, create_outcome_t outcome)
 {
     bool expected = false;
@@ -163,9 +184,12 @@ static void on_written(void *arg)
     create_priv_t *p = arg;
     records_create_t *cr = p->cr;
     if (p->item.rc != STORE_OK) {
+        if (cr->keep)
+            cr->keep->stored = false; /* rolled back with the record */
         cr->store_rc = p->item.rc;
         cr->outcome = CREATE_STORE_ERROR;
     } else {
+        after_commit(p->s, cr);
         rev_t ev = {.type = REV_COMPLETED, .kind = cr->rec.kind, .id = cr->rec.id,
                     .user_id = cr->rec.user_id, .rec = &cr->rec,
                     .provider = p->s->d.prov->name, .duration_s = mono_s() - p->t0,
@@ -205,6 +229,8 @@ static void create_inline(records_t *s, create_priv_t *p)
     cr->rec.truncated = res.truncated;
     gen_result_free(&res);
     p->item.rec = &cr->rec;
+    keep_for(cr, 201, true);
+    p->item.keep = cr->keep;
     p->item.wake = on_written;
     p->item.arg = p;
     writer_submit(s->d.writer, &p->item);
@@ -232,14 +258,18 @@ void records_create(records_t *s, records_create_t *cr)
     char err[256];
     store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
     int64_t job_id;
-    int rc = c ? store_record_create(c, &cr->rec, &job_id) : STORE_UNAVAILABLE;
+    keep_for(cr, cr->mode == CREATE_STREAM ? 201 : 202, cr->mode != CREATE_WAIT);
+    int rc = c ? store_record_create(c, &cr->rec, cr->keep, &job_id) : STORE_UNAVAILABLE;
     if (rc != STORE_OK) {
+        if (cr->keep)
+            cr->keep->stored = false; /* rolled back with the record */
         cr->store_rc = rc;
         atomic_store(&p->resolved, true);
         cr->outcome = CREATE_STORE_ERROR;
         cr->done(cr);
         return;
     }
+    after_commit(s, cr);
     rev_t ev = {.type = REV_QUEUED, .kind = cr->rec.kind, .id = cr->rec.id,
                 .user_id = cr->rec.user_id, .rec = &cr->rec};
     hub_publish(s->hub, &ev, true);

@@ -38,6 +38,7 @@ enum {
     S_IMG_CLAIM,
     S_JOB_DROP,
     S_JOB_RENEW,
+    S_JOB_RELEASE_DEAD,
     S_JOB_COMPLETE,
     S_JOB_FAIL,
     S_JOB_COUNT,
@@ -126,8 +127,9 @@ int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex,
 int pg_key_auth(store_conn_t *sc, const char *hash_hex, int64_t *user_id, int64_t *key_id);
 int pg_key_list(store_conn_t *sc, arena_t *a, key_info_t **out, size_t *n);
 int pg_key_revoke(store_conn_t *sc, int64_t key_id);
-int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id);
-int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n);
+int pg_record_create(store_conn_t *sc, record_t *rec, idem_keep_t *keep, int64_t *job_id);
+int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs,
+                            idem_keep_t *const *keeps, size_t n);
 int pg_one_record(pg_conn_t *c, int id, const char *const *p, rec_kind_t kind, arena_t *a,
                   record_t *out);
 int pg_record_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
@@ -159,6 +161,15 @@ int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
 int pg_notify(store_conn_t *sc, const char *payload);
 int pg_media_keys(store_conn_t *sc, arena_t *a, const char ***keys, size_t *n);
 
+/* ---- the owner lock (pg_owner.c) */
+#define PG_OWNER_NS 6909547 /* the advisory locks' first key ("ink") */
+void pg_open(store_t *s);
+void pg_close(store_t *s);
+/* Before a claim: holds this process's owner lock (taking it again if its connection
+ * was lost), gives the 8 hex digits every lease token of this process starts with, and
+ * at most once a second frees the leases of owners whose lock is gone. */
+int pg_owner_prepare(pg_conn_t *c, char prefix[9]);
+
 /* ---- rate limiting and idempotency keys (pg_limits.c) */
 int pg_rate_gcra(store_conn_t *sc, const char *bucket, int64_t now_us, int64_t interval_us,
                  int64_t period_us, bool prune, int64_t *tat_us, bool *allowed);
@@ -168,5 +179,7 @@ int pg_idem_begin(store_conn_t *sc, int64_t user_id, const char *key, const char
 int pg_idem_finish(store_conn_t *sc, int64_t user_id, const char *key, const char *token,
                    int status, const char *location, const char *body, int64_t expires_us);
 int pg_idem_abort(store_conn_t *sc, int64_t user_id, const char *key, const char *token);
+int pg_idem_keep(store_conn_t *sc, const idem_keep_t *k, const char *location,
+                 const char *body);
 
 #endif

@@ -65,9 +65,13 @@ int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out)
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
+    char prefix[9];
+    if ((rc = pg_owner_prepare(c, prefix)) != STORE_OK)
+        return rc;
     for (int tries = 0; tries < PG_CLAIM_TRIES; tries++) {
-        char token[33];
-        random_hex(token, 16);
+        char token[33]; /* the owner's 8 hex digits, then 24 random ones (pg_owner.c) */
+        memcpy(token, prefix, 8);
+        random_hex(token + 8, 12);
         bool claimed = false, again = false;
         if ((rc = pg_command(c, "BEGIN", "job claim begin")) != STORE_OK)
             return rc;

@@ -76,8 +76,9 @@ int pg_idem_begin(store_conn_t *sc, int64_t user_id, const char *key, const char
         }
         if (strcmp(PQgetvalue(r, 0, 0), digest) != 0) {
             out->state = IDEM_MISMATCH;
-        } else if (pg_col_i64(r, 0, 1) == 0) {
-            out->state = IDEM_BUSY;
+        } else if (pg_col_i64(r, 0, 1) == 0 &&
+                   (PQgetisnull(r, 0, 2) || pg_col_i64(r, 0, 5) >= now_us)) {
+            out->state = IDEM_BUSY; /* (a kept answer of a holder whose lease ran out: replay) */
         } else {
             out->state = IDEM_REPLAY;
             out->status = (int)pg_col_i64(r, 0, 2);
@@ -93,6 +94,23 @@ int pg_idem_begin(store_conn_t *sc, int64_t user_id, const char *key, const char
     return STORE_OK;
 }
 
+/* The finish statement; state 1 done, 0 in progress (see store.h idem_keep). */
+static int idem_finish_stmt(pg_conn_t *c, int64_t user_id, const char *key, const char *token,
+                            int status, const char *location, const char *body,
+                            int64_t expires_us, int state)
+{
+    pg_num_t uid = pg_num_i64(user_id), st = pg_num_i64(status), exp = pg_num_i64(expires_us),
+             done = pg_num_i64(state);
+    const char *p[] = {uid.s, key, token, st.s, location, body, exp.s, done.s};
+    PGresult *r;
+    int rc = pg_run(c, S_IDEM_FINISH, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
 int pg_idem_finish(store_conn_t *sc, int64_t user_id, const char *key, const char *token,
                    int status, const char *location, const char *body, int64_t expires_us)
 {
@@ -100,14 +118,15 @@ int pg_idem_finish(store_conn_t *sc, int64_t user_id, const char *key, const cha
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
-    pg_num_t uid = pg_num_i64(user_id), st = pg_num_i64(status), exp = pg_num_i64(expires_us);
-    const char *p[] = {uid.s, key, token, st.s, location, body, exp.s};
-    PGresult *r;
-    if ((rc = pg_run(c, S_IDEM_FINISH, p, &r)) != STORE_OK)
-        return rc;
-    rc = pg_affected(r) > 0 ? STORE_OK : STORE_STALE;
-    PQclear(r);
-    return rc;
+    return idem_finish_stmt(c, user_id, key, token, status, location, body, expires_us, 1);
+}
+
+/* Inside the caller's transaction (pg_record_create, pg_docs_create_completed). */
+int pg_idem_keep(store_conn_t *sc, const idem_keep_t *k, const char *location,
+                 const char *body)
+{
+    return idem_finish_stmt(pg_cast(sc), k->user_id, k->key, k->token, k->status, location,
+                            body, k->expires_us, k->final ? 1 : 0);
 }
 
 int pg_idem_abort(store_conn_t *sc, int64_t user_id, const char *key, const char *token)

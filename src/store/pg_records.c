@@ -140,7 +140,7 @@ static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, bool
     return pg_find_id(c, S_IMG_INSERT, p, id);
 }
 
-int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
+int pg_record_create(store_conn_t *sc, record_t *rec, idem_keep_t *keep, int64_t *job_id)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
@@ -156,6 +156,8 @@ int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
         rc = pg_find_id(c, S_JOB_INSERT, p, &jid);
     }
     if (rc == STORE_OK)
+        rc = store_keep_answer(sc, keep, rec, id, REC_QUEUED, now);
+    if (rc == STORE_OK)
         rc = pg_command(c, "COMMIT", "record create commit");
     if (rc != STORE_OK) {
         pg_rollback(c);
@@ -169,7 +171,8 @@ int pg_record_create(store_conn_t *sc, record_t *rec, int64_t *job_id)
 
 /* All in one transaction (all or none). A connection that sat idle through a database
  * restart is remade by pg_ready, as for every operation. */
-int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n)
+int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs,
+                             idem_keep_t *const *keeps, size_t n)
 {
     pg_conn_t *c = pg_cast(sc);
     if (!store_docs_finished(recs, n))
@@ -180,8 +183,11 @@ int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs, size_t n)
     if ((rc = pg_command(c, "BEGIN", "docs create begin")) != STORE_OK)
         return rc;
     int64_t now = now_us();
-    for (size_t i = 0; i < n && rc == STORE_OK; i++)
+    for (size_t i = 0; i < n && rc == STORE_OK; i++) {
         rc = pg_insert_record(c, recs[i], now, true, &recs[i]->id);
+        if (rc == STORE_OK && keeps)
+            rc = store_keep_answer(sc, keeps[i], recs[i], recs[i]->id, REC_COMPLETED, now);
+    }
     if (rc == STORE_OK)
         rc = pg_command(c, "COMMIT", "docs create commit");
     if (rc != STORE_OK) {

@@ -97,6 +97,18 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                      "UPDATE images SET state = 'generating', " BUMP("$2") " WHERE id = $1"
                      " RETURNING " IMG_COLS},
     [S_JOB_DROP] = {"ink_job_drop", 1, "DELETE FROM jobs WHERE id = $1"},
+    /* $1 now, $2 this process's owner (hex), $3 PG_OWNER_NS: leases whose owner (the
+     * token's first 8 hex digits) holds no advisory lock in this database (pg_owner.c) */
+    [S_JOB_RELEASE_DEAD] = {"ink_job_release_dead", 3,
+                            "UPDATE jobs SET token = NULL, lease_until_us = NULL"
+                            " WHERE token IS NOT NULL AND lease_until_us >= $1"
+                            " AND left(token, 8) <> $2 AND token ~ '^[0-9a-f]{8}'"
+                            " AND NOT EXISTS (SELECT 1 FROM pg_locks l"
+                            "  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+                            "  AND l.database = (SELECT oid FROM pg_database"
+                            "   WHERE datname = current_database())"
+                            "  AND l.classid = $3::int::oid"
+                            "  AND l.objid = ('x' || left(jobs.token, 8))::bit(32)::int::oid)"},
     [S_JOB_RENEW] = {"ink_job_renew", 3,
                      "UPDATE jobs SET lease_until_us = $3 WHERE id = $1 AND token = $2"},
     /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now, $8 prompt tokens,
@@ -135,13 +147,15 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                      " token = excluded.token, state = 0, status = NULL, location = NULL,"
                      " body = NULL, lease_until_us = excluded.lease_until_us,"
                      " expires_us = excluded.expires_us"
-                     " WHERE k.expires_us < $7::bigint OR (k.state = 0 AND k.lease_until_us < $7::bigint)"
+                     " WHERE k.expires_us < $7::bigint"
+                     " OR (k.state = 0 AND k.lease_until_us < $7::bigint AND k.status IS NULL)"
                      " RETURNING token"},
     [S_IDEM_GET] = {"ink_idem_get", 2,
-                    "SELECT digest, state, status, location, body FROM idempotency_keys"
+                    "SELECT digest, state, status, location, body, lease_until_us FROM idempotency_keys"
                     " WHERE user_id = $1 AND idem_key = $2"},
-    [S_IDEM_FINISH] = {"ink_idem_finish", 7,
-                       "UPDATE idempotency_keys SET state = 1, status = $4, location = $5,"
+    /* $8: 1 done, 0 in progress with the answer a retry gets if the request dies */
+    [S_IDEM_FINISH] = {"ink_idem_finish", 8,
+                       "UPDATE idempotency_keys SET state = $8, status = $4, location = $5,"
                        " body = $6, expires_us = $7"
                        " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
     [S_IDEM_ABORT] = {"ink_idem_abort", 3,

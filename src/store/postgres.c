@@ -340,6 +340,8 @@ void pg_row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, reco
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
     .list_probes = true,
+    .open = pg_open,
+    .close = pg_close,
     .record_get_probed = pg_record_get_probed,
     STORE_OPS_COMMON(pg),
     .job_progress = pg_job_progress,

@@ -111,8 +111,9 @@ int sq_migrate(store_conn_t *conn);
  * indexes whatever a previous process left unindexed. */
 void sq_index_start(store_t *s);
 /* sqlite_records.c */
-int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id);
-int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, size_t n);
+int sq_record_create(store_conn_t *conn, record_t *rec, idem_keep_t *keep, int64_t *job_id);
+int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs,
+                            idem_keep_t *const *keeps, size_t n);
 int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                          record_probe_fn probe, void *probe_arg, arena_t *a,
                          record_t *out);
@@ -145,5 +146,7 @@ int sq_idem_finish(store_conn_t *conn, int64_t user_id, const char *key,
                    const char *token, int status, const char *location, const char *body,
                    int64_t expires_us);
 int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, const char *token);
+int sq_idem_keep(store_conn_t *conn, const idem_keep_t *k, const char *location,
+                 const char *body);
 
 #endif

@@ -220,8 +220,12 @@ int sq_job_release_all(store_conn_t *conn, int64_t *n)
                      "UPDATE jobs SET token = NULL, lease_until_us = NULL WHERE token IS NOT NULL",
                      "job_release_all");
     *n = rc == STORE_OK ? sqlite3_changes(c->db) : 0;
-    /* requests in progress died with the previous process: their keys are free again */
+    /* requests in progress died with the previous process: their keys are free again,
+     * or done with the answer kept when their record was stored (store.h idem_keep_t) */
     if (rc == STORE_OK)
-        rc = sq_exec_sql(c, "DELETE FROM idempotency_keys WHERE state = 0", "job_release_all");
+        rc = sq_exec_sql(c,
+                         "DELETE FROM idempotency_keys WHERE state = 0 AND status IS NULL;"
+                         "UPDATE idempotency_keys SET state = 1 WHERE state = 0",
+                         "job_release_all");
     return sq_tx_end(c, rc);
 }

@@ -102,8 +102,9 @@ int sq_idem_begin(store_conn_t *conn, int64_t user_id, const char *key,
     const char *d = (const char *)sqlite3_column_text(st, 0);
     if (!d || strcmp(d, digest) != 0) {
         out->state = IDEM_MISMATCH;
-    } else if (sqlite3_column_int(st, 1) == 0) {
-        out->state = IDEM_BUSY;
+    } else if (sqlite3_column_int(st, 1) == 0 &&
+               (sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_int64(st, 5) >= now)) {
+        out->state = IDEM_BUSY; /* (a kept answer of a holder whose lease ran out: replay) */
     } else {
         out->state = IDEM_REPLAY;
         out->status = sqlite3_column_int(st, 2);
@@ -117,6 +118,41 @@ out:
     return sq_tx_end(c, rc);
 }
 
+/* Binds a key's user, key and token (?1..?3) to st; runs it then: STALE when no row
+ * was held by that token. */
+static void bind_held(sqlite3_stmt *st, int64_t user_id, const char *key, const char *token)
+{
+    sqlite3_bind_int64(st, 1, user_id);
+    sq_bind_text(st, 2, key);
+    sq_bind_text(st, 3, token);
+}
+
+static int run_held(sq_conn_t *c, sqlite3_stmt *st, const char *what)
+{
+    int rc = sq_run(c, st, what);
+    if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+        rc = STORE_STALE;
+    return rc;
+}
+
+/* The finish statement, in the caller's transaction; state 1 done, 0 in progress. */
+static int idem_finish_stmt(sq_conn_t *c, int64_t user_id, const char *key, const char *token,
+                            int status, const char *location, const char *body,
+                            int64_t expires_us, int state)
+{
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_IDEM_FINISH, &st);
+    if (rc != STORE_OK)
+        return rc;
+    bind_held(st, user_id, key, token);
+    sqlite3_bind_int(st, 4, status);
+    sq_bind_text(st, 5, location);
+    sq_bind_text(st, 6, body);
+    sqlite3_bind_int64(st, 7, expires_us);
+    sqlite3_bind_int(st, 8, state);
+    return run_held(c, st, "idem_finish");
+}
+
 int sq_idem_finish(store_conn_t *conn, int64_t user_id, const char *key,
                    const char *token, int status, const char *location, const char *body,
                    int64_t expires_us)
@@ -125,20 +161,15 @@ int sq_idem_finish(store_conn_t *conn, int64_t user_id, const char *key,
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
-    sqlite3_stmt *st;
-    if ((rc = sq_stmt(c, ST_IDEM_FINISH, &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, user_id);
-        sq_bind_text(st, 2, key);
-        sq_bind_text(st, 3, token);
-        sqlite3_bind_int(st, 4, status);
-        sq_bind_text(st, 5, location);
-        sq_bind_text(st, 6, body);
-        sqlite3_bind_int64(st, 7, expires_us);
-        rc = sq_run(c, st, "idem_finish");
-        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
-            rc = STORE_STALE;
-    }
+    rc = idem_finish_stmt(c, user_id, key, token, status, location, body, expires_us, 1);
     return sq_tx_end(c, rc);
+}
+
+int sq_idem_keep(store_conn_t *conn, const idem_keep_t *k, const char *location,
+                 const char *body)
+{
+    return idem_finish_stmt(sq(conn), k->user_id, k->key, k->token, k->status, location, body,
+                            k->expires_us, k->final ? 1 : 0);
 }
 
 int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, const char *token)
@@ -149,12 +180,8 @@ int sq_idem_abort(store_conn_t *conn, int64_t user_id, const char *key, const ch
         return rc;
     sqlite3_stmt *st;
     if ((rc = sq_stmt(c, ST_IDEM_ABORT, &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, user_id);
-        sq_bind_text(st, 2, key);
-        sq_bind_text(st, 3, token);
-        rc = sq_run(c, st, "idem_abort");
-        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
-            rc = STORE_STALE;
+        bind_held(st, user_id, key, token);
+        rc = run_held(c, st, "idem_abort");
     }
     return sq_tx_end(c, rc);
 }

@@ -103,7 +103,7 @@ static int insert_job(sq_conn_t *c, rec_kind_t kind, int64_t record_id, int64_t 
     return rc;
 }
 
-int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id)
+int sq_record_create(store_conn_t *conn, record_t *rec, idem_keep_t *keep, int64_t *job_id)
 {
     sq_conn_t *c = sq(conn);
     int64_t now = now_us(), id = 0, jid = 0;
@@ -113,6 +113,8 @@ int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id)
     rc = insert_record(c, rec, now, false, &id);
     if (rc == STORE_OK)
         rc = insert_job(c, rec->kind, id, now, &jid);
+    if (rc == STORE_OK)
+        rc = store_keep_answer(conn, keep, rec, id, REC_QUEUED, now);
     if ((rc = sq_tx_end(c, rc)) != STORE_OK)
         return rc;
     rec->id = id;
@@ -121,7 +123,8 @@ int sq_record_create(store_conn_t *conn, record_t *rec, int64_t *job_id)
     return STORE_OK;
 }
 
-int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, size_t n)
+int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs,
+                             idem_keep_t *const *keeps, size_t n)
 {
     sq_conn_t *c = sq(conn);
     if (!store_docs_finished(recs, n))
@@ -130,8 +133,11 @@ int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs, size_t n
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
-    for (size_t i = 0; i < n && rc == STORE_OK; i++)
+    for (size_t i = 0; i < n && rc == STORE_OK; i++) {
         rc = insert_record(c, recs[i], now, true, &recs[i]->id);
+        if (rc == STORE_OK && keeps)
+            rc = store_keep_answer(conn, keeps[i], recs[i], recs[i]->id, REC_COMPLETED, now);
+    }
     if ((rc = sq_tx_end(c, rc)) != STORE_OK)
         return rc;
     for (size_t i = 0; i < n; i++)

@@ -327,11 +327,14 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                      "body = NULL, lease_until_us = excluded.lease_until_us, "
                      "expires_us = excluded.expires_us "
                      "WHERE idempotency_keys.expires_us < ?7 "
-                     "OR (idempotency_keys.state = 0 AND idempotency_keys.lease_until_us < ?7) "
+                     "OR (idempotency_keys.state = 0 AND idempotency_keys.lease_until_us < ?7 "
+                     "AND idempotency_keys.status IS NULL) "
                      "RETURNING token",
-    [ST_IDEM_GET] = "SELECT digest, state, status, location, body FROM idempotency_keys "
+    [ST_IDEM_GET] = "SELECT digest, state, status, location, body, lease_until_us "
+                    "FROM idempotency_keys "
                     "WHERE user_id = ?1 AND idem_key = ?2",
-    [ST_IDEM_FINISH] = "UPDATE idempotency_keys SET state = 1, status = ?4, location = ?5, "
+    /* ?8: 1 done, 0 in progress with the answer a retry gets if the request dies */
+    [ST_IDEM_FINISH] = "UPDATE idempotency_keys SET state = ?8, status = ?4, location = ?5, "
                        "body = ?6, expires_us = ?7 "
                        "WHERE user_id = ?1 AND idem_key = ?2 AND token = ?3 AND state = 0",
     [ST_IDEM_ABORT] = "DELETE FROM idempotency_keys "

@@ -163,9 +163,32 @@ int store_record_list(store_conn_t *c, rec_kind_t kind, list_query_t *q, arena_t
     return c->ops->record_list(c, kind, q, a, out);
 }
 
-int store_record_create(store_conn_t *c, record_t *rec, int64_t *job_id)
+int store_record_create(store_conn_t *c, record_t *rec, idem_keep_t *keep, int64_t *job_id)
 {
-    return c->ops->record_create(c, rec, job_id);
+    return c->ops->record_create(c, rec, keep, job_id);
+}
+
+int store_keep_answer(store_conn_t *c, idem_keep_t *k, const record_t *rec, int64_t id,
+                      rec_state_t state, int64_t now)
+{
+    if (!k)
+        return STORE_OK;
+    k->stored = false;
+    record_t r = *rec;
+    r.id = id;
+    store_record_inserted(&r, state, now);
+    buf_t body, location;
+    buf_init(&body);
+    buf_init(&location);
+    k->render(k->arg, &r, k->status, &body, &location);
+    int rc = c->ops->idem_keep(c, k, buf_cstr(&location), buf_cstr(&body));
+    buf_free(&body);
+    buf_free(&location);
+    if (rc == STORE_OK)
+        k->stored = true;
+    else if (rc == STORE_STALE) /* its lease ran out and another request took the key */
+        rc = STORE_OK;
+    return rc;
 }
 
 int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,

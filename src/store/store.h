@@ -156,6 +156,26 @@ typedef struct {
     const char *body;     /* IDEM_REPLAY */
 } idem_t;
 
+/* The answer of an Idempotency-Key that a create keeps in the very transaction that
+ * stores its record (record_create, docs_create_completed; api/idempotency.c makes
+ * it), so no crash can fall between the record's commit and its key's answer. */
+typedef struct idem_keep {
+    int64_t user_id;
+    const char *key;
+    const char *token; /* idem_begin's, while the key is in progress */
+    int status;        /* 201 or 202 */
+    /* final: the key is done with this answer. Not final: the key stays in progress
+     * and this is the answer a retry gets should the request die before finishing
+     * it (its lease runs out, or a SQLite server starts: job_release_all). */
+    bool final;
+    int64_t expires_us;
+    /* Renders the answer for rec as it is stored (id, state and times set). Called
+     * inside the transaction, in the calling thread. */
+    void (*render)(void *arg, const record_t *rec, int status, buf_t *body, buf_t *location);
+    void *arg;
+    bool stored; /* out, when the create returned STORE_OK: the answer was kept */
+} idem_keep_t;
+
 typedef struct store store_t;
 typedef struct store_conn store_conn_t;
 struct store_ops;
@@ -198,14 +218,18 @@ typedef struct store_ops {
     int (*key_revoke)(store_conn_t *c, int64_t key_id); /* NOTFOUND when no such key */
 
     /* Records. create: in one transaction inserts the record (state "queued",
-     * created = updated = now) and its job; sets rec->id, timestamps and *job_id. */
-    int (*record_create)(store_conn_t *c, record_t *rec, int64_t *job_id);
+     * created = updated = now) and its job; sets rec->id, timestamps and *job_id.
+     * keep (or NULL): its key's answer, kept in the same transaction
+     * (store_keep_answer). */
+    int (*record_create)(store_conn_t *c, record_t *rec, idem_keep_t *keep, int64_t *job_id);
     /* Documents only: inserts n documents whose text is already generated (state
      * "completed", result and words as given), with no job, all in one transaction
      * (all or none); sets each one's id, state and timestamps. For generators fast
      * enough to run inside the creating request (provider_t.text_inline), through
-     * the group commit of writer.h. */
-    int (*docs_create_completed)(store_conn_t *c, record_t *const *recs, size_t n);
+     * the group commit of writer.h. keeps (or NULL; each may be NULL): recs[i]'s
+     * key answer, kept in the same transaction (store_keep_answer). */
+    int (*docs_create_completed)(store_conn_t *c, record_t *const *recs,
+                                 idem_keep_t *const *keeps, size_t n);
     int (*record_get)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, arena_t *a,
                       record_t *out);
     /* Optional (NULL when a backend has none): record_get, but probe is asked first
@@ -265,14 +289,20 @@ typedef struct store_ops {
      * IDEM_REPLAY with the kept answer, strings in a). With prune, every expired row is
      * deleted first. finish keeps the answer (state done, expiry now + ttl) and abort
      * forgets the key, both only while the token still holds it in progress (else
-     * STORE_STALE). A SQLite server at start drops every in-progress key with
-     * job_release_all: their requests died with the previous process. */
+     * STORE_STALE). A key in progress with a kept answer (idem_keep_t, not final)
+     * whose lease ran out is IDEM_REPLAY with that answer, not free. A SQLite server
+     * at start (job_release_all) finishes every in-progress key with a kept answer
+     * and drops the others: their requests died with the previous process.
+     * keep: what finish does, inside the caller's open transaction, with k's token,
+     * status and expiry, done when k->final (else the key stays in progress). */
     int (*idem_begin)(store_conn_t *c, int64_t user_id, const char *key, const char *digest,
                       int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
                       idem_t *out);
     int (*idem_finish)(store_conn_t *c, int64_t user_id, const char *key, const char *token,
                        int status, const char *location, const char *body, int64_t expires_us);
     int (*idem_abort)(store_conn_t *c, int64_t user_id, const char *key, const char *token);
+    int (*idem_keep)(store_conn_t *c, const idem_keep_t *k, const char *location,
+                     const char *body);
 
     /* Every media key an image refers to (any user), sorted by strcmp, strings in a:
      * what a starting server checks the media directory against (main.c). */
@@ -354,7 +384,13 @@ int store_record_get(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t 
 /* q->probe is dropped when the backend does not take list probes. */
 int store_record_list(store_conn_t *c, rec_kind_t kind, list_query_t *q, arena_t *a,
                       record_list_t *out);
-int store_record_create(store_conn_t *c, record_t *rec, int64_t *job_id);
+int store_record_create(store_conn_t *c, record_t *rec, idem_keep_t *keep, int64_t *job_id);
+/* For the backends' creates, inside their transaction once the record is inserted
+ * (its id known): renders k's answer for rec as it will be stored (id, state, created =
+ * updated = now) and keeps it (ops->idem_keep). A key no longer held by k's token is
+ * logged and left (the record is stored all the same). STORE_OK when k is NULL. */
+int store_keep_answer(store_conn_t *c, idem_keep_t *k, const record_t *rec, int64_t id,
+                      rec_state_t state, int64_t now);
 int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         const record_patch_t *p, arena_t *a, record_t *out);
 int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,

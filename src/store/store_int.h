@@ -119,6 +119,7 @@ store_pages_t *store_pages(store_t *s);
     .job_complete = p##_job_complete, .job_fail = p##_job_fail,                           \
     .job_count = p##_job_count, .job_counts = p##_job_counts, .rate_gcra = p##_rate_gcra,    \
     .idem_begin = p##_idem_begin, .idem_finish = p##_idem_finish,                         \
-    .idem_abort = p##_idem_abort, .media_keys = p##_media_keys
+    .idem_abort = p##_idem_abort, .idem_keep = p##_idem_keep,                               \
+    .media_keys = p##_media_keys
 
 #endif

@@ -30,7 +30,8 @@ void writer_submit(writer_t *w, writer_item_t *it)
 }
 
 /* Stores one batch in one transaction and wakes its requests. */
-static void commit_batch(writer_t *w, writer_item_t *batch, record_t **recs, size_t n)
+static void commit_batch(writer_t *w, writer_item_t *batch, record_t **recs,
+                         idem_keep_t **keeps, bool any_keep, size_t n)
 {
     char err[256];
     store_conn_t *c = store_conn(w->store, err, sizeof(err));
@@ -38,7 +39,7 @@ static void commit_batch(writer_t *w, writer_item_t *batch, record_t **recs, siz
     if (!c)
         log_error("writer: cannot connect: %s", err);
     else
-        rc = c->ops->docs_create_completed(c, recs, n);
+        rc = c->ops->docs_create_completed(c, recs, any_keep ? keeps : NULL, n);
     if (rc != STORE_OK && rc != STORE_UNAVAILABLE)
         log_error("writer: %zu documents not stored: %s", n, store_rc_name(rc));
     while (batch) {
@@ -53,6 +54,7 @@ static void *writer_main(void *arg)
 {
     writer_t *w = arg;
     record_t **recs = xcalloc((size_t)w->max_batch, sizeof(*recs));
+    idem_keep_t **keeps = xcalloc((size_t)w->max_batch, sizeof(*keeps));
     pthread_mutex_lock(&w->mu);
     for (;;) {
         while (!w->head && !w->stopping)
@@ -62,8 +64,12 @@ static void *writer_main(void *arg)
         writer_item_t *batch = w->head, *last = w->head;
         size_t n = 1;
         recs[0] = batch->rec;
+        keeps[0] = batch->keep;
+        bool any_keep = batch->keep != NULL;
         while (last->next && n < (size_t)w->max_batch) {
             last = last->next;
+            any_keep |= last->keep != NULL;
+            keeps[n] = last->keep;
             recs[n++] = last->rec;
         }
         w->head = last->next;
@@ -71,11 +77,12 @@ static void *writer_main(void *arg)
             w->tail = NULL;
         last->next = NULL;
         pthread_mutex_unlock(&w->mu);
-        commit_batch(w, batch, recs, n);
+        commit_batch(w, batch, recs, keeps, any_keep, n);
         pthread_mutex_lock(&w->mu);
     }
     pthread_mutex_unlock(&w->mu);
     free(recs);
+    free(keeps);
     return NULL;
 }
 

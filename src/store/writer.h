@@ -18,6 +18,7 @@ typedef void (*writer_wake_fn)(void *arg);
 /* One queued document. It stays in the caller's memory until wake is called. */
 typedef struct writer_item {
     record_t *rec; /* in: the document, result and words set; out: id, state, times */
+    idem_keep_t *keep; /* in: its Idempotency-Key answer, kept in the same transaction */
     int rc;        /* out: STORE_OK, or why nothing was stored */
     writer_wake_fn wake;
     void *arg;

@@ -5,12 +5,16 @@ once space returns. Needs root to mount the tmpfs: if the mount fails the test f
 it is never skipped."""
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
 import tempfile
+import threading
+import time
 import unittest
 
-from harness import BACKEND, Server
+from harness import BACKEND, Server, poll_state
+from test_stream import Stream
 
 
 def fill(path):
@@ -69,12 +73,16 @@ class DiskFull(unittest.TestCase):
             filler = fill(self.mnt)
             statuses = {}
             # enough writes that SQLite must grow its files, whatever room its WAL had
+            # (every other one with an Idempotency-Key: the key's own write meets the full
+            # disk first, and its 503 carries Retry-After too)
             for i in range(40):
-                r = srv.request("POST", "/api/v1/documents", key=key,
+                h = {"Idempotency-Key": f"full-{i}"} if i % 2 == 0 else {}
+                r = srv.request("POST", "/api/v1/documents", key=key, headers=h,
                                 form={"name": f"full {i}", "prompt": "p" * 8000})
                 statuses.setdefault("doc", set()).add(r.status)
                 if r.status != 201:
                     self.assert503(r)
+                    self.assertIn(r.header("Retry-After"), ("1", "60"), (i, r))
             # PostgreSQL keeps documents in its own (not full) storage: only pictures meet the full disk
             self.assertIn(503 if BACKEND == "sqlite" else 201, statuses["doc"])
             r = srv.request("POST", "/api/v1/images", key=key,
@@ -122,6 +130,82 @@ class DiskFull(unittest.TestCase):
             db = sqlite3.connect(os.path.join(data, "inkwell.db"))
             self.assertEqual(db.execute("PRAGMA integrity_check").fetchone()[0], "ok")
             db.close()
+
+    def stream_image(self, srv, key):
+        s = Stream(srv.port, "POST", "/api/v1/images", key, timeout=30,
+                   form={"name": "streamed", "description": "a large sea", "resolution": "1792x1024"})
+        self.assertEqual(s.status, 201)
+        ev = s.next_event()
+        self.assertEqual(ev[0], "record", ev)
+        return s, ev[2]["id"]
+
+    def end_of(self, s, limit_s=30):
+        """The stream's last event; it must end within limit_s (keep-alives or not)."""
+        got = {}
+        t = threading.Thread(target=lambda: got.update(evs=s.events(limit_s)), daemon=True)
+        t.start()
+        t.join(limit_s)
+        if t.is_alive():
+            s.conn.sock.shutdown(socket.SHUT_RDWR)  # ends the reader
+            t.join(5)
+            raise AssertionError(f"the stream did not end in {limit_s} s")
+        self.assertTrue(got.get("evs"), "the stream ended without an event")
+        return got["evs"][-1]
+
+    def test_streamed_image_without_room_for_its_picture_ends_503(self):
+        data = os.path.join(self.mnt, "data")
+        os.mkdir(data)
+        srv = Server("--min-free-mb", "0", "--builtin-delay-ms", "1500",
+                     data_dir=data).start()
+        key = srv.key("stream")
+        try:
+            s, rid = self.stream_image(srv, key)
+            filler = fill(self.mnt)
+            # room for the database's small writes, not for the picture
+            os.truncate(filler, os.path.getsize(filler) - 256 * 1024)
+            ev = self.end_of(s)
+            self.assertEqual(ev[0], "error", ev)
+            self.assertEqual(ev[2], {"message": "Storage is full; please try again later.", "status": 503})
+            # nothing half-written: the record is removed, no picture or temporary file
+            self.assertEqual(srv.request("GET", f"/api/v1/images/{rid}", key=key).status, 404)
+            self.assertEqual(os.listdir(os.path.join(data, "media")), [])
+            os.unlink(filler)
+        finally:
+            self.assertEqual(srv.stop(), 0)
+
+    def test_streamed_create_whose_outcome_cannot_be_stored_ends_503(self):
+        if BACKEND != "sqlite":
+            return  # PostgreSQL's own storage is not on this disk: the case above covers it
+        data = os.path.join(self.mnt, "data")
+        os.mkdir(data)
+        srv = Server("--min-free-mb", "0", "--builtin-delay-ms", "1500", "--job-lease", "2",
+                     data_dir=data).start()
+        key = srv.key("stream")
+        try:
+            s, rid = self.stream_image(srv, key)
+            filler = fill(self.mnt)  # the picture and then the database refuse
+            t0 = time.monotonic()
+            ev = self.end_of(s)
+            # the bound: 20 attempts to store the outcome, 0.5 s apart (docs/operations.md)
+            self.assertLess(time.monotonic() - t0, 20)
+            self.assertEqual(ev[0], "error", ev)
+            self.assertEqual(ev[2], {"message": "Storage is full; please try again later.", "status": 503})
+            self.assertEqual([n for n in os.listdir(os.path.join(data, "media"))], [])
+            self.assertIn("cannot store the outcome", srv.read_log())
+            # space returns: the record (its removal was refused too) is generated again
+            os.unlink(filler)
+            r = srv.request("GET", f"/api/v1/images/{rid}", key=key)
+            if r.status == 200:
+                done = poll_state(srv, key, f"/api/v1/images/{rid}", timeout=20)
+                self.assertEqual(done["state"], "completed", done)
+                self.assertEqual(srv.request("GET", done["url"][len(srv.url("")):]).status, 200)
+            else:
+                self.assertEqual(r.status, 404, r)
+        finally:
+            self.assertEqual(srv.stop(), 0)
+        db = sqlite3.connect(os.path.join(data, "inkwell.db"))
+        self.assertEqual(db.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+        db.close()
 
     def test_min_free_refuses_creates_before_the_disk_is_full(self):
         data = os.path.join(self.mnt, "data")

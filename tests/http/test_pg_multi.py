@@ -197,3 +197,70 @@ class Outage(unittest.TestCase):
                 self.assertEqual(srv.request("GET", f"/api/v1/documents/{i}", key=key).status, 200)
         finally:
             self.assertEqual(srv.stop(), 0)
+
+
+class DeadOwner(unittest.TestCase):
+    """A job interrupted by kill -9 is taken over at once, not after its lease (30 s by
+    default): each process holds an advisory lock named in its lease tokens, and a
+    lease whose owner's lock is gone is free (pg_owner.c). A live process's lease is
+    never taken."""
+
+    def setUp(self):
+        from test_openai import Fake
+        self.fake = Fake()
+        self.db = pg_database()
+        self.data = Server().data_dir
+        self.servers = []
+
+    def tearDown(self):
+        for s in self.servers:
+            if s.proc and s.proc.poll() is None:
+                s.stop()
+        self.fake.stop()
+
+    def server(self):
+        s = Server("--provider", "openai", "--openai-base-url", self.fake.base + "/v1",
+                   "--provider-timeout", "60", data_dir=self.data, database=self.db,
+                   env={"OPENAI_API_KEY": "sk-test"}).start()
+        self.servers.append(s)
+        return s
+
+    def start_hanging_job(self, a):
+        # A's provider call hangs (30 s); the next one answers at once
+        self.fake.script(images=["hang"])
+        key = a.key("owner")
+        r = a.request("POST", "/api/v1/images", key=key, headers={"Prefer": "respond-async"},
+                      form={"name": "slow", "description": "a slow sea", "resolution": "1024x1024"})
+        self.assertEqual(r.status, 202, r)
+        path = f"/api/v1/images/{r.json['data']['id']}"
+        poll(a, key, path, until=("generating",), timeout=10)
+        deadline = time.time() + 10
+        while not self.fake.requests() and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(len(self.fake.requests()), 1)
+        return key, path
+
+    def test_restart_after_sigkill_resumes_in_under_5_s(self):
+        a = self.server()
+        key, path = self.start_hanging_job(a)
+        a.kill()
+        t0 = time.monotonic()
+        b = self.server()
+        done = poll(b, key, path, timeout=5)
+        self.assertEqual(done["state"], "completed", done)
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertIn("released 1 job lease of a stopped process", b.read_log())
+
+    def test_live_owner_kept_then_taken_over_when_killed(self):
+        a = self.server()
+        key, path = self.start_hanging_job(a)
+        b = self.server()  # claims (and looks for dead owners) while A is alive
+        time.sleep(2.5)
+        self.assertEqual(b.request("GET", path, key=key).json["data"]["state"], "generating")
+        self.assertEqual(len(self.fake.requests()), 1)
+        self.assertNotIn("released", b.read_log())
+        a.kill()
+        t0 = time.monotonic()
+        done = poll(b, key, path, timeout=5)
+        self.assertEqual(done["state"], "completed", done)
+        self.assertLess(time.monotonic() - t0, 5)

@@ -41,7 +41,7 @@ static int64_t make_doc(ctx_t *t, int64_t uid, const char *name, int template_id
     record_t r = {.kind = KIND_DOC, .user_id = uid, .name = name, .prompt = "a prompt",
                   .creativity = 0.5, .template_id = template_id};
     int64_t job = 0;
-    CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &r, NULL, &job), STORE_OK);
     if (favorite > 0) {
         record_patch_t p = {.words = -1, .favorite = 1};
         record_t out = {0};
@@ -56,7 +56,7 @@ static int64_t make_img(ctx_t *t, int64_t uid, const char *name, const char *res
     record_t r = {.kind = KIND_IMG, .user_id = uid, .name = name, .description = "a picture",
                   .resolution = resolution, .style = style};
     int64_t job = 0;
-    CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &r, NULL, &job), STORE_OK);
     if (favorite > 0) {
         record_patch_t p = {.words = -1, .favorite = 1};
         record_t out = {0};
@@ -214,7 +214,7 @@ static void test_documents(ctx_t *t)
     record_t r = {.kind = KIND_DOC, .user_id = t->alice, .name = "First doc",
                   .prompt = "Write about owls", .creativity = 0.75, .template_id = 3};
     int64_t job = 0, t0 = now_us();
-    CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &r, NULL, &job), STORE_OK);
     int64_t t1 = now_us();
     CHECK(r.id > 0 && job > 0);
     CHECK_STR(rec_state_name(r.state), "queued");
@@ -289,7 +289,7 @@ static void test_images(ctx_t *t)
                   .description = "a lighthouse at dusk", .resolution = "1792x1024",
                   .style = "vivid"};
     int64_t job = 0, t0 = now_us();
-    CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &r, NULL, &job), STORE_OK);
     CHECK(r.id > 0 && job > 0);
     CHECK_STR(rec_state_name(r.state), "queued");
     CHECK(r.created_us >= t0 && r.updated_us == r.created_us);
@@ -307,7 +307,7 @@ static void test_images(ctx_t *t)
 
     record_t r2 = {.kind = KIND_IMG, .user_id = t->alice, .name = "No style",
                    .description = "plain", .resolution = "1024x1792"};
-    CHECK_INT(t->ops->record_create(t->c, &r2, &job), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &r2, NULL, &job), STORE_OK);
     CHECK(r2.id > r.id);
     CHECK_INT(t->ops->record_get(t->c, KIND_IMG, t->alice, r2.id, &t->a, &g), STORE_OK);
     CHECK(g.style == NULL);
@@ -622,9 +622,9 @@ static void test_jobs_basic(ctx_t *t)
     record_t d2 = {.kind = KIND_DOC, .user_id = me, .name = "d2", .prompt = "bats",
                    .creativity = 1, .template_id = 1};
     int64_t j1, j2, j3, n = -1;
-    CHECK_INT(t->ops->record_create(t->c, &d1, &j1), STORE_OK);
-    CHECK_INT(t->ops->record_create(t->c, &i1, &j2), STORE_OK);
-    CHECK_INT(t->ops->record_create(t->c, &d2, &j3), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &d1, NULL, &j1), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &i1, NULL, &j2), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &d2, NULL, &j3), STORE_OK);
     CHECK(j1 < j2 && j2 < j3);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 3);
@@ -712,7 +712,7 @@ static void test_jobs_lease(ctx_t *t)
     record_t d = {.kind = KIND_DOC, .user_id = me, .name = "lease", .prompt = "p",
                   .creativity = 0, .template_id = 1};
     int64_t jid, n;
-    CHECK_INT(t->ops->record_create(t->c, &d, &jid), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &d, NULL, &jid), STORE_OK);
     job_t first = {0}, second = {0}, x = {0};
     CHECK_INT(t->ops->job_claim(t->c, 0.05, &t->a, &first), STORE_OK);
     CHECK_INT(first.id, jid);
@@ -743,7 +743,7 @@ static void test_jobs_lease(ctx_t *t)
 
     /* deleting a record removes its job, queued or claimed */
     record_t q = d, w = d;
-    CHECK_INT(t->ops->record_create(t->c, &q, &jid), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &q, NULL, &jid), STORE_OK);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 1);
     const char *key = NULL;
@@ -752,7 +752,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(n, 0);
     CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
 
-    CHECK_INT(t->ops->record_create(t->c, &w, &jid), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &w, NULL, &jid), STORE_OK);
     CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_OK);
     CHECK_INT(x.rec.id, w.id);
     CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, me, w.id, &t->a, &key), STORE_OK);
@@ -815,7 +815,7 @@ static void test_jobs_concurrent(ctx_t *t)
         record_t r = {.kind = i % 4 ? KIND_DOC : KIND_IMG, .user_id = me, .name = "c",
                       .prompt = "p", .template_id = 1, .description = "d",
                       .resolution = "1024x1024"};
-        CHECK_INT(t->ops->record_create(t->c, &r, &created[i]), STORE_OK);
+        CHECK_INT(t->ops->record_create(t->c, &r, NULL, &created[i]), STORE_OK);
     }
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, N_CLAIM_JOBS);
@@ -880,7 +880,7 @@ static void test_docs_completed(ctx_t *t)
                     .prompt_tokens = -1, .completion_tokens = 7, .truncated = false};
     record_t *r1[] = {&one};
     int64_t t0 = now_us();
-    CHECK_INT(t->ops->docs_create_completed(t->c, r1, 1), STORE_OK);
+    CHECK_INT(t->ops->docs_create_completed(t->c, r1, NULL, 1), STORE_OK);
     CHECK(one.id > 0);
     CHECK_STR(rec_state_name(one.state), "completed");
     CHECK(one.created_us >= t0 && one.updated_us == one.created_us);
@@ -905,7 +905,7 @@ static void test_docs_completed(ctx_t *t)
                           .result = names[i], .words = 2};
         rb[i] = &b[i];
     }
-    CHECK_INT(t->ops->docs_create_completed(t->c, rb, 3), STORE_OK);
+    CHECK_INT(t->ops->docs_create_completed(t->c, rb, NULL, 3), STORE_OK);
     CHECK(b[0].id > one.id && b[1].id > b[0].id && b[2].id > b[1].id);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->bob, b[1].id, &t->a, &g), STORE_OK);
     CHECK_STR(g.result, "Batch b");
@@ -918,10 +918,10 @@ static void test_docs_completed(ctx_t *t)
          .template_id = 1, .result = "y", .words = 1},
     };
     record_t *rbad[] = {&bad[0], &bad[1]};
-    CHECK(t->ops->docs_create_completed(t->c, rbad, 2) != STORE_OK);
+    CHECK(t->ops->docs_create_completed(t->c, rbad, NULL, 2) != STORE_OK);
     record_t img = {.kind = KIND_IMG, .user_id = t->alice, .name = "i", .result = "x"};
     record_t *rimg[] = {&img};
-    CHECK_INT(t->ops->docs_create_completed(t->c, rimg, 1), STORE_ERROR);
+    CHECK_INT(t->ops->docs_create_completed(t->c, rimg, NULL, 1), STORE_ERROR);
 
     CHECK_INT(t->ops->record_list(t->c, KIND_DOC, &q, &t->a, &l), STORE_OK);
     after = l.total;
@@ -1068,7 +1068,7 @@ static void test_updated_moves_forward(ctx_t *t, const char *url)
     int64_t jid = 0;
     record_t r = {.kind = KIND_DOC, .user_id = t->alice, .name = "Clock job", .prompt = "p",
                   .creativity = 0.5, .template_id = 1};
-    CHECK_INT(t->ops->record_create(t->c, &r, &jid), STORE_OK);
+    CHECK_INT(t->ops->record_create(t->c, &r, NULL, &jid), STORE_OK);
     snprintf(sql, sizeof(sql), "UPDATE documents SET updated_us = %lld WHERE id = %lld",
              (long long)future, (long long)r.id);
     CHECK(raw_sql(t, url, sql));
@@ -1360,10 +1360,10 @@ static void test_search_property(ctx_t *t, const char *url)
                       .creativity = 0.5, .template_id = 1, .result = docs[i].result, .words = 1};
         if (docs[i].result) {
             record_t *rs[] = {&r};
-            CHECK_INT(t->ops->docs_create_completed(t->c, rs, 1), STORE_OK);
+            CHECK_INT(t->ops->docs_create_completed(t->c, rs, NULL, 1), STORE_OK);
         } else {
             int64_t job = 0;
-            CHECK_INT(t->ops->record_create(t->c, &r, &job), STORE_OK);
+            CHECK_INT(t->ops->record_create(t->c, &r, NULL, &job), STORE_OK);
         }
         docs[i].id = r.id;
     }
@@ -1671,7 +1671,7 @@ static void ckpt_commit(store_conn_t *c, int64_t uid, int i, const char *text)
     record_t r = {.kind = KIND_DOC, .user_id = uid, .name = name, .prompt = "p",
                   .creativity = 0.5, .template_id = 1, .result = text, .words = 1};
     record_t *rs[] = {&r};
-    CHECK_INT(c->ops->docs_create_completed(c, rs, 1), STORE_OK);
+    CHECK_INT(c->ops->docs_create_completed(c, rs, NULL, 1), STORE_OK);
 }
 
 static void test_checkpoints(const char *dir)

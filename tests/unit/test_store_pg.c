@@ -118,7 +118,7 @@ static int64_t make_doc(store_conn_t *c, int64_t uid, const char *name, int64_t 
     record_t r = {.kind = KIND_DOC, .user_id = uid, .name = name, .prompt = "p",
                   .creativity = 0.5, .template_id = 1};
     int64_t j = 0;
-    CHECK_INT(c->ops->record_create(c, &r, &j), STORE_OK);
+    CHECK_INT(c->ops->record_create(c, &r, NULL, &j), STORE_OK);
     if (job)
         *job = j;
     return r.id;
@@ -435,7 +435,7 @@ static void check_all_calls(store_conn_t *c, int64_t uid, int64_t doc, int want,
         c->ops->rate_gcra(c, "outage", 7, 1, 60, false, &n, &allowed),
         /* an unknown key is NOTFOUND while the database answers */
         c->ops->key_auth(c, "0000", &n, &kid) == STORE_NOTFOUND ? STORE_OK : STORE_UNAVAILABLE,
-        c->ops->record_create(c, &r, &n),
+        c->ops->record_create(c, &r, NULL, &n),
         c->ops->job_claim(c, 60, &a, &j),
     };
     for (size_t i = 0; i < ARRAY_LEN(rcs); i++)
@@ -635,7 +635,7 @@ static void create_for_missing_user(void *p)
     record_t r = {.kind = KIND_DOC, .user_id = 987654321, .name = "TopSecretName-77",
                   .prompt = "TopSecretPrompt-78", .template_id = 1};
     int64_t job;
-    e->rc = e->c->ops->record_create(e->c, &r, &job);
+    e->rc = e->c->ops->record_create(e->c, &r, NULL, &job);
 }
 
 static void test_error_logs(void)
