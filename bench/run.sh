@@ -35,9 +35,12 @@ waitport "$bport" ""
 iport=$(port)
 "$BUILD/inkwell" key create --user bench --data-dir "$work/data" > "$work/key" 2>/dev/null
 key=$(cat "$work/key")
-taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$iport" --data-dir "$work/data" --threads 1 \
-  --workers 2 --rate-limit 0 --log-level warn --max-connections 1100 & pids+=($!)
-waitport "$iport" healthz
+serve_main() {
+  taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$iport" --data-dir "$work/data" --threads 1 \
+    --workers 2 --rate-limit 0 --log-level warn --max-connections 1100 & ipid=$!; pids+=($ipid)
+  waitport "$iport" healthz
+}
+serve_main
 echo "seeding 10,000 documents..." >&2
 python3 bench/seed.py "$iport" "$key" 10000
 for _ in $(seq 600); do  # wait for the seeded jobs to finish
@@ -62,14 +65,16 @@ rated_run show "http://127.0.0.1:$iport/api/v1/documents/5000" "$work/get.lua"
 # the tail under many keep-alive connections: p99 against p50 (target: within 10x)
 many=$(CONNS=1000 wrk_run show-1000 "http://127.0.0.1:$iport/api/v1/documents/5000" "$work/get.lua")
 rated_run list "http://127.0.0.1:$iport/api/v1/documents" "$work/get.lua"
-# the same list from a second process on the same database with the rendered-record
-# cache off (SQLite WAL lets it read beside the first); stopped before any job exists
+# the same list from a server on the same database with the rendered-record cache off;
+# one server per data directory (its lock), so the first one stops meanwhile
+kill "$ipid"; wait "$ipid" 2>/dev/null || true
 nport=$(port)
 taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$nport" --data-dir "$work/data" --threads 1 \
   --workers 1 --rate-limit 0 --log-level warn --record-cache-mb 0 & nopid=$!
 waitport "$nport" healthz
 rated_run list-nocache "http://127.0.0.1:$nport/api/v1/documents" "$work/get.lua"
 kill "$nopid"; wait "$nopid" 2>/dev/null || true
+serve_main
 rated_run list-search "http://127.0.0.1:$iport/api/v1/documents?search=garden" "$work/get.lua"
 rated_run create "http://127.0.0.1:$iport" bench/post.lua
 images=()
