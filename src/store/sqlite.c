@@ -295,6 +295,16 @@ int64_t store_sqlite_index_pending(store_conn_t *conn)
     return rc == SQLITE_OK ? n : sq_error(c, rc, "search index");
 }
 
+int store_sqlite_index_merge(store_conn_t *conn)
+{
+    if (conn->ops != &store_sqlite_ops)
+        return 0;
+    sq_conn_t *c = sq(conn);
+    bool worked = false;
+    int rc = sq_index_merge(c->db, 1000, &worked);
+    return rc == SQLITE_OK ? worked : sq_error(c, rc, "search index");
+}
+
 int store_sqlite_index_now(store_conn_t *conn, int max)
 {
     if (conn->ops != &store_sqlite_ops)

@@ -31,6 +31,9 @@ void sq_index_hold(sq_index_t *x, bool hold);
 /* Indexes up to max records of each kind past the watermark on db, in one write
  * transaction per kind; *indexed counts them. An SQLite result code. */
 int sq_index_batch(sqlite3 *db, int max, int *indexed);
+/* One compaction step of both FTS tables (sqlite_index.c); *worked: whether there
+ * was anything to merge. */
+int sq_index_merge(sqlite3 *db, int pages, bool *worked);
 /* *n = how many records of both kinds are above their watermark. */
 int sq_index_pending(sqlite3 *db, int64_t *n);
 

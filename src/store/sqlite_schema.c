@@ -231,6 +231,10 @@ static const char *const migrations[] = {
     "  INSERT INTO images_fts(images_fts, rowid, sname)"
     "  VALUES ('delete', OLD.id, lower(OLD.name));"
     "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, lower(NEW.name)); END;",
+    /* 9: the index thread's compaction merges any level of two segments or more
+     * (sqlite_index.c): fewer segments for a search to look each trigram up in */
+    "INSERT INTO documents_fts(documents_fts, rank) VALUES ('usermerge', 2);"
+    "INSERT INTO images_fts(images_fts, rank) VALUES ('usermerge', 2);",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

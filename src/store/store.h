@@ -364,6 +364,9 @@ bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out);
  * On PostgreSQL (indexed in the writing transaction) they do nothing and return 0. */
 void store_sqlite_index_hold(store_t *s, bool hold);
 int store_sqlite_index_now(store_conn_t *c, int max);
+/* One compaction step of the index (what the thread does when the store is quiet):
+ * 1 when there was something to merge, 0 when not, or a negative STORE_* code. */
+int store_sqlite_index_merge(store_conn_t *c);
 /* How many records (documents and images) the SQLite index has not reached yet, or a
  * negative STORE_* code; 0 on PostgreSQL. For /metrics. */
 int64_t store_sqlite_index_pending(store_conn_t *c);

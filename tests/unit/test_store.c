@@ -1394,6 +1394,11 @@ static void test_search_property(ctx_t *t, const char *url)
     int indexed = store_sqlite_index_now(t->c, N / 2);
     CHECK(indexed == (t->ops == &store_sqlite_ops ? N / 2 : 0));
     prop_queries(t, uid, docs, N, needles, QUERIES); /* SQLite: the older half indexed */
+    int merged;
+    while ((merged = store_sqlite_index_merge(t->c)) > 0)
+        ; /* compacted: the same results */
+    CHECK_INT(merged, 0);
+    prop_queries(t, uid, docs, N, needles, QUERIES);
     /* changes go through the index (and move the totals cache on): renames, new texts,
      * favorites, deletes; then the same needles again */
     for (int i = 0; i < N; i += 7) {
