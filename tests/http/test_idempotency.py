@@ -243,7 +243,7 @@ class Restart(unittest.TestCase):
 
 class CrashAfterCommit(unittest.TestCase):
     """The process dies right after the commit that stored a keyed create (a test hook:
-    INKWELL_TEST_EXIT_AFTER_KEPT_COMMIT=1 makes it _exit(86) there, before any answer
+    INKWELL_TEST_EXIT_AFTER_KEPT_COMMIT=1 makes it kill itself with SIGKILL there, before any answer
     or later write). The key's answer was kept in that same transaction: a retry after
     the restart gets it, and there is exactly one record."""
     CASES = [
@@ -273,7 +273,7 @@ class CrashAfterCommit(unittest.TestCase):
             h = dict(headers, **{"Idempotency-Key": f"crash-{i}"})
             with self.assertRaises(Exception, msg=(route, headers)):
                 srv.request("POST", f"/api/v1/{route}", key=key, form=form, headers=h, timeout=10)
-            self.assertEqual(srv.proc.wait(10), 86, srv.read_log()[-2000:])
+            self.assertEqual(srv.proc.wait(10), -9, srv.read_log()[-2000:])
             srv.log.close()
             srv.check_sanitizers()
             again = Server(data_dir=data, database=db).start()
