@@ -20,6 +20,59 @@ PG_URL = os.environ.get("INKWELL_TEST_PG_URL")
 LOGDIR = os.environ.get("INKWELL_TEST_LOGDIR", tempfile.gettempdir())
 VALGRIND = os.environ.get("INKWELL_TEST_VALGRIND") == "1"
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
+
+
+def _sanitized(path):
+    """True when the binary was built with ASan or UBSan (make SANITIZE=...): their
+    runtime's entry points are named in it, linked statically or not."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    return b"__asan_init" in data or b"__ubsan_handle" in data
+
+
+SANITIZED = _sanitized(BIN)
+# Tests and time (docs/testing.md): no verdict may depend on the machine's speed. SLOW is
+# how much slower than a plain build on a quiet machine the server may run here: under
+# valgrind (tens of times slower on CPU work such as pictures) or the sanitizers, on a
+# busy 2-core CI machine. Bounds that only catch hangs, wait limits and leases that must
+# outlast the server's own work are multiplied by it (slow()); a timing property of the
+# product is tested with margins that hold whatever it is. INKWELL_TEST_SLOW overrides it.
+SLOW = float(os.environ.get("INKWELL_TEST_SLOW") or (10 if VALGRIND else 3 if SANITIZED else 1))
+
+
+def slow(seconds):
+    """seconds on a quiet machine, scaled for this run (SLOW)."""
+    return seconds * SLOW
+
+
+def wait_for(cond, what, timeout=10, interval=0.05):
+    """Calls cond until it answers something true and returns that; fails the test naming
+    what after slow(timeout) seconds (a bound that only catches a hang)."""
+    deadline = time.monotonic() + slow(timeout)
+    while True:
+        got = cond()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not seen in {slow(timeout):g} s")
+        time.sleep(interval)
+
+
+def metric(srv, name):
+    """The value of an unlabelled metric on GET /metrics (the sum over its labels)."""
+    total = 0.0
+    for line in srv.request("GET", "/metrics").body.decode().splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def wait_for_log(srv, text, timeout=10):
+    """Waits until the server's log contains text (an event the server reports)."""
+    return wait_for(lambda: text in srv.read_log(), f"log line {text!r} in {srv.log_path}", timeout)
 # Every exchange is appended to this file (one JSON object a line) for
 # tests/openapi/check.mjs, which checks each answer against the OpenAPI document.
 EXCHANGES = os.path.join(LOGDIR, f"exchanges-{BACKEND}.jsonl")
@@ -81,6 +134,9 @@ class Server:
     def __init__(self, *args, data_dir=None, database=None, env=None):
         # a high limit by default (headers present, nothing refused); rate tests set their own
         self.args = (["--rate-limit", "1000000"] if "--rate-limit" not in args else []) + list(args)
+        if SLOW > 1 and "--wait-limit" not in args:
+            # the default wait (60 s) scaled: a waiting create answers 201 however slow the run
+            self.args += ["--wait-limit", str(int(slow(60)))]
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="inkwell-test-")
         if database is None and BACKEND == "postgres":
             database = pg_database()
@@ -112,7 +168,7 @@ class Server:
                    "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite",
                    "--num-callers=24", f"--suppressions={SUPPRESSIONS}/valgrind.supp"] + cmd
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=self.env)
-        deadline = time.time() + (90 if VALGRIND else 15)
+        deadline = time.time() + max(90 if VALGRIND else 15, slow(15))
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {self.read_log()[-2000:]}")
@@ -142,7 +198,7 @@ class Server:
             return self.proc.returncode if self.proc else None
         self.proc.send_signal(sig)
         try:
-            rc = self.proc.wait(timeout)
+            rc = self.proc.wait(max(timeout, slow(20)))
         except subprocess.TimeoutExpired:
             self.proc.kill()
             rc = self.proc.wait()
@@ -181,7 +237,7 @@ class Server:
             h.setdefault("Content-Type", "application/json")
         if isinstance(body, str):
             body = body.encode()
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=slow(timeout))
         try:
             conn.request(method, path, body=body, headers=h)
             r = conn.getresponse()
@@ -196,14 +252,15 @@ class Server:
 
 
 def poll_state(srv, key, path, until=("completed", "failed"), timeout=30):
-    """GETs a record until its state is one of until; returns the record."""
-    deadline = time.time() + timeout
+    """GETs a record until its state is one of until; returns the record. timeout only
+    catches a hang: it is scaled by SLOW."""
+    deadline = time.time() + slow(timeout)
     while time.time() < deadline:
         r = srv.request("GET", path, key=key)
         if r.status == 200 and r.json["data"]["state"] in until:
             return r.json["data"]
         time.sleep(0.05)
-    raise AssertionError(f"{path} did not reach {until} in {timeout} s")
+    raise AssertionError(f"{path} did not reach {until} in {slow(timeout):g} s")
 
 
 class ServerTest(unittest.TestCase):

@@ -8,7 +8,7 @@ import threading
 import time
 import unittest
 
-from harness import BACKEND, Server, ServerTest, poll_state, record_exchange
+from harness import BACKEND, Server, ServerTest, poll_state, record_exchange, slow
 
 MULTI = "café ☕ 日本語 naïve Ωmega 🚀 test"
 
@@ -26,7 +26,7 @@ class Stream:
             import urllib.parse
             body = urllib.parse.urlencode(form)
             h["Content-Type"] = "application/x-www-form-urlencoded"
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=slow(timeout))  # a hang bound
         self.conn.request(method, path, body=body, headers=h)
         self.resp = self.conn.getresponse()
         self.status = self.resp.status
@@ -72,7 +72,9 @@ class Stream:
                 data.append(line[6:])
 
     def events(self, limit_s=60):
-        """Every event to the end of the stream (which must come within limit_s)."""
+        """Every event to the end of the stream (which must come within slow(limit_s): a
+        bound that only catches a stream that never ends)."""
+        limit_s = slow(limit_s)
         out = []
         until = time.time() + limit_s
         while True:
@@ -244,7 +246,8 @@ class SlowGenerations(unittest.TestCase):
                              form={"name": "run", "prompt": MULTI}, headers={"Prefer": "respond-async"})
         self.assertEqual(r.status, 202)
         rid = r.json["data"]["id"]
-        time.sleep(0.3)
+        # at once: the job sleeps 1.5 s (the test delay) however fast the machine, so the
+        # show meets it queued or generating
         s = self.stream("GET", f"/api/v1/documents/{rid}")
         self.assertEqual(s.status, 200)
         evs = s.events()
