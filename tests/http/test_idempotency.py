@@ -9,11 +9,16 @@ import threading
 import time
 import unittest
 
-from harness import BACKEND, Server, ServerTest, pg_database, poll_state
+from harness import BACKEND, SLOW, Server, ServerTest, metric, pg_database, poll_state, slow, wait_for
 
 MISMATCH = {"message": {"idempotency_key": ["The key was already used with other parameters."]},
             "status": 422}
 BUSY = {"message": "A request with this idempotency key is in progress.", "status": 409}
+
+
+def jobs(srv):
+    """Jobs queued or running (GET /metrics): a create has been taken in once it counts."""
+    return metric(srv, "inkwell_jobs_queued") + metric(srv, "inkwell_jobs_running")
 
 
 def total(srv, key, kind="documents"):
@@ -141,12 +146,8 @@ class Idempotency(ServerTest):
         while s.recv(65536):
             pass
         s.close()
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            r = self.post(idem="k-half", form=form)
-            if r.status != 409:
-                break
-            time.sleep(0.05)
+        r = wait_for(lambda: (lambda r: r if r.status != 409 else None)(self.post(idem="k-half", form=form)),
+                     "the key's first use finished")
         self.assertEqual(r.status, 201, r)
         listed = self.req("GET", "/api/v1/documents?search=retry-me").json["data"]
         self.assertEqual(len(listed), 1)
@@ -180,7 +181,8 @@ class Streamed(ServerTest):
 
 
 class InFlight(ServerTest):
-    server_args = ["--builtin-delay-ms", "1500"]
+    # the first create's generation sleeps 1.5 s (scaled): the second meets it in progress
+    server_args = ["--builtin-delay-ms", str(int(1500 * SLOW))]
 
     def test_in_progress_409_then_replay(self):
         form = {"name": "slow", "description": "a slow sea", "resolution": "1024x1024"}
@@ -190,7 +192,7 @@ class InFlight(ServerTest):
             first["r"] = self.req("POST", "/api/v1/images", form=form, headers={"Idempotency-Key": "k-slow"})
         t = threading.Thread(target=create)
         t.start()
-        time.sleep(0.4)
+        wait_for(lambda: jobs(self.srv) >= 1, "the first create's job")  # the key is taken
         r = self.req("POST", "/api/v1/images", form=form, headers={"Idempotency-Key": "k-slow"})
         self.assertEqual((r.status, r.json), (409, BUSY))
         t.join()
@@ -212,18 +214,19 @@ class Restart(unittest.TestCase):
         form = {"name": "killed", "description": "x", "resolution": "1024x1024"}
         t = threading.Thread(target=lambda: self._swallow(srv, key, form))
         t.start()
-        time.sleep(0.5)
+        wait_for(lambda: jobs(srv) >= 1, "the create's job")  # stored with its key
         srv.kill()
         t.join()
         srv2 = Server("--builtin-delay-ms", "10", *lease, data_dir=srv.data_dir, database=srv.database).start()
         try:
             # the record was stored with its 202 (queued) kept for a retry after a crash:
-            # the retry gets that answer (SQLite at once: the start finishes the key;
-            # PostgreSQL once the dead holder's lease has run out), not a second record
-            deadline = time.time() + (25 if BACKEND == "postgres" else 5)
+            # the retry gets that answer (SQLite at once: the start finishes the key, so
+            # the first retry; PostgreSQL once the dead holder's lease, 11 s, has run out),
+            # not a second record
+            deadline = time.monotonic() + (slow(25) if BACKEND == "postgres" else 0)
             while True:
                 r = srv2.request("POST", "/api/v1/images", key=key, form=form, headers={"Idempotency-Key": "k-kill"})
-                if r.status != 409 or time.time() > deadline:
+                if r.status != 409 or time.monotonic() > deadline:
                     break
                 time.sleep(0.5)
             self.assertEqual((r.status, r.header("Idempotent-Replayed")), (202, "true"), r)
@@ -273,7 +276,7 @@ class CrashAfterCommit(unittest.TestCase):
             h = dict(headers, **{"Idempotency-Key": f"crash-{i}"})
             with self.assertRaises(Exception, msg=(route, headers)):
                 srv.request("POST", f"/api/v1/{route}", key=key, form=form, headers=h, timeout=10)
-            self.assertEqual(srv.proc.wait(10), -9, srv.read_log()[-2000:])
+            self.assertEqual(srv.proc.wait(slow(10)), -9, srv.read_log()[-2000:])
             srv.log.close()
             srv.check_sanitizers()
             again = Server(data_dir=data, database=db).start()
@@ -299,8 +302,10 @@ class TwoProcesses(unittest.TestCase):
             return
         db = pg_database()
         data = Server().data_dir
-        a = Server("--builtin-delay-ms", "1500", data_dir=data, database=db).start()
-        b = Server("--builtin-delay-ms", "1500", data_dir=data, database=db).start()
+        # generations sleep 1.5 s (scaled): a second create meets the first in progress
+        delay = str(int(1500 * SLOW))
+        a = Server("--builtin-delay-ms", delay, data_dir=data, database=db).start()
+        b = Server("--builtin-delay-ms", delay, data_dir=data, database=db).start()
         try:
             key = a.key("multi")
             form = {"name": "across", "description": "two servers", "resolution": "1024x1024"}
@@ -308,7 +313,7 @@ class TwoProcesses(unittest.TestCase):
             t = threading.Thread(target=lambda: first.update(
                 r=a.request("POST", "/api/v1/images", key=key, form=form, headers={"Idempotency-Key": "m1"})))
             t.start()
-            time.sleep(0.4)
+            wait_for(lambda: jobs(a) >= 1, "the first create's job")  # the key is taken
             r = b.request("POST", "/api/v1/images", key=key, form=form, headers={"Idempotency-Key": "m1"})
             self.assertEqual((r.status, r.json), (409, BUSY))
             t.join()
@@ -329,9 +334,9 @@ class TwoProcesses(unittest.TestCase):
                 t.join()
             self.assertEqual(sorted(r.status for r in results).count(201), sum(1 for r in results if r.status == 201))
             self.assertTrue(all(r.status in (201, 409) for r in results), results)
-            time.sleep(2)
-            r = a.request("POST", "/api/v1/documents", key=key, form={"name": "race", "prompt": "p"},
-                          headers={"Idempotency-Key": "m2"})
+            r = wait_for(lambda: (lambda r: r if r.status != 409 else None)(
+                a.request("POST", "/api/v1/documents", key=key, form={"name": "race", "prompt": "p"},
+                          headers={"Idempotency-Key": "m2"})), "the racing key finished")
             self.assertEqual(r.status, 201)
             self.assertEqual(total(a, key), 1)
         finally:

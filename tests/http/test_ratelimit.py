@@ -35,14 +35,17 @@ class Gcra(ServerTest):
 
     def test_no_second_burst(self):
         k = self.srv.key("gcra-c")
+        t_first = time.monotonic()
         for _ in range(60):
             self.hit(k)
         # for the next 3 s, hammer: whatever the clock minute does, at most one request a
-        # second (plus one for the edges) gets through
-        ok = 0
-        t0 = time.time()
-        while time.time() - t0 < 3.0:
+        # second since the burst began (plus one for the edges) gets through — counted
+        # from the first request, so a slow burst (which earns its time back) is allowed for
+        ok, hits = 0, 0
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 3.0 or hits < 10:
             ok += self.hit(k).status == 200
+            hits += 1
             time.sleep(0.02)
-        self.assertLessEqual(ok, 4)
+        self.assertLessEqual(ok, int(time.monotonic() - t_first) + 1)
         self.assertGreaterEqual(ok, 2)
