@@ -8,7 +8,7 @@ import subprocess
 import time
 import unittest
 
-from harness import BIN, Server, ServerTest
+from harness import BIN, SLOW, Server, ServerTest, slow, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
@@ -35,7 +35,7 @@ def settled(scrape, name, want, **labels):
     """Scrapes until the counter reaches want: an answer can reach the client a moment
     before it is counted (a request when the server frees it, after the answer is sent;
     a generation by an observer just after its waiters are woken)."""
-    deadline = time.time() + 10
+    deadline = time.time() + slow(10)  # only catches a counter that never moves
     while True:
         m = scrape()
         if value(m, name, **labels) >= want or time.time() > deadline:
@@ -200,13 +200,20 @@ class Readyz(ServerTest):
             self.assertNotIn("inkwell_search_index_pending", text)
             return
         self.assertRegex(text, r"(?m)^inkwell_search_index_pending \d+$")
-        deadline = time.time() + 20
+        deadline = time.time() + slow(20)
         while value(m, "inkwell_search_index_pending") > 0 and time.time() < deadline:
             time.sleep(0.05)
             m = scrape()[1]
         self.assertEqual(value(m, "inkwell_search_index_pending"), 0)
         r = self.req("GET", f"/api/v1/documents?search={tag}&per_page=100")
         self.assertEqual(r.json["meta"]["total"], 40, r)
+
+
+
+class ReadyzQueue(ServerTest):
+    # each generation sleeps 600 ms (scaled): the three jobs below are all still counted
+    # when /readyz answers, however slow the run
+    server_args = ["--workers", "1", "--builtin-delay-ms", str(int(600 * SLOW))]
 
     def test_queue_counts_jobs_waiting_and_running(self):
         ids = []
@@ -220,13 +227,8 @@ class Readyz(ServerTest):
         self.assertLessEqual(jobs["running"], 1, jobs)  # one worker
         m = parse_metrics(self.srv.request("GET", "/metrics").body.decode())
         self.assertLessEqual(value(m, "inkwell_jobs_queued") + value(m, "inkwell_jobs_running"), 3)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            jobs = self.srv.request("GET", "/readyz").json["jobs"]
-            if jobs["queued"] == 0 and jobs["running"] == 0:
-                break
-            time.sleep(0.1)
-        self.assertEqual((jobs["queued"], jobs["running"]), (0, 0))
+        wait_for(lambda: self.srv.request("GET", "/readyz").json["jobs"] == {"queued": 0, "running": 0, "workers": 1},
+                 "every job done", timeout=30)
 
 
 class ReadyzOpenAI(unittest.TestCase):
@@ -305,10 +307,7 @@ class Generations(ServerTest):
         self.assertGreaterEqual(value(self.metrics(), "inkwell_sse_streams_open"), 1)
         s.events()
         s.close()
-        deadline = time.time() + 10
-        while value(self.metrics(), "inkwell_sse_streams_open") != 0 and time.time() < deadline:
-            time.sleep(0.05)
-        self.assertEqual(value(self.metrics(), "inkwell_sse_streams_open"), 0)
+        wait_for(lambda: value(self.metrics(), "inkwell_sse_streams_open") == 0, "no stream open")
 
 
 class OpenAIMetrics(unittest.TestCase):
@@ -320,7 +319,8 @@ class OpenAIMetrics(unittest.TestCase):
         from test_openai import Fake
         cls.fake = Fake()
         cls.srv = Server("--provider", "openai", "--openai-base-url", cls.fake.base + "/v1",
-                         "--provider-timeout", "5", env={"OPENAI_API_KEY": "sk-ops-test"}).start()
+                         # no attempt may time out here (timeout retries: 0), however slow the run
+                         "--provider-timeout", str(slow(5)), env={"OPENAI_API_KEY": "sk-ops-test"}).start()
         cls.key = cls.srv.key("ops")
 
     @classmethod

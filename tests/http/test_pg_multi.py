@@ -9,7 +9,7 @@ import time
 import unittest
 import urllib.parse
 
-from harness import Server, pg_database, poll_state as poll
+from harness import Server, metric, pg_database, poll_state as poll, slow, wait_for
 from test_images import fetch
 from pngcheck import check_png
 
@@ -75,21 +75,32 @@ class SharedRateLimit(unittest.TestCase):
         a = Server("--rate-limit", "6", data_dir=data, database=db).start()
         b = Server("--rate-limit", "6", data_dir=data, database=db).start()
         try:
-            key, other = a.key("rl"), a.key("rl2")
-            seen = []
-            t0 = time.time()
-            for i in range(6):
-                r = (a if i % 2 else b).request("GET", "/api/v1/templates", key=key)
+            other = a.key("rl2")
+            # The exact counts below hold while one interval (10 s) has not passed since a
+            # key's first request (then it earns one back). That is a precondition, not the
+            # verdict: a round slower than that (a very busy machine) is run again with a
+            # fresh key, and only a round that ran within the interval is judged.
+            for attempt in range(3):
+                key = a.key(f"rl{attempt}")
+                seen, answers = [], []
+                t0 = time.monotonic()
+                for i in range(6):
+                    r = (a if i % 2 else b).request("GET", "/api/v1/templates", key=key)
+                    answers.append(r)
+                    seen.append(r.header("X-RateLimit-Remaining"))
+                for s in (a, b):
+                    answers.append(s.request("GET", "/api/v1/templates", key=key))
+                if time.monotonic() - t0 < 10:
+                    break
+            else:
+                self.fail("no round of 8 requests ran within 10 s")
+            for i, r in enumerate(answers[:6]):
                 self.assertEqual(r.status, 200, (i, r))
-                seen.append(int(r.header("X-RateLimit-Remaining")))
                 self.assertEqual(r.header("X-RateLimit-Limit"), "6")
-            for s in (a, b):
-                r = s.request("GET", "/api/v1/templates", key=key)
+            for r in answers[6:]:
                 self.assertEqual((r.status, r.json), (429, {"message": "Too Many Attempts.", "status": 429}))
                 self.assertTrue(1 <= int(r.header("Retry-After")) <= 10, r.header("Retry-After"))
-            # one interval (10 s) never passed in this loop on a working machine
-            self.assertLess(time.time() - t0, 9.0)
-            self.assertEqual(seen, [5, 4, 3, 2, 1, 0])
+            self.assertEqual(seen, ["5", "4", "3", "2", "1", "0"])
             self.assertEqual(a.request("GET", "/api/v1/templates", key=other).status, 200)
         finally:
             a.stop()
@@ -100,7 +111,7 @@ class Takeover(unittest.TestCase):
     def test_sigkill_mid_jobs_all_complete_exactly_once(self):
         db = pg_database()
         data = Server().data_dir
-        a = Server("--builtin-delay-ms", "700", "--workers", "4", "--job-lease", "1.5",
+        a = Server("--builtin-delay-ms", "700", "--workers", "4", "--job-lease", str(slow(1.5)),
                    data_dir=data, database=db).start()
         key = a.key("takeover")
         ids = []
@@ -109,9 +120,9 @@ class Takeover(unittest.TestCase):
                           headers={"Prefer": "respond-async"})
             self.assertEqual(r.status, 202)
             ids.append(r.json["data"]["id"])
-        time.sleep(0.4)  # A's four workers are mid-job
+        wait_for(lambda: metric(a, "inkwell_jobs_running") >= 4, "A's four workers mid-job")
         a.kill()
-        b = Server("--workers", "4", "--job-lease", "1.5", data_dir=data, database=db).start()
+        b = Server("--workers", "4", "--job-lease", str(slow(1.5)), data_dir=data, database=db).start()
         try:
             for i in ids:
                 d = poll(b, key, f"/api/v1/documents/{i}", ("completed",))
@@ -160,7 +171,7 @@ class Outage(unittest.TestCase):
             # down long enough (1.5 s) that the loop below meets the outage however slow the machine
             t = threading.Thread(target=lambda: subprocess.run(
                 ["scripts/pg-test.sh", "restart", PG_DIR], check=True, capture_output=True,
-                env=dict(os.environ, PG_TEST_PAUSE="1.5")))
+                env=dict(os.environ, PG_TEST_PAUSE=str(slow(1.5)))))
             t.start()
             while t.is_alive():
                 r = srv.request("GET", "/api/v1/documents", key=key)
@@ -177,12 +188,8 @@ class Outage(unittest.TestCase):
                 time.sleep(0.02)
             self.assertTrue(set(statuses) <= {200, 503}, set(statuses))
             self.assertIn(503, ready)
-            deadline = time.time() + 15
-            while time.time() < deadline:
-                if srv.request("GET", "/api/v1/documents", key=key).status == 200 and \
-                        srv.request("GET", "/readyz").status == 200:
-                    break
-                time.sleep(0.1)
+            wait_for(lambda: srv.request("GET", "/api/v1/documents", key=key).status == 200 and
+                     srv.request("GET", "/readyz").status == 200, "the server back", timeout=15, interval=0.1)
             # A thread whose reconnect failed while the database was down tries again
             # once its pause (0.5 s) has passed (the loop above may have met only threads
             # that were already back); after that, every request succeeds, on any thread.
@@ -218,9 +225,13 @@ class DeadOwner(unittest.TestCase):
                 s.stop()
         self.fake.stop()
 
+    # the lease (30 s, the default, scaled): a job completed before it could run out was
+    # freed by its dead owner's lock, not by the lease
+    LEASE = slow(30)
+
     def server(self):
         s = Server("--provider", "openai", "--openai-base-url", self.fake.base + "/v1",
-                   "--provider-timeout", "60", data_dir=self.data, database=self.db,
+                   "--provider-timeout", "60", "--job-lease", str(self.LEASE), data_dir=self.data, database=self.db,
                    env={"OPENAI_API_KEY": "sk-test"}).start()
         self.servers.append(s)
         return s
@@ -234,33 +245,35 @@ class DeadOwner(unittest.TestCase):
         self.assertEqual(r.status, 202, r)
         path = f"/api/v1/images/{r.json['data']['id']}"
         poll(a, key, path, until=("generating",), timeout=10)
-        deadline = time.time() + 10
-        while not self.fake.requests() and time.time() < deadline:
-            time.sleep(0.05)
+        wait_for(self.fake.requests, "A's provider call")
         self.assertEqual(len(self.fake.requests()), 1)
         return key, path
 
-    def test_restart_after_sigkill_resumes_in_under_5_s(self):
+    def test_restart_after_sigkill_resumes_before_the_lease(self):
         a = self.server()
         key, path = self.start_hanging_job(a)
         a.kill()
         t0 = time.monotonic()
         b = self.server()
-        done = poll(b, key, path, timeout=5)
-        self.assertEqual(done["state"], "completed", done)
-        self.assertLess(time.monotonic() - t0, 5)
+        self.completed_before_the_lease(b, key, path, t0)
+
+    def completed_before_the_lease(self, b, key, path, t0):
+        state = None
+        while time.monotonic() - t0 < self.LEASE:
+            state = b.request("GET", path, key=key).json["data"]["state"]
+            if state in ("completed", "failed"):
+                break
+            time.sleep(0.05)
+        self.assertEqual(state, "completed", f"not completed before the lease ({self.LEASE:g} s) ran out")
         self.assertIn("released 1 job lease of a stopped process", b.read_log())
 
     def test_live_owner_kept_then_taken_over_when_killed(self):
         a = self.server()
         key, path = self.start_hanging_job(a)
         b = self.server()  # claims (and looks for dead owners) while A is alive
-        time.sleep(2.5)
+        time.sleep(2.5)  # a window of B's claims: nothing may happen in it (only a lower bound)
         self.assertEqual(b.request("GET", path, key=key).json["data"]["state"], "generating")
         self.assertEqual(len(self.fake.requests()), 1)
         self.assertNotIn("released", b.read_log())
         a.kill()
-        t0 = time.monotonic()
-        done = poll(b, key, path, timeout=5)
-        self.assertEqual(done["state"], "completed", done)
-        self.assertLess(time.monotonic() - t0, 5)
+        self.completed_before_the_lease(b, key, path, time.monotonic())

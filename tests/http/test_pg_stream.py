@@ -6,7 +6,7 @@ import re
 import time
 import unittest
 
-from harness import Server, pg_database, poll_state
+from harness import SLOW, Server, pg_database, poll_state, slow
 from test_stream import MULTI, Stream, check_deltas
 
 
@@ -14,7 +14,8 @@ class CrossProcessStreams(unittest.TestCase):
     def setUp(self):
         self.db = pg_database()
         self.data = Server().data_dir
-        self.a = Server("--builtin-delay-ms", "2500", "--builtin-fail-pattern", "FAILNOW",
+        # A's generation sleeps 2.5 s (scaled): B starts and opens its stream before it ends
+        self.a = Server("--builtin-delay-ms", str(int(2500 * SLOW)), "--builtin-fail-pattern", "FAILNOW",
                         data_dir=self.data, database=self.db).start()
         self.key = self.a.key("x")
         self.b = None
@@ -75,7 +76,7 @@ class CrossProcessStreams(unittest.TestCase):
         s = Stream(self.b.port, "GET", f"/api/v1/documents/{rid}", self.key)
         self.assertEqual(s.next_event()[0], "record")
         self.assertEqual(self.a.request("DELETE", f"/api/v1/documents/{rid}", key=self.key).status, 200)
-        evs = s.events(limit_s=20)
+        evs = s.events(limit_s=20)  # scaled in events()
         self.assertEqual(evs[-1][0], "error")
 
     def test_waiting_create_in_b_woken_by_a(self):
@@ -85,7 +86,9 @@ class CrossProcessStreams(unittest.TestCase):
         r = self.b.request("POST", "/api/v1/documents", key=self.key, form={"name": "w", "prompt": "p"})
         self.assertEqual(r.status, 201, r)
         self.assertEqual(r.json["data"]["state"], "completed")
-        self.assertLess(time.time() - t0, 10)
+        # woken when the job ended (2.5 s of sleep, scaled), long before B's wait limit
+        # (60 s, scaled) at which a waiter nobody wakes would answer
+        self.assertLess(time.time() - t0, slow(10))
 
 
 if __name__ == "__main__":
