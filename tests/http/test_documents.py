@@ -4,7 +4,7 @@ import re
 import socket
 import uuid
 
-from harness import ServerTest
+from harness import ServerTest, slow
 
 TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 UNAUTH = {"message": "Unauthenticated.", "status": 401}
@@ -201,7 +201,7 @@ class Create(ServerTest):
 
     def raw_exchange(self, head, chunks):
         """Sends a request by hand, tolerating a server that answers and closes early."""
-        s = socket.create_connection(("127.0.0.1", self.srv.port), timeout=10)
+        s = socket.create_connection(("127.0.0.1", self.srv.port), timeout=slow(10))  # a hang bound
         data = b""
         try:
             s.sendall(head)

@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import urllib.parse
 
-from harness import ServerTest
+from harness import SLOW, ServerTest
 
 NOTFOUND = {"message": "Resource not found.", "status": 404}
 CTYPES = {
@@ -266,7 +266,8 @@ class Export(ServerTest):
 
 
 class NotCompleted(ServerTest):
-    server_args = ["--builtin-delay-ms", "5000"]
+    # the generation sleeps 5 s (scaled): every export below meets it unfinished
+    server_args = ["--builtin-delay-ms", str(int(5000 * SLOW))]
 
     def test_409_until_completed(self):
         r = self.req("POST", "/api/v1/documents", form={"name": "Slow", "prompt": "tea"},

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int t_passed, t_failed;
@@ -35,6 +36,27 @@ static int t_passed, t_failed;
         T_REPORT(a_ && b_ && strcmp(a_, b_) == 0, "%s == %s: \"%s\" != \"%s\"", #a, #b,            \
                  a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                          \
     } while (0)
+
+/* Tests and time (docs/testing.md): no verdict may depend on the machine's speed. An
+ * upper bound on elapsed time is the schedule the code under test must keep (its
+ * timeouts, waits, backoff) plus a margin for the machine's own work, and that margin is
+ * multiplied by test_slow(): 3 in a sanitizer build, INKWELL_TEST_SLOW if set, else 1. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+#define T_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define T_SANITIZED 1
+#endif
+#endif
+#ifndef T_SANITIZED
+#define T_SANITIZED 0
+#endif
+static inline double test_slow(void)
+{
+    const char *s = getenv("INKWELL_TEST_SLOW");
+    double v = s ? strtod(s, NULL) : 0;
+    return v > 0 ? v : T_SANITIZED ? 3 : 1;
+}
 
 #define TEST_DONE()                                                                                \
     do {                                                                                           \

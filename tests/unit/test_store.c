@@ -1725,7 +1725,7 @@ static void test_checkpoints(const char *dir)
     int n2 = 0;
     double t0 = mono_s();
     const unsigned long finish0 = st.finish; /* the check is on the increase */
-    while (ckpt_stats(s).finish < finish0 + 3 && mono_s() - t0 < 20)
+    while (ckpt_stats(s).finish < finish0 + 3 && mono_s() - t0 < 20 * test_slow())
         ckpt_commit(c, uid, N1 + n2++, text);
     st = ckpt_stats(s);
     CHECK_MSG(st.finish >= finish0 + 3, "background %lu, finish %lu (was %lu), self %lu after %d commits",

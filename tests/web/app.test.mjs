@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import {spawn} from 'node:child_process';
-import {BACKEND, BIN, freePort, launch, newPage, ROOT, Server, shot, signIn, WEB_DIR} from './lib.mjs';
+import {BACKEND, BIN, freePort, launch, newPage, ROOT, Server, shot, signIn, slow as slowMs, SLOW, WEB_DIR} from './lib.mjs';
 
 const XSS = '<img src=x onerror=alert(1)>';
 let srv, browser, alice, bob;
@@ -144,16 +144,16 @@ describe('sign-in', () => {
       let out = '';
       run.stderr.on('data', (b) => { out += b; });
       const url = await new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no address printed: ${out}`)), 15000);
+        const t = setTimeout(() => reject(new Error(`no address printed: ${out}`)), slowMs(15000));
         run.stdout.on('data', (b) => {
           out += b;
           const m = out.match(/open (http:\/\/\S+#key=ink_\w+)/);
           if (m) { clearTimeout(t); resolve(m[1]); }
         });
       });
-      for (let up = false, deadline = Date.now() + 30000; !up;) {
+      for (let up = false, deadline = Date.now() + slowMs(30000); !up;) {
         assert.equal(run.exitCode, null, `make run's server exited: ${out}`);
-        assert.ok(Date.now() < deadline, `make run's server did not answer in 30 s: ${out}`);
+        assert.ok(Date.now() < deadline, `make run's server did not answer in time: ${out}`);
         try { up = (await fetch(`http://127.0.0.1:${port}/healthz`)).ok; } catch { /* starting */ }
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -392,7 +392,8 @@ describe('documents', () => {
 describe('streaming', () => {
   let slow, key;
   before(async () => {
-    slow = await new Server('--builtin-delay-ms', '2500', '--builtin-fail-pattern', 'FAILNOW').start();
+    // each generation sleeps 2.5 s (scaled by SLOW): the browser's steps below fit in it
+    slow = await new Server('--builtin-delay-ms', String(2500 * SLOW), '--builtin-fail-pattern', 'FAILNOW').start();
     key = slow.key('sam');
   });
   after(async () => slow?.stop());
@@ -435,7 +436,7 @@ describe('streaming', () => {
     await page.waitForSelector('text=Stopped watching');
     const link = await page.getAttribute('.live a', 'href');
     const lid = Number(link.match(/(\d+)$/)[1]);
-    for (let i = 0; i < 100; i++) {
+    for (const end = Date.now() + slowMs(10000); Date.now() < end;) {
       const s = (await slow.api('GET', `/documents/${lid}`, key)).json.data.state;
       if (s === 'completed') break;
       await new Promise((r) => setTimeout(r, 100));
@@ -444,15 +445,16 @@ describe('streaming', () => {
   }));
 
   test('a document being written shows as such, then its text', () => withPage(async (page) => {
+    await signIn(page, slow, key); // first: only the list's reload must fit in the generation
     const r = await slow.api('POST', '/documents', key, {name: 'Queued one', prompt: 'tea'}, {Prefer: 'respond-async'});
     assert.equal(r.status, 202);
-    await signIn(page, slow, key);
+    await page.reload();
     await page.waitForSelector('.card .badge');
     assert.match(await page.textContent('.card .badge'), /Queued|Generating/);
     await page.goto(slow.base + `/#/documents/${r.json.data.id}`);
     await page.waitForSelector('text=Being written');
     assert.equal(await page.locator('.downloads, button:text("Edit")').count(), 0, 'no download or edit before the text is there');
-    await page.waitForSelector('dl.facts dd:text("Completed")', {timeout: 20000});
+    await page.waitForSelector('dl.facts dd:text("Completed")');
     const rec = (await slow.api('GET', `/documents/${r.json.data.id}`, key)).json.data;
     assert.equal(await page.locator('.doc-text').first().textContent(), rec.result);
   }));
@@ -601,7 +603,7 @@ describe('errors: generation', () => {
       const key = broken.key('kim');
       await writeDocument(page, broken, key, 'Doomed', 'a prompt that stays');
       const alert = page.locator('form .form-alert');
-      await alert.waitFor({timeout: 60000});
+      await alert.waitFor({timeout: slowMs(60000)});
       assert.match(await alert.textContent(), /^Generation failed: The AI provider could not be reached\.$/);
       assert.equal(await page.inputValue('input[name=name]'), 'Doomed');
       assert.equal(await page.inputValue('textarea[name=prompt]'), 'a prompt that stays');

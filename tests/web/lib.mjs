@@ -16,6 +16,19 @@ export const BACKEND = process.env.INKWELL_TEST_BACKEND || 'sqlite';
 export const SHOTS = path.resolve(ROOT, process.env.BUILD || 'build', 'screenshots');
 export const WEB_DIR = path.join(ROOT, 'web');
 const LOGDIR = process.env.INKWELL_TEST_LOGDIR || os.tmpdir();
+
+// Tests and time (docs/testing.md): no verdict may depend on the machine's speed. SLOW is
+// how much slower than a plain build the server may run here (3 for a sanitizer build,
+// as in tests/http/harness.py; INKWELL_TEST_SLOW overrides it): test delays that must
+// outlast the browser's own steps and the bounds that only catch hangs are scaled by it.
+function sanitized(bin) {
+  try {
+    const data = fs.readFileSync(bin);
+    return data.includes('__asan_init') || data.includes('__ubsan_handle');
+  } catch { return false; }
+}
+export const SLOW = Number(process.env.INKWELL_TEST_SLOW) || (sanitized(BIN) ? 3 : 1);
+export const slow = (ms) => ms * SLOW;
 const CHROMIUM = process.env.INKWELL_TEST_CHROMIUM || '/usr/bin/chromium';
 
 export function freePort() {
@@ -66,7 +79,7 @@ export class Server {
     if (!lsan.includes('suppressions=')) lsan = [lsan, `suppressions=${path.join(ROOT, 'tests/lsan.supp')}`].filter(Boolean).join(':');
     this.proc = spawn(BIN, args, {stdio: ['ignore', log, log], env: {...process.env, LSAN_OPTIONS: lsan}});
     this.exited = new Promise((resolve) => this.proc.on('exit', (code, sig) => resolve(code ?? sig)));
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 300 * SLOW; i++) {
       if (this.proc.exitCode !== null) throw new Error(`server exited: ${fs.readFileSync(this.logPath, 'utf8').slice(-2000)}`);
       try { if ((await fetch(this.base + '/healthz')).ok) return this; } catch { /* not yet */ }
       await new Promise((r) => setTimeout(r, 50));
@@ -112,6 +125,7 @@ export async function launch() {
 // by Chromium as "Failed to load resource ... 401"); check() fails on any other.
 export async function newPage(ctx) {
   const page = await ctx.newPage();
+  page.setDefaultTimeout(slow(30000)); // waits for an event: the bound only catches a hang
   const errors = [], allowed = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
