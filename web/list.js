@@ -84,7 +84,7 @@ export function listView(root, route, cfg) {
       }
       // back to an entry seen before: where it was; another page: its top
       const y = takeScroll();
-      if (y !== null) window.scrollTo(0, y);
+      if (y !== null) restore(y);
       else if (paged) window.scrollTo(0, 0);
       if (paged && !root.contains(document.activeElement)) (results.querySelector('.summary') || root.querySelector('h1'))?.focus({preventScroll: true});
     } catch (err) {
@@ -113,6 +113,13 @@ export function listView(root, route, cfg) {
     },
     unmount() { clearTimeout(timer); seq++; phone.removeEventListener('change', unfold); },
   };
+}
+
+// Scrolls to y; while the page is not yet tall enough (layout still settling), tries
+// again on the next frames, for at most a second.
+function restore(y, until = performance.now() + 1000) {
+  window.scrollTo(0, y);
+  if (Math.abs(window.scrollY - y) > 1 && performance.now() < until) requestAnimationFrame(() => restore(y, until));
 }
 
 // The address's parameters that this list knows (others are ignored).

@@ -313,7 +313,7 @@ describe('documents', () => {
     await page.click('button:text("Save")');
     await page.waitForSelector('h1:text("Edited")');
     assert.match(await page.textContent('dl.facts'), /Words4/);
-    assert.equal(await page.locator('.doc-text').first().textContent(), 'one two three four');
+    assert.equal((await page.locator('.doc-text').first().textContent()).trim(), 'one two three four');
     const after = (await srv.api('GET', `/documents/${id}`, alice)).json.data;
     assert.equal(after.name, 'Edited');
     assert.equal(after.words, 4);

@@ -160,7 +160,8 @@ describe('lists', () => {
     await page.evaluate(() => window.scrollBy(0, 40));
     const y = await page.evaluate(() => window.scrollY);
     assert.ok(y > 300, `scrolled to ${y}`);
-    await link.click();
+    // a click where the link is (Playwright's own click may scroll it first)
+    await link.evaluate((a) => a.click());
     await page.waitForSelector('button:text("Edit")');
     await page.goBack();
     await page.waitForFunction(() => /1–25 of 30/.test(document.querySelector('.summary')?.textContent || ''));
