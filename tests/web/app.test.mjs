@@ -331,6 +331,8 @@ describe('documents', () => {
     await page.waitForSelector('[data-field=name] .err:text("The name field must not be empty.")');
     assert.equal(await page.inputValue('textarea[name=result]'), 'kept text');
     await page.click('button:text("Cancel")');
+    // something was changed: Cancel asks before discarding it
+    await page.click('dialog button:text("Discard")');
     // delete: cancel keeps it, confirm deletes it
     await page.click('button:text("Delete")');
     await page.waitForSelector('dialog[open]');
