@@ -10,7 +10,9 @@ import {renderMarkdown} from './markdown.js';
 import {backLink, recordPage, removeRecord} from './record.js';
 
 const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
-const excerpt = (s) => (s || '').slice(0, 240);
+// the start of a text for the list, without Markdown's marks (headings, bullets, emphasis)
+const excerpt = (s) => (s || '').slice(0, 400).replace(/^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)/gm, '')
+  .replace(/(\*\*|__|\*|`)/g, '').replace(/\s+/g, ' ').trim().slice(0, 240);
 
 export function docList(root, route) {
   const tplOptions = [['', 'All templates']];

@@ -356,6 +356,11 @@ describe('markdown', () => {
     // editing is on the Markdown itself
     await page.click('button:text("Edit")');
     assert.equal(await page.inputValue('textarea[name=result]'), TEXT);
+    await page.press('textarea[name=result]', 'Escape');
+    // the list's excerpt is the text without Markdown's marks
+    await page.goto(srv.base + '/#/documents');
+    await page.waitForSelector('.card .excerpt');
+    assert.match(await page.textContent('.card .excerpt'), /^Heading one Some emphasis and strong words\. A second line item one item two first second/);
   }));
 
   test('the renderer and sanitiser are vendored unchanged, with their licences and versions', async () => {
