@@ -113,6 +113,26 @@ describe('layout', () => {
     await spin.waitFor();
     const b = await spin.boundingBox();
     assert.ok(b.width >= 15 && Math.abs(b.width - b.height) <= 1, `spinner ${b.width}x${b.height}`);
+    await shot(page, 'document-being-written');
+  }));
+
+  test('leaving while a new document is being written asks first; its end moves on without asking', () => withPage(async (page) => {
+    const key = slow.key('wes');
+    await signIn(page, slow, key);
+    await page.goto(slow.base + '/#/documents/new');
+    await page.waitForSelector('.picker-list label');
+    await page.fill('input[name=name]', 'Being written');
+    await page.fill('textarea[name=prompt]', 'a blog post about tea');
+    await page.click('button:text("Write it")');
+    await page.waitForSelector('.live:not([hidden]) .spinner');
+    await page.click('a[data-nav=images]');
+    await page.waitForSelector('dialog:has-text("still being written")');
+    assert.match(page.url(), /#\/documents\/new$/);
+    await page.click('dialog button:text("Cancel")');
+    assert.ok(await page.isVisible('.live .spinner'), 'still watching');
+    // done: the app moves to the document by itself, no question asked
+    await page.waitForSelector('h1:text("Being written")', {timeout: 30000});
+    assert.equal(await page.locator('dialog').count(), 0);
   }));
 
   test('long names without spaces stay inside the delete dialog and the toast on a phone', () => withPage(async (page) => {
@@ -179,6 +199,7 @@ describe('pages', () => {
     await page.fill('textarea[name=description]', 'a lighthouse');
     await page.click('button:text("Create image")');
     await page.waitForSelector('.live [role=status]:has-text("Drawing the picture")');
+    await shot(page, 'new-image-drawing');
     await page.waitForSelector('h1:text("Slow picture")', {timeout: 30000});
   }));
 
@@ -195,6 +216,9 @@ describe('pages', () => {
     await signIn(page, srv, key);
     await page.goto(srv.base + `/#/documents/${d.id}`);
     await page.waitForSelector('[role=note]:has-text("cut short")');
+    await page.emulateMedia({colorScheme: 'dark'});
+    await page.setViewportSize({width: 390, height: 844});
+    await shot(page, 'document-truncated-phone-dark');
     await page.unroute(`**/api/v1/documents/${d.id}`);
     await page.goto(srv.base + `/#/documents`);
     await page.goto(srv.base + `/#/documents/${d.id}`);
