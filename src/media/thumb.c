@@ -35,7 +35,7 @@ bool thumb_parse_width(const char *s, int *w)
 static void scale_square(const uint8_t *src, int sw, int x0, int y0, int s, int o, uint8_t *dst)
 {
     /* the horizontal pass: s rows of o pixels, as sums kept in 32 bits */
-    uint32_t *row = malloc((size_t)s * (size_t)o * 3 * sizeof(uint32_t));
+    uint32_t *row = xmalloc((size_t)s * (size_t)o * 3 * sizeof(uint32_t));
     for (int y = 0; y < s; y++) {
         const uint8_t *line = src + ((size_t)(y0 + y) * (size_t)sw + (size_t)x0) * 3;
         for (int ox = 0; ox < o; ox++) {
@@ -77,15 +77,15 @@ int thumb_make(const void *png, size_t n, int w, buf_t *out)
         return -1;
     }
     im.format = PNG_FORMAT_RGB;
-    uint8_t *px = malloc(PNG_IMAGE_SIZE(im));
-    if (!px || !png_image_finish_read(&im, NULL, px, 0, NULL)) {
+    uint8_t *px = xmalloc(PNG_IMAGE_SIZE(im));
+    if (!png_image_finish_read(&im, NULL, px, 0, NULL)) {
         free(px);
         png_image_free(&im);
         return -1;
     }
     int W = (int)im.width, H = (int)im.height;
     int s = W < H ? W : H, o = w < s ? w : s;
-    uint8_t *dst = malloc((size_t)o * (size_t)o * 3);
+    uint8_t *dst = xmalloc((size_t)o * (size_t)o * 3);
     scale_square(px, W, (W - s) / 2, (H - s) / 2, s, o, dst);
     free(px);
     int rc = png_encode_rgb(dst, o, o, 6, out);
@@ -164,13 +164,8 @@ void thumb_cache_put(const char *key, int w, const void *data, size_t n)
 {
     if (n > THUMB_CACHE_BYTES || strlen(key) >= sizeof(((entry_t *)0)->key))
         return;
-    entry_t *e = calloc(1, sizeof(*e));
-    unsigned char *copy = malloc(n ? n : 1);
-    if (!e || !copy) {
-        free(e);
-        free(copy);
-        return;
-    }
+    entry_t *e = xcalloc(1, sizeof(*e));
+    unsigned char *copy = xmalloc(n ? n : 1);
     memcpy(copy, data, n);
     strcpy(e->key, key);
     e->w = w;
