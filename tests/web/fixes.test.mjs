@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {createRequire} from 'node:module';
-import {launch, newPage, ROOT, Server, shot, signIn, WEB_DIR} from './lib.mjs';
+import {launch, newPage, ROOT, Server, shot, signIn, slow as slowMs, SLOW, WEB_DIR} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -21,7 +21,8 @@ let srv, slow, browser;
 
 before(async () => {
   srv = await new Server().start();
-  slow = await new Server('--builtin-delay-ms', '3000').start();
+  // each generation sleeps 3 s (scaled by SLOW, docs/testing.md): the browser's steps below fit in it
+  slow = await new Server('--builtin-delay-ms', String(3000 * SLOW)).start();
   browser = await launch();
 });
 after(async () => {
@@ -106,8 +107,8 @@ describe('layout', () => {
 
   test('the spinner of a record in progress is round, not a sliver', () => withPage(async (page) => {
     const key = slow.key('sol');
+    await signIn(page, slow, key); // first: only the document's page must fit in the generation
     const r = await slow.api('POST', '/documents', key, {name: 'Slow one', prompt: 'tea'}, {Prefer: 'respond-async'});
-    await signIn(page, slow, key);
     await page.goto(slow.base + `/#/documents/${r.json.data.id}`);
     const spin = page.locator('.live.status .spinner');
     await spin.waitFor();
@@ -131,7 +132,7 @@ describe('layout', () => {
     await page.click('dialog button:text("Cancel")');
     assert.ok(await page.isVisible('.live .spinner'), 'still watching');
     // done: the app moves to the document by itself, no question asked
-    await page.waitForSelector('h1:text("Being written")', {timeout: 30000});
+    await page.waitForSelector('h1:text("Being written")', {timeout: slowMs(30000)});
     assert.equal(await page.locator('dialog').count(), 0);
   }));
 
@@ -185,7 +186,7 @@ describe('lists', () => {
     await page.waitForSelector('button:text("Edit")');
     await page.goBack();
     await page.waitForFunction(() => /1–25 of 30/.test(document.querySelector('.summary')?.textContent || ''));
-    await page.waitForFunction((want) => Math.abs(window.scrollY - want) <= 2, y, {timeout: 5000}).catch(() => {});
+    await page.waitForFunction((want) => Math.abs(window.scrollY - want) <= 2, y, {timeout: slowMs(5000)}).catch(() => {});
     assert.equal(await page.evaluate(() => window.scrollY), y, 'the list is where it was');
   }));
 });
@@ -200,7 +201,7 @@ describe('pages', () => {
     await page.click('button:text("Create image")');
     await page.waitForSelector('.live [role=status]:has-text("Drawing the picture")');
     await shot(page, 'new-image-drawing');
-    await page.waitForSelector('h1:text("Slow picture")', {timeout: 30000});
+    await page.waitForSelector('h1:text("Slow picture")', {timeout: slowMs(30000)});
   }));
 
   test('a truncated text has a notice', () => withPage(async (page) => {
@@ -254,7 +255,7 @@ describe('pages', () => {
       assert.equal(await page.inputValue('textarea[name=result]'), 'A new text that is not saved');
       // closing the tab: the browser asks (beforeunload)
       await page.close({runBeforeUnload: true});
-      for (let i = 0; i < 100 && !dialogs.includes('beforeunload'); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 * SLOW && !dialogs.includes('beforeunload'); i++) await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual(dialogs, ['beforeunload']);
     } finally {
       if (!page.isClosed()) await page.close();
