@@ -163,8 +163,10 @@ class Server:
         self.log = open(self.log_path, "wb")
         cmd = [BIN, "serve", "--listen", f"127.0.0.1:{self.port}"] + self.storage_args() + self.args
         if VALGRIND:
-            # any memory error or definite leak makes the server exit 99 at its stop
-            cmd = ["valgrind", "--quiet", "--error-exitcode=99", "--leak-check=full",
+            # any memory error or definite leak makes the server exit 99 at its stop;
+            # --fair-sched: valgrind runs one thread at a time, and without a fair lock a
+            # thread spinning on CPU work (a picture) starves the lease renewer
+            cmd = ["valgrind", "--quiet", "--fair-sched=yes", "--error-exitcode=99", "--leak-check=full",
                    "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite",
                    "--num-callers=24", f"--suppressions={SUPPRESSIONS}/valgrind.supp"] + cmd
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=self.env)
