@@ -9,6 +9,9 @@
  * nothing was sent for --stream-keepalive seconds. Nothing is sent twice and a
  * resumed show (Last-Event-ID: N) starts at byte N.
  *
+ * A streamed regenerate (§16) is a streamed create answered 200 whose failure keeps
+ * the record (its latest revision, error set).
+ *
  * A streamed create whose generation fails removes its record before the `error`
  * event is written (the client waited: nothing is left behind). The event carries 502
  * with the reason, or 503 when storage refused (api_failure_status): a picture with no
@@ -36,6 +39,7 @@ typedef struct {
     rec_kind_t kind;
     int64_t user_id, id;
     bool is_create;
+    bool is_regen; /* a regeneration (§16): a failure keeps the record */
     double keepalive;
 
     pthread_mutex_t mu; /* guards what follows: the subscription writes, on_work reads */
@@ -285,9 +289,11 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now)
     if (live)
         learn_text(x, 0, live, live_len);
     if (rc == STORE_OK && x->end == END_NONE) {
-        if (now->state == REC_COMPLETED)
+        /* a regeneration that failed leaves its record completed, with error set */
+        bool failed = x->is_regen ? records_last_failed(now) : now->state == REC_FAILED;
+        if (now->state == REC_COMPLETED && !failed)
             learn_final(x, now);
-        else if (now->state == REC_FAILED) {
+        else if (failed) {
             x->end = END_FAILED;
             snprintf(x->error, sizeof(x->error), "%s", now->error ? now->error : "Generation failed.");
         }
@@ -375,7 +381,8 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
         return;
     }
     sse_t *x = sse_new(app, cr->rec.kind, r->user_id, cr->rec.id);
-    x->is_create = true;
+    x->is_create = !cr->regenerate;
+    x->is_regen = cr->regenerate;
     if (cr->inline_text) {
         /* generated in the request and stored: the stream tells it as it happened */
         learn_final(x, &cr->rec);
@@ -395,7 +402,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
                              cr->rec.kind == KIND_DOC ? "documents" : "images",
                              (long long)cr->rec.id);
     http_add_header(r, "Location", loc);
-    start(x, r, 201);
+    start(x, r, cr->regenerate ? 200 : 201);
 }
 
 void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr)

@@ -212,6 +212,8 @@ static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0
                 .user_id = rec->user_id, .rec = rc == STORE_OK ? &now : NULL,
                 .provider = j->prov->name, .duration_s = mono_s() - t0};
     records_publish(j->records, &ev);
+    if (rc == STORE_OK)
+        records_revision_made(j->records, c, &now);
     arena_free(&a);
 }
 

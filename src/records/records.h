@@ -155,6 +155,8 @@ typedef enum {
     CREATE_FAILED = 502,    /* generation failed: cr->error; nothing left behind */
     CREATE_STORE_ERROR = 500, /* cr->store_rc tells why (503 for STORE_UNAVAILABLE) */
     CREATE_HOOK = 1000,     /* the begin hook answered (cr->hook_state is its own) */
+    CREATE_BUSY = 409,      /* regenerate: the record is being generated */
+    CREATE_NOTFOUND = 404,  /* regenerate: no such record (or not the user's) */
 } create_outcome_t;
 
 typedef struct records_create records_create_t;
@@ -171,6 +173,10 @@ struct records_create {
     void *on_event_arg;
     /* the request's Idempotency-Key header (API.md §11), or NULL; for the hook */
     const char *idempotency_key;
+    /* A regeneration (API.md §16): rec.id is the record and rec's input fields those of
+     * the new generation; always through a job. A failure leaves the record (its
+     * latest revision, error set), and out rec is the record as it stands. */
+    bool regenerate;
     /* out */
     create_outcome_t outcome;
     int store_rc;
@@ -230,6 +236,26 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
 /* A generation the client waited for failed: the record goes, as with delete (errors
  * are logged, not returned). */
 void records_discard(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id);
+
+/* ---- revisions (API.md §16; records/revisions.c) ---- */
+
+/* True when the record's last generation failed: a failed record, or one that keeps
+ * showing its latest revision after a failed regeneration (completed, error set). */
+static inline bool records_last_failed(const record_t *r)
+{
+    return r->state == REC_FAILED || (r->state == REC_COMPLETED && r->error != NULL);
+}
+int records_revisions(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                      int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
+                      int64_t *total);
+int records_revision(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                     int64_t number, arena_t *a, revision_t *out);
+/* A new revision with revision number's content (an image's picture is copied: each
+ * revision keeps its own file). */
+int records_restore(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                    int64_t number, arena_t *a, record_t *out);
+/* rec just got a revision: past --max-revisions the oldest go, with their pictures. */
+void records_revision_made(records_t *s, store_conn_t *c, const record_t *rec);
 
 /* The seconds between REV_TICK events: the precision of wait limits and keep-alives. */
 #define RECORDS_TICK_S 0.05

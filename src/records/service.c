@@ -205,6 +205,18 @@ static void on_written(void *arg)
     cr->done(cr);
 }
 
+/* A regeneration (records_create_t.regenerate): the record goes back to queued with a
+ * job of the new inputs, in one transaction; the rest is a job create's. */
+static int store_regenerate(records_t *s, store_conn_t *c, records_create_t *cr, int64_t *job_id)
+{
+    record_t now;
+    int rc = store_record_regenerate(c, &cr->rec, cr->keep, cr->arena, &now, job_id);
+    if (rc == STORE_OK)
+        cr->rec = now;
+    (void)s;
+    return rc;
+}
+
 static void create_inline(records_t *s, create_priv_t *p)
 {
     records_create_t *cr = p->cr;
@@ -254,15 +266,26 @@ void records_create(records_t *s, records_create_t *cr)
         return;
     }
     if (cr->mode != CREATE_ASYNC && cr->rec.kind == KIND_DOC && s->d.writer &&
-        s->d.prov->text_inline) {
+        s->d.prov->text_inline && !cr->regenerate) {
         create_inline(s, p);
         return;
     }
     char err[256];
     store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
     int64_t job_id;
-    keep_for(cr, cr->mode == CREATE_STREAM ? 201 : 202, cr->mode != CREATE_WAIT);
-    int rc = c ? store_record_create(c, &cr->rec, cr->keep, &job_id) : STORE_UNAVAILABLE;
+    keep_for(cr, cr->mode == CREATE_STREAM ? (cr->regenerate ? 200 : 201) : 202,
+             cr->mode != CREATE_WAIT);
+    int rc = !c                ? STORE_UNAVAILABLE
+             : cr->regenerate ? store_regenerate(s, c, cr, &job_id)
+                              : store_record_create(c, &cr->rec, cr->keep, &job_id);
+    if (rc == STORE_BUSY || rc == STORE_NOTFOUND) {
+        if (cr->keep)
+            cr->keep->stored = false;
+        atomic_store(&p->resolved, true);
+        cr->outcome = rc == STORE_BUSY ? CREATE_BUSY : CREATE_NOTFOUND;
+        cr->done(cr);
+        return;
+    }
     if (rc != STORE_OK) {
         if (cr->keep)
             cr->keep->stored = false; /* rolled back with the record */
@@ -295,7 +318,10 @@ void records_create(records_t *s, records_create_t *cr)
     arena_init(&a);
     record_t now;
     rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL, &a, &now);
-    if (rc == STORE_OK && now.state == REC_COMPLETED) {
+    if (rc == STORE_OK && records_last_failed(&now)) {
+        rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error};
+        on_wait_event(p, &failed);
+    } else if (rc == STORE_OK && now.state == REC_COMPLETED) {
         rev_t done = {.type = REV_COMPLETED, .kind = now.kind, .id = now.id, .rec = &now};
         on_wait_event(p, &done);
     } else if (rc == STORE_OK && now.state == REC_FAILED) {
@@ -317,7 +343,8 @@ void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr)
     }
     if (cr->outcome == CREATE_HOOK)
         return;
-    if (cr->outcome == CREATE_FAILED && cr->rec.id > 0 && cr->mode == CREATE_WAIT)
+    if (cr->outcome == CREATE_FAILED && cr->rec.id > 0 && cr->mode == CREATE_WAIT &&
+        !cr->regenerate)
         records_discard(s, cr->rec.kind, cr->rec.user_id, cr->rec.id);
     if (cr->outcome == CREATED_PENDING && cr->mode == CREATE_WAIT) {
         /* the wait ended before the generation: the record as it stands */
@@ -357,20 +384,24 @@ int records_list(records_t *s, store_conn_t *c, rec_kind_t kind, list_query_t *q
 int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                    const record_patch_t *p, arena_t *a, record_t *out)
 {
-    (void)s;
-    return store_record_update(c, kind, user_id, id, p, a, out);
+    int rc = store_record_update(c, kind, user_id, id, p, a, out);
+    if (rc == STORE_OK && p->result)
+        records_revision_made(s, c, out);
+    return rc;
 }
 
 int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id)
 {
     arena_t a;
     arena_init(&a);
-    const char *media_key = NULL;
-    int rc = store_record_delete(c, kind, user_id, id, &a, &media_key);
+    const char **keys;
+    size_t n;
+    int rc = store_record_delete(c, kind, user_id, id, &a, &keys, &n);
     if (rc == STORE_OK) {
         rcache_drop(s->d.rcache, kind, id);
-        if (media_key && media_remove(s->d.media, media_key) != 0)
-            log_warn("record=%lld: could not remove its media file", (long long)id);
+        for (size_t i = 0; i < n; i++) /* the record's picture and its revisions' */
+            if (media_remove(s->d.media, keys[i]) != 0)
+                log_warn("record=%lld: could not remove its media file", (long long)id);
         rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
         records_publish(s, &ev);
     }

@@ -31,6 +31,19 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
     int64_t job_id = pg_col_i64(r, 0, 0), kind = pg_col_i64(r, 0, 1),
             record_id = pg_col_i64(r, 0, 2);
     int attempts = (int)pg_col_i64(r, 0, 3);
+    bool regen = PQgetvalue(r, 0, 4)[0] == 't';
+    record_t in = {0}; /* a regeneration's inputs */
+    if (regen) {
+        in.prompt = pg_col_str(r, 0, 5, a);
+        in.creativity = PQgetisnull(r, 0, 6) ? 0 : strtod(PQgetvalue(r, 0, 6), NULL);
+        in.template_id = (int)pg_col_i64(r, 0, 7);
+        in.tone = pg_col_str(r, 0, 8, a);
+        in.language = pg_col_str(r, 0, 9, a);
+        in.length = pg_col_str(r, 0, 10, a);
+        in.description = pg_col_str(r, 0, 11, a);
+        in.resolution = pg_col_str(r, 0, 12, a);
+        in.style = pg_col_str(r, 0, 13, a);
+    }
     PQclear(r);
     pg_num_t jid = pg_num_i64(job_id), rid = pg_num_i64(record_id);
     if (kind == KIND_DOC || kind == KIND_IMG) {
@@ -44,6 +57,9 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
             memcpy(out->token, token, sizeof(out->token));
             out->attempts = attempts;
             out->rec = rec;
+            out->regen = regen;
+            if (regen)
+                store_job_inputs(out, &in);
             *claimed = true;
             return STORE_OK;
         }
@@ -126,11 +142,16 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
     if (rc != STORE_OK)
         return rc;
     pg_num_t id = pg_num_i64(job->id), w = pg_num_i64(words), now = pg_num_i64(now_us()),
-          pt = pg_num_i64(job->rec.prompt_tokens), ct = pg_num_i64(job->rec.completion_tokens);
+          pt = pg_num_i64(job->rec.prompt_tokens), ct = pg_num_i64(job->rec.completion_tokens),
+          cr = pg_num_f64(job->rec.creativity), tpl = pg_num_i64(job->rec.template_id);
+    const record_t *in = &job->rec;
     const char *p[] = {id.s, job->token, result, w.s, media_key, revised_prompt, now.s,
                        job->rec.prompt_tokens < 0 ? NULL : pt.s,
                        job->rec.completion_tokens < 0 ? NULL : ct.s,
-                       job->rec.truncated ? "t" : "f"};
+                       job->rec.truncated ? "t" : "f", job->regen ? "t" : "f",
+                       in->prompt, cr.s, tpl.s, in->tone, in->language, in->length,
+                       in->description, in->resolution, in->style,
+                       rev_source_name(job->regen ? SRC_REGENERATION : SRC_GENERATION)};
     return job_finish(c, S_JOB_COMPLETE, p);
 }
 

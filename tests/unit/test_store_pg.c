@@ -677,8 +677,9 @@ static void *delete_once(void *p)
     delete_arg_t *d = p;
     arena_t a;
     arena_init(&a);
-    const char *media = NULL;
-    d->rc = store_record_delete(d->c, KIND_DOC, d->uid, d->id, &a, &media);
+    const char **media = NULL;
+    size_t nmedia = 0;
+    d->rc = store_record_delete(d->c, KIND_DOC, d->uid, d->id, &a, &media, &nmedia);
     arena_free(&a);
     __atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
     return NULL;
