@@ -208,12 +208,12 @@ static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0
     arena_init(&a);
     record_t now;
     int rc = store_record_get(c, rec->kind, rec->user_id, rec->id, NULL, NULL, &a, &now);
+    if (rc == STORE_OK) /* the cap holds before anyone hears of the new revision */
+        records_revision_made(j->records, c, &now);
     rev_t ev = {.type = REV_COMPLETED, .kind = rec->kind, .id = rec->id,
                 .user_id = rec->user_id, .rec = rc == STORE_OK ? &now : NULL,
                 .provider = j->prov->name, .duration_s = mono_s() - t0};
     records_publish(j->records, &ev);
-    if (rc == STORE_OK)
-        records_revision_made(j->records, c, &now);
     arena_free(&a);
 }
 
