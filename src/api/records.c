@@ -507,10 +507,6 @@ void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t 
         api_validation_error(r, &v);
         return;
     }
-    if (!record_finished(&rec)) {
-        api_error(r, 409, "The record is being generated.");
-        return;
-    }
     if (api_storage_full(app, r))
         return;
     records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));

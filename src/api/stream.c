@@ -40,6 +40,7 @@ typedef struct {
     int64_t user_id, id;
     bool is_create;
     bool is_regen; /* a regeneration (§16): a failure keeps the record */
+    int64_t job_id; /* a streamed create's job: events of another job are not its own */
     double keepalive;
 
     pthread_mutex_t mu; /* guards what follows: the subscription writes, on_work reads */
@@ -85,6 +86,8 @@ static void on_event(void *arg, const rev_t *ev)
 {
     sse_t *x = arg;
     bool wake = true;
+    if (ev->job_id && x->job_id && ev->job_id != x->job_id)
+        return; /* a late event of the record's previous job (regenerated since) */
     pthread_mutex_lock(&x->mu);
     if (x->end != END_NONE && ev->type != REV_TICK) {
         pthread_mutex_unlock(&x->mu);
@@ -383,6 +386,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     sse_t *x = sse_new(app, cr->rec.kind, r->user_id, cr->rec.id);
     x->is_create = !cr->regenerate;
     x->is_regen = cr->regenerate;
+    x->job_id = cr->job_id;
     if (cr->inline_text) {
         /* generated in the request and stored: the stream tells it as it happened */
         learn_final(x, &cr->rec);

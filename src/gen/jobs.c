@@ -47,11 +47,11 @@ typedef struct {
     double last_flush;
 } hb_t;
 
-static void publish(jobs_t *j, rev_type_t type, const record_t *rec, const char *error,
-                    double t0)
+static void publish(jobs_t *j, const job_t *job, rev_type_t type, const char *error, double t0)
 {
+    const record_t *rec = &job->rec;
     rev_t ev = {.type = type, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
-                .error = error, .provider = j->prov->name};
+                .error = error, .provider = j->prov->name, .job_id = job->id};
     if (type == REV_COMPLETED || type == REV_FAILED)
         ev.duration_s = mono_s() - t0;
     records_publish(j->records, &ev);
@@ -64,7 +64,7 @@ static void on_text(gen_ctx_t *ctx, const char *piece, size_t len)
     const record_t *rec = &hb->job->rec;
     hb->offset += (int64_t)len;
     rev_t ev = {.type = REV_TEXT, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
-                .text = piece, .len = len, .offset = hb->offset};
+                .text = piece, .len = len, .offset = hb->offset, .job_id = hb->job->id};
     records_publish(hb->j->records, &ev);
     if (hb->j->shared) {
         buf_append(&hb->text, piece, len);
@@ -116,7 +116,7 @@ static int apply(jobs_t *j, store_conn_t *c, const job_t *job, const char *text,
     return rc;
 }
 
-static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0);
+static void completed(jobs_t *j, store_conn_t *c, const job_t *job, double t0);
 
 static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
 {
@@ -125,14 +125,14 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
         log_warn("job=%lld: given up after %d attempts", (long long)job->id, job->attempts - 1);
         const char *why = "Generation was interrupted too many times.";
         if (apply(j, c, job, NULL, 0, NULL, NULL, why) == STORE_OK)
-            publish(j, REV_FAILED, rec, why, mono_s());
+            publish(j, job, REV_FAILED, why, mono_s());
         return;
     }
     hb_t hb = {j, c, job, mono_s(), false, 0, {0}, mono_s()};
     buf_init(&hb.text);
     gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat,
                      .heartbeat_arg = &hb, .on_text = on_text, .on_text_arg = &hb};
-    publish(j, REV_GENERATING, rec, NULL, 0);
+    publish(j, job, REV_GENERATING, NULL, 0);
     gen_result_t res;
     gen_result_init(&res);
     double t0 = mono_s();
@@ -187,23 +187,24 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
     else if (rc != STORE_OK)
         log_error("job=%lld: cannot store the outcome: %s", (long long)job->id, store_rc_name(rc));
     if (rc == STORE_UNAVAILABLE && !atomic_load(&j->stopping))
-        publish(j, REV_UNSTORED, rec, RECORDS_UNSTORED_ERROR, t0); /* streams stop waiting */
+        publish(j, job, REV_UNSTORED, RECORDS_UNSTORED_ERROR, t0); /* streams stop waiting */
     else if (!why)
         log_info("job=%lld record=%s/%lld: completed in %.1f ms", (long long)job->id,
                  rec->kind == KIND_DOC ? "document" : "image", (long long)rec->id,
                  (mono_s() - t0) * 1000);
     if (rc == STORE_OK && why)
-        publish(j, REV_FAILED, rec, why, t0);
+        publish(j, job, REV_FAILED, why, t0);
     else if (rc == STORE_OK)
-        completed(j, c, rec, t0);
+        completed(j, c, job, t0);
 out:
     buf_free(&hb.text);
     gen_result_free(&res);
 }
 
 /* Publishes REV_COMPLETED with the record as stored. */
-static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0)
+static void completed(jobs_t *j, store_conn_t *c, const job_t *job, double t0)
 {
+    const record_t *rec = &job->rec;
     arena_t a;
     arena_init(&a);
     record_t now;
@@ -212,7 +213,7 @@ static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0
         records_revision_made(j->records, c, &now);
     rev_t ev = {.type = REV_COMPLETED, .kind = rec->kind, .id = rec->id,
                 .user_id = rec->user_id, .rec = rc == STORE_OK ? &now : NULL,
-                .provider = j->prov->name, .duration_s = mono_s() - t0};
+                .provider = j->prov->name, .duration_s = mono_s() - t0, .job_id = job->id};
     records_publish(j->records, &ev);
     arena_free(&a);
 }

@@ -80,6 +80,10 @@ typedef struct {
     double duration_s;    /* COMPLETED, FAILED: time spent generating (this process) */
     bool inline_path;     /* COMPLETED, FAILED: generated in the creating request */
     double now_mono;      /* TICK */
+    /* GENERATING, TEXT, COMPLETED, FAILED of a job of this process: its id (else 0).
+     * A record regenerated again may still hear the late events of its previous job;
+     * whoever follows one generation ignores those of another job. */
+    int64_t job_id;
 } rev_t;
 
 typedef void (*records_event_fn)(void *arg, const rev_t *ev);
@@ -182,6 +186,7 @@ struct records_create {
     int store_rc;
     const char *error;
     records_sub_t *sub;      /* CREATE_STREAM */
+    int64_t job_id;          /* the job stored for it (0 on the inline path) */
     /* CREATE_STREAM on the inline path: the text was generated before the record was
      * stored; the record is completed (rec.result) and no REV_TEXT events follow. */
     bool inline_text;

@@ -142,6 +142,8 @@ static void on_wait_event(void *arg, const rev_t *ev)
     create_priv_t *p = arg;
     if (atomic_load(&p->resolved))
         return;
+    if (ev->job_id && p->cr->job_id && ev->job_id != p->cr->job_id)
+        return; /* a late event of the record's previous job (regenerated since) */
     switch (ev->type) {
     case REV_COMPLETED:
         if (ev->rec) {
@@ -295,6 +297,7 @@ void records_create(records_t *s, records_create_t *cr)
         cr->done(cr);
         return;
     }
+    cr->job_id = job_id;
     after_commit(s, cr);
     rev_t ev = {.type = REV_QUEUED, .kind = cr->rec.kind, .id = cr->rec.id,
                 .user_id = cr->rec.user_id, .rec = &cr->rec};

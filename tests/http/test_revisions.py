@@ -8,6 +8,7 @@ revision cap removing old picture files, delete leaving no file, 409 while gener
 SQLite database converted in place (migration 10)."""
 import os
 import sqlite3
+import subprocess
 import time
 import unittest
 
@@ -433,8 +434,32 @@ class FailingProvider(unittest.TestCase):
         self.assertEqual((ok["revision"], ok["error"], ok["result"]), (2, None, "Echo: hello there"))
 
 
-@unittest.skipIf(BACKEND != "sqlite", "converts a SQLite file (PostgreSQL: test_pg_revisions)")
 class Conversion(unittest.TestCase):
+    """An existing database is converted in place (SQLite migration 10, PostgreSQL 8)."""
+
+    def downgrade(self, srv):
+        jobs = ("regen", "prompt", "creativity", "template_id", "tone", "language", "length",
+                "description", "resolution", "style")
+        if BACKEND == "sqlite":
+            db = sqlite3.connect(os.path.join(srv.data_dir, "inkwell.db"))
+            db.executescript(
+                "DROP TABLE document_revisions; DROP TABLE image_revisions;"
+                "ALTER TABLE documents DROP COLUMN revision; ALTER TABLE documents DROP COLUMN tone;"
+                "ALTER TABLE documents DROP COLUMN language; ALTER TABLE documents DROP COLUMN length;"
+                "ALTER TABLE images DROP COLUMN revision;"
+                + "".join(f"ALTER TABLE jobs DROP COLUMN {c};" for c in jobs)
+                + "DELETE FROM schema_migrations WHERE version = 10;")
+            db.close()
+            return
+        subprocess.run(["psql", srv.database, "-qAtc",
+                        "DROP TABLE document_revisions; DROP TABLE image_revisions;"
+                        "ALTER TABLE documents DROP COLUMN revision, DROP COLUMN tone,"
+                        " DROP COLUMN language, DROP COLUMN length;"
+                        "ALTER TABLE images DROP COLUMN revision;"
+                        "ALTER TABLE jobs " + ", ".join(f"DROP COLUMN {c}" for c in jobs) + ";"
+                        "DELETE FROM schema_migrations WHERE version = 8;"],
+                       check=True, capture_output=True)
+
     def test_existing_records_become_revision_1(self):
         srv = Server().start()
         key = srv.key("old")
@@ -442,18 +467,7 @@ class Conversion(unittest.TestCase):
         i = srv.request("POST", "/api/v1/images", key=key,
                         form={"name": "o", "description": "old", "resolution": "1024x1024"}).json["data"]
         self.assertEqual(srv.stop(), 0)
-        # back to the schema before migration 10
-        db = sqlite3.connect(os.path.join(srv.data_dir, "inkwell.db"))
-        db.executescript(
-            "DROP TABLE document_revisions; DROP TABLE image_revisions;"
-            "ALTER TABLE documents DROP COLUMN revision; ALTER TABLE documents DROP COLUMN tone;"
-            "ALTER TABLE documents DROP COLUMN language; ALTER TABLE documents DROP COLUMN length;"
-            "ALTER TABLE images DROP COLUMN revision;"
-            + "".join(f"ALTER TABLE jobs DROP COLUMN {c};" for c in (
-                "regen", "prompt", "creativity", "template_id", "tone", "language", "length",
-                "description", "resolution", "style"))
-            + "DELETE FROM schema_migrations WHERE version = 10;")
-        db.close()
+        self.downgrade(srv)
         srv.start()
         try:
             now = srv.request("GET", f"/api/v1/documents/{d['id']}", key=key).json["data"]
