@@ -365,6 +365,61 @@ static bool prefers_async(http_req_t *r)
     return false;
 }
 
+static const char *const tones[] = {"neutral", "friendly", "professional", "casual",
+                                    "persuasive", "witty", "formal", "empathetic"};
+static const char *const lengths[] = {"short", "medium", "long"};
+
+/* A BCP 47 tag's shape: 2 to 35 characters, a language subtag of 2 to 8 letters, then
+ * subtags of 1 to 8 letters or digits, separated by '-'. */
+static bool language_tag(const char *s)
+{
+    size_t n = strlen(s), sub = 0, first = 0;
+    if (n < 2 || n > 35)
+        return false;
+    bool in_first = true;
+    for (size_t i = 0; i <= n; i++) {
+        char ch = s[i];
+        if (ch == '-' || ch == '\0') {
+            if (sub == 0 || sub > 8 || (in_first && sub < 2))
+                return false;
+            if (in_first)
+                first = sub;
+            in_first = false;
+            sub = 0;
+            continue;
+        }
+        bool letter = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+        if (!letter && (in_first || !(ch >= '0' && ch <= '9')))
+            return false;
+        sub++;
+    }
+    return first >= 2;
+}
+
+/* The writing options of §17 (tone, language, length): a field sent empty is not sent.
+ * The builtin generator writes English only. */
+static void writing_options(verrs_t *v, const kvlist_t *f, const provider_t *prov, record_t *rec)
+{
+    const char *s = field_text(v, f, "tone", "tone", false, 64, NULL);
+    if (s && *s && !one_of(s, tones, ARRAY_LEN(tones)))
+        verrs_add(v, "tone", "The selected tone is invalid.");
+    else if (s && *s)
+        rec->tone = s;
+    s = field_text(v, f, "length", "length", false, 64, NULL);
+    if (s && *s && !one_of(s, lengths, ARRAY_LEN(lengths)))
+        verrs_add(v, "length", "The selected length is invalid.");
+    else if (s && *s)
+        rec->length = s;
+    s = field_text(v, f, "language", "language", false, 64, NULL);
+    if (s && *s && !language_tag(s))
+        verrs_add(v, "language", "The language must be a BCP 47 language tag.");
+    else if (s && *s && prov && strcmp(prov->name, "builtin") == 0 &&
+             !(strncasecmp(s, "en", 2) == 0 && (s[2] == '\0' || s[2] == '-')))
+        verrs_add(v, "language", "The builtin generator writes English only.");
+    else if (s && *s)
+        rec->language = s;
+}
+
 static int doc_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
 {
     rec->name = field_text(v, f, "name", "name", true, 255, NULL);
@@ -418,8 +473,10 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     memset(&rec, 0, sizeof(rec));
     rec.kind = kind;
     rec.user_id = r->user_id;
-    if (kind == KIND_DOC)
+    if (kind == KIND_DOC) {
         doc_fields(&v, &f, &rec);
+        writing_options(&v, &f, app->prov, &rec);
+    }
     else
         img_fields(&v, &f, &rec);
     if (verrs_any(&v)) {
@@ -447,7 +504,7 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
 
 /* The fields a regenerate's body gives instead of the record's (the store's rules;
  * none is required, an empty one is not sent). */
-static void regen_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
+static void regen_fields(verrs_t *v, const kvlist_t *f, const provider_t *prov, record_t *rec)
 {
     const char *s;
     if (rec->kind == KIND_DOC) {
@@ -465,6 +522,7 @@ static void regen_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
             verrs_add(v, "template_id", "The selected template id is invalid.");
         else if (s && *s)
             rec->template_id = (int)t;
+        writing_options(v, f, prov, rec);
         return;
     }
     if ((s = field_text(v, f, "description", "description", false, 4000, NULL)) && *s)
@@ -502,7 +560,7 @@ void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t 
     }
     verrs_t v;
     verrs_init(&v, &r->arena);
-    regen_fields(&v, &f, &rec);
+    regen_fields(&v, &f, app->prov, &rec);
     if (verrs_any(&v)) {
         api_validation_error(r, &v);
         return;

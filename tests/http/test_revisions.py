@@ -268,6 +268,27 @@ class Revisions(ServerTest):
         odd = self.revisions("documents", d["id"], "?per_page=7")
         self.assertEqual(odd["meta"]["per_page"], 10)
 
+    def test_writing_options_on_store_and_regenerate(self):
+        d = self.make_doc(tone="witty", length="short", language="en-GB")
+        self.assertEqual((d["tone"], d["language"], d["length"]), ("witty", "en-GB", "short"))
+        d2 = self.make_doc(tone="", length="", language="")  # empty: not sent
+        self.assertEqual((d2["tone"], d2["language"], d2["length"]), ("neutral", "en", "medium"))
+        for form, field in (({"tone": "angry"}, "tone"), ({"length": "huge"}, "length"),
+                            ({"language": "x"}, "language"), ({"language": "en_US"}, "language"),
+                            ({"language": "de"}, "language")):
+            r = self.req("POST", "/api/v1/documents", form=dict({"name": "n", "prompt": "p"}, **form))
+            self.assertError(r, 422)
+            self.assertIn(field, r.json["message"])
+        r = self.req("POST", "/api/v1/documents", form={"name": "n", "prompt": "p", "language": "pt-BR"})
+        self.assertEqual(r.json["message"]["language"], ["The builtin generator writes English only."])
+        r = self.regen("documents", d["id"], form={"tone": "formal", "length": "long"})
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual((r.json["data"]["tone"], r.json["data"]["length"], r.json["data"]["language"]),
+                         ("formal", "long", "en-GB"))
+        revs = self.revisions("documents", d["id"])["data"]
+        self.assertEqual([(x["tone"], x["length"]) for x in revs], [("formal", "long"), ("witty", "short")])
+        self.assertError(self.regen("documents", d["id"], form={"tone": "grumpy"}), 422)
+
     # ---- images ----
 
     def test_image_revisions_keep_their_own_pictures(self):
