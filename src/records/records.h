@@ -20,7 +20,7 @@
  *   REV_DELETED     the record was deleted (whatever its state)
  *   REV_UNSTORED    the generation ended but its outcome could not be stored: the
  *                   store stayed unavailable (a full disk) through every retry of
- *                   gen/jobs.c (about 10 s); the record is left as it was and its job
+ *                   records/jobs.c (about 10 s); the record is left as it was and its job
  *                   runs again once its lease runs out and the store takes writes.
  *                   This process's subscribers only (streams end with a 503).
  * Two kinds of listeners:
@@ -110,7 +110,7 @@ records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id,
 void records_unsubscribe(records_t *s, records_sub_t *sub);
 
 /* Publishes an event: to the record's subscribers, the observers and (PostgreSQL)
- * other processes. For the workers (gen/jobs.c) and the service itself. */
+ * other processes. For the workers (records/jobs.c) and the service itself. */
 void records_publish(records_t *s, const rev_t *ev);
 
 /* With a store shared by several processes (PostgreSQL), a worker keeps the text so

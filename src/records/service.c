@@ -14,7 +14,7 @@
 
 #include "api/rcache.h"
 #include "core/log.h"
-#include "gen/jobs.h"
+#include "records/jobs.h"
 #include "gen/templates.h"
 #include "store/writer.h"
 

@@ -6,7 +6,7 @@
  *   of every running job on its own timer, whatever the provider is doing
  *   → store.job_complete (REV_COMPLETED with the stored record) or store.job_fail
  *   (REV_FAILED): the records service delivers them to whoever waits. */
-#include "gen/jobs.h"
+#include "records/jobs.h"
 
 #include "core/log.h"
 #include "gen/templates.h"
