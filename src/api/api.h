@@ -68,9 +68,12 @@ void api_not_found(http_req_t *r);
 /* 503 or 500 for a store failure (never the details). */
 void api_store_error(http_req_t *r, int rc);
 /* A failed generation's status and message (*message: for the client): 503 "Storage is
- * full" when storage refused it (media.h MEDIA_FULL_ERROR, records.h
- * RECORDS_UNSTORED_ERROR), else 502 with error as it is. For JSON answers and SSE. */
-int api_failure_status(const char *error, const char **message);
+ * full" when storage refused it (RF_STORAGE_FULL, RF_UNSTORED), else 502 with error as
+ * it is. For JSON answers and SSE. */
+int api_failure_status(rec_failure_t failure, const char *error, const char **message);
+/* The status of a create's (or regenerate's) successful outcome: 201 (200 for a
+ * regenerate) when done or streamed, 202 when pending. */
+int api_create_status(const records_create_t *cr, create_outcome_t outcome);
 /* The request's store connection, or NULL after answering 503. */
 store_conn_t *api_conn(app_t *app, http_req_t *r);
 /* True (503 answered, Retry-After set) when the data directory has less free space

@@ -40,9 +40,9 @@ void api_store_error(http_req_t *r, int rc)
     }
 }
 
-int api_failure_status(const char *error, const char **message)
+int api_failure_status(rec_failure_t failure, const char *error, const char **message)
 {
-    if (error && (strcmp(error, MEDIA_FULL_ERROR) == 0 || strcmp(error, RECORDS_UNSTORED_ERROR) == 0)) {
+    if (failure == RF_STORAGE_FULL || failure == RF_UNSTORED) {
         *message = "Storage is full; please try again later.";
         return 503;
     }

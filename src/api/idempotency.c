@@ -190,6 +190,12 @@ static bool idem_begin(void *appv, records_create_t *cr)
     return false;
 }
 
+static int idem_status(void *appv, const records_create_t *cr, create_outcome_t outcome)
+{
+    (void)appv;
+    return api_create_status(cr, outcome);
+}
+
 static void idem_end(void *appv, records_create_t *cr)
 {
     app_t *app = appv;
@@ -199,10 +205,7 @@ static void idem_end(void *appv, records_create_t *cr)
     cr->hook_state = NULL;
     char err[128];
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
-    int done = cr->regenerate ? 200 : 201; /* a regenerate's 200 is a create's 201 */
-    int status = cr->outcome == CREATED_DONE || cr->outcome == CREATED_STREAM ? done
-                 : cr->outcome == CREATED_PENDING                          ? 202
-                                                                           : 0;
+    int status = api_create_status(cr, cr->outcome);
     if (!status && ir->keep.stored && cr->outcome == CREATE_STORE_ERROR)
         status = ir->keep.status; /* the record is stored (a wait's re-read failed): its
                                    * kept answer stands, the key is not freed */
@@ -227,6 +230,6 @@ static void idem_end(void *appv, records_create_t *cr)
 
 void api_idempotency_install(app_t *app)
 {
-    records_create_hook_t h = {idem_begin, idem_end, app};
+    records_create_hook_t h = {idem_begin, idem_end, idem_status, app};
     records_set_create_hook(app->records, &h);
 }

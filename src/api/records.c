@@ -328,7 +328,7 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
         break;
     case CREATE_FAILED: {
         const char *msg;
-        int status = api_failure_status(cr->error, &msg);
+        int status = api_failure_status(cr->failure, cr->error, &msg);
         if (status == 503)
             http_add_header(r, "Retry-After", "60");
         api_error(r, status, msg);
@@ -341,11 +341,18 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
     case CREATED_PENDING:
     case CREATED_STREAM:
         location(app, r, cr->rec.kind, cr->rec.id);
-        api_respond_record(app, r,
-                           cr->outcome == CREATED_DONE ? (cr->regenerate ? 200 : 201) : 202,
-                           &cr->rec);
+        api_respond_record(app, r, api_create_status(cr, cr->outcome), &cr->rec);
         break;
     }
+}
+
+int api_create_status(const records_create_t *cr, create_outcome_t outcome)
+{
+    if (outcome == CREATED_PENDING)
+        return 202;
+    if (outcome == CREATED_DONE || outcome == CREATED_STREAM)
+        return cr->regenerate ? 200 : 201; /* a regenerate's 200 is a create's 201 */
+    return 0;
 }
 
 static bool prefers_async(http_req_t *r)

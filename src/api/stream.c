@@ -51,6 +51,7 @@ typedef struct {
     int64_t sent;       /* bytes of text sent as deltas (or skipped by Last-Event-ID) */
     sse_end_t end;
     char error[256];
+    rec_failure_t failure;
     bool end_sent;
     bool final_needs_read; /* completed, but the event had no record */
     double last_send;
@@ -105,14 +106,17 @@ static void on_event(void *arg, const rev_t *ev)
         break;
     case REV_FAILED:
         x->end = END_FAILED;
+        x->failure = ev->failure ? ev->failure : records_failure_of(ev->error);
         snprintf(x->error, sizeof(x->error), "%s", ev->error ? ev->error : "Generation failed.");
         break;
     case REV_DELETED:
         x->end = END_FAILED;
+        x->failure = RF_DELETED;
         snprintf(x->error, sizeof(x->error), "The record was deleted.");
         break;
     case REV_UNSTORED: /* its job will run again; the stream does not wait for that */
         x->end = END_FAILED;
+        x->failure = RF_UNSTORED;
         snprintf(x->error, sizeof(x->error), "%s", RECORDS_UNSTORED_ERROR);
         break;
     case REV_RELEASED: x->end = END_RELEASED; break;
@@ -215,6 +219,7 @@ static void on_work(void *arg, http_stream_t *st)
     sse_end_t end = x->end;
     char error[256];
     memcpy(error, x->error, sizeof(error));
+    rec_failure_t failure = x->failure;
     if (end == END_DONE)
         write_record(x, &out, "done", &x->final);
     if (end == END_NONE && x->keepalive_due && out.len == 0)
@@ -229,7 +234,7 @@ static void on_work(void *arg, http_stream_t *st)
         if (x->is_create)
             records_discard(x->app->records, x->kind, x->user_id, x->id);
         const char *msg;
-        int status = api_failure_status(error, &msg);
+        int status = api_failure_status(failure, error, &msg);
         buf_t j;
         buf_init(&j);
         buf_puts(&j, "{\"message\":");
@@ -298,6 +303,7 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now)
             learn_final(x, now);
         else if (failed) {
             x->end = END_FAILED;
+            x->failure = records_failure_of(now->error);
             snprintf(x->error, sizeof(x->error), "%s", now->error ? now->error : "Generation failed.");
         }
     }

@@ -67,11 +67,13 @@ typedef struct {
     double last_flush;
 } hb_t;
 
-static void publish(jobs_t *j, const job_t *job, rev_type_t type, const char *error, double t0)
+static void publish(jobs_t *j, const job_t *job, rev_type_t type, const char *error,
+                    rec_failure_t failure, double t0)
 {
     const record_t *rec = &job->rec;
     rev_t ev = {.type = type, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
-                .error = error, .provider = j->prov->name, .job_id = job->id};
+                .error = error, .failure = failure, .provider = j->prov->name,
+                .job_id = job->id};
     if (type == REV_COMPLETED || type == REV_FAILED)
         ev.duration_s = mono_s() - t0;
     records_publish(j->records, &ev);
@@ -195,14 +197,14 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
         log_warn("job=%lld: given up after %d attempts", (long long)job->id, job->attempts - 1);
         const char *why = "Generation was interrupted too many times.";
         if (apply(j, c, job, NULL, 0, NULL, NULL, why) == STORE_OK)
-            publish(j, job, REV_FAILED, why, mono_s());
+            publish(j, job, REV_FAILED, why, RF_GENERATION, mono_s());
         return;
     }
     hb_t hb = {j, c, job, slot, 0, {0}, mono_s()};
     buf_init(&hb.text);
     gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat,
                      .heartbeat_arg = &hb, .on_text = on_text, .on_text_arg = &hb};
-    publish(j, job, REV_GENERATING, NULL, 0);
+    publish(j, job, REV_GENERATING, NULL, RF_NONE, 0);
     gen_result_t res;
     gen_result_init(&res);
     double t0 = mono_s();
@@ -230,6 +232,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
     }
     int rc;
     const char *why = NULL;
+    rec_failure_t failure = RF_GENERATION;
     if (ok != 0) {
         why = res.error[0] ? res.error : "Generation failed.";
         rc = apply(j, c, job, NULL, 0, NULL, NULL, why);
@@ -246,6 +249,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
         int mrc = media_put(j->media, res.png.data, res.png.len, key);
         if (mrc != 0) {
             why = mrc == MEDIA_FULL ? MEDIA_FULL_ERROR : "The picture could not be stored.";
+            failure = mrc == MEDIA_FULL ? RF_STORAGE_FULL : RF_GENERATION;
             rc = apply(j, c, job, NULL, 0, NULL, NULL, why);
         } else {
             rc = apply(j, c, job, NULL, 0, key, res.revised_prompt, NULL);
@@ -258,13 +262,13 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
     else if (rc != STORE_OK)
         log_error("job=%lld: cannot store the outcome: %s", (long long)job->id, store_rc_name(rc));
     if (rc == STORE_UNAVAILABLE && !atomic_load(&j->stopping))
-        publish(j, job, REV_UNSTORED, RECORDS_UNSTORED_ERROR, t0); /* streams stop waiting */
+        publish(j, job, REV_UNSTORED, RECORDS_UNSTORED_ERROR, RF_UNSTORED, t0); /* streams stop waiting */
     else if (!why)
         log_info("job=%lld record=%s/%lld: completed in %.1f ms", (long long)job->id,
                  rec->kind == KIND_DOC ? "document" : "image", (long long)rec->id,
                  (mono_s() - t0) * 1000);
     if (rc == STORE_OK && why)
-        publish(j, job, REV_FAILED, why, t0);
+        publish(j, job, REV_FAILED, why, failure, t0);
     else if (rc == STORE_OK)
         completed(j, c, job, t0);
 out:

@@ -67,6 +67,16 @@ typedef enum {
     REV_TICK,
 } rev_type_t;
 
+/* Why a generation failed, as a code (the API maps it to a status: the service knows
+ * none). The words for the user are the event's (or record's) error. */
+typedef enum {
+    RF_NONE = 0,
+    RF_GENERATION,   /* the generator failed */
+    RF_STORAGE_FULL, /* a picture found no room (media.h MEDIA_FULL) */
+    RF_UNSTORED,     /* the outcome could not be stored (REV_UNSTORED) */
+    RF_DELETED,      /* the record was deleted before its generation finished */
+} rec_failure_t;
+
 typedef struct {
     rev_type_t type;
     rec_kind_t kind;
@@ -76,6 +86,7 @@ typedef struct {
     size_t len;           /* TEXT */
     int64_t offset;       /* TEXT: byte offset just after this piece */
     const char *error;    /* FAILED */
+    rec_failure_t failure; /* FAILED, UNSTORED (RF_NONE: RF_GENERATION) */
     const char *provider; /* COMPLETED, FAILED: the provider's name (this process) */
     double duration_s;    /* COMPLETED, FAILED: time spent generating (this process) */
     bool inline_path;     /* COMPLETED, FAILED: generated in the creating request */
@@ -87,6 +98,10 @@ typedef struct {
 } rev_t;
 
 typedef void (*records_event_fn)(void *arg, const rev_t *ev);
+
+/* What the stored error of a failed record stands for (records_failure_of): the
+ * failures whose kind must survive the database, told apart in this one place. */
+rec_failure_t records_failure_of(const char *stored_error);
 
 /* The error of a generation whose outcome could not be stored (REV_UNSTORED). */
 #define RECORDS_UNSTORED_ERROR "The result could not be stored: the server's storage is full or unavailable."
@@ -152,15 +167,18 @@ typedef enum {
     CREATE_STREAM, /* SSE: answer once stored, then events to cr->on_event */
 } create_mode_t;
 
+/* A create's outcome. The service knows no HTTP status: the API maps outcomes (and
+ * cr->failure) to its answers (api/records.c api_create_status). */
 typedef enum {
-    CREATED_DONE = 201,     /* generated and stored: cr->rec completed */
-    CREATED_PENDING = 202,  /* stored, generation goes on: cr->rec as it stands */
-    CREATED_STREAM = 1201,  /* CREATE_STREAM: stored; events follow (cr->sub) */
-    CREATE_FAILED = 502,    /* generation failed: cr->error; nothing left behind */
-    CREATE_STORE_ERROR = 500, /* cr->store_rc tells why (503 for STORE_UNAVAILABLE) */
-    CREATE_HOOK = 1000,     /* the begin hook answered (cr->hook_state is its own) */
-    CREATE_BUSY = 409,      /* regenerate: the record is being generated */
-    CREATE_NOTFOUND = 404,  /* regenerate: no such record (or not the user's) */
+    CREATED_DONE,       /* generated and stored: cr->rec completed */
+    CREATED_PENDING,    /* stored, generation goes on: cr->rec as it stands */
+    CREATED_STREAM,     /* CREATE_STREAM: stored; events follow (cr->sub) */
+    CREATE_FAILED,      /* generation failed: cr->failure, cr->error; a create leaves
+                         * nothing behind, a regeneration its record */
+    CREATE_STORE_ERROR, /* cr->store_rc tells why */
+    CREATE_HOOK,        /* the begin hook answered (cr->hook_state is its own) */
+    CREATE_BUSY,        /* regenerate: the record is being generated */
+    CREATE_NOTFOUND,    /* regenerate: no such record (or not the user's) */
 } create_outcome_t;
 
 typedef struct records_create records_create_t;
@@ -185,6 +203,7 @@ struct records_create {
     create_outcome_t outcome;
     int store_rc;
     const char *error;
+    rec_failure_t failure;   /* CREATE_FAILED */
     records_sub_t *sub;      /* CREATE_STREAM */
     int64_t job_id;          /* the job stored for it (0 on the inline path) */
     /* CREATE_STREAM on the inline path: the text was generated before the record was
@@ -213,6 +232,9 @@ struct records_create {
 typedef struct {
     bool (*begin)(void *arg, records_create_t *cr);
     void (*end)(void *arg, records_create_t *cr);
+    /* The status kept with the record for an outcome (its idem_keep_t.status): the
+     * API's, since the service knows none. */
+    int (*status)(void *arg, const records_create_t *cr, create_outcome_t outcome);
     void *arg;
 } records_create_hook_t;
 void records_set_create_hook(records_t *s, const records_create_hook_t *h);

@@ -118,13 +118,23 @@ static void after_commit(records_t *s, records_create_t *cr)
         raise(SIGKILL);
 }
 
-/* The answer kept with the record for the path taken (see records_create_t.keep). */
-static void keep_for(records_create_t *cr, int status, bool final)
+/* The answer kept with the record for the path taken (see records_create_t.keep): the
+ * hook's status for that outcome. */
+static void keep_for(records_t *s, records_create_t *cr, create_outcome_t outcome, bool final)
 {
     if (cr->keep) {
-        cr->keep->status = status;
+        cr->keep->status = s->hook.status ? s->hook.status(s->hook.arg, cr, outcome) : 0;
         cr->keep->final = final;
     }
+}
+
+rec_failure_t records_failure_of(const char *stored_error)
+{
+    if (stored_error && strcmp(stored_error, MEDIA_FULL_ERROR) == 0)
+        return RF_STORAGE_FULL;
+    if (stored_error && strcmp(stored_error, RECORDS_UNSTORED_ERROR) == 0)
+        return RF_UNSTORED;
+    return RF_GENERATION;
 }
 
 static void resolve(create_priv_t *p, create_outcome_t outcome)
@@ -162,6 +172,7 @@ static void on_wait_event(void *arg, const rev_t *ev)
         if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
             return;
         p->cr->error = arena_strdup(p->cr->arena, ev->error ? ev->error : "Generation failed.");
+        p->cr->failure = ev->failure ? ev->failure : records_failure_of(ev->error);
         p->cr->outcome = CREATE_FAILED;
         p->cr->done(p->cr);
         break;
@@ -171,6 +182,7 @@ static void on_wait_event(void *arg, const rev_t *ev)
         if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
             return;
         p->cr->error = "The record was deleted before its generation finished.";
+        p->cr->failure = RF_DELETED;
         p->cr->outcome = CREATE_FAILED;
         p->cr->done(p->cr);
         break;
@@ -229,8 +241,9 @@ static void create_inline(records_t *s, create_priv_t *p)
     p->t0 = mono_s();
     if (s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
         cr->error = arena_strdup(cr->arena, res.error[0] ? res.error : "Generation failed.");
+        cr->failure = RF_GENERATION;
         rev_t ev = {.type = REV_FAILED, .kind = cr->rec.kind, .user_id = cr->rec.user_id,
-                    .error = cr->error, .provider = s->d.prov->name,
+                    .error = cr->error, .failure = RF_GENERATION, .provider = s->d.prov->name,
                     .duration_s = mono_s() - p->t0, .inline_path = true};
         hub_publish(s->hub, &ev, true);
         gen_result_free(&res);
@@ -246,7 +259,7 @@ static void create_inline(records_t *s, create_priv_t *p)
     cr->rec.truncated = res.truncated;
     gen_result_free(&res);
     p->item.rec = &cr->rec;
-    keep_for(cr, 201, true);
+    keep_for(s, cr, CREATED_DONE, true);
     p->item.keep = cr->keep;
     p->item.wake = on_written;
     p->item.arg = p;
@@ -275,7 +288,7 @@ void records_create(records_t *s, records_create_t *cr)
     char err[256];
     store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
     int64_t job_id;
-    keep_for(cr, cr->mode == CREATE_STREAM ? (cr->regenerate ? 200 : 201) : 202,
+    keep_for(s, cr, cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_PENDING,
              cr->mode != CREATE_WAIT);
     int rc = !c                ? STORE_UNAVAILABLE
              : cr->regenerate ? store_regenerate(s, c, cr, &job_id)
@@ -322,7 +335,8 @@ void records_create(records_t *s, records_create_t *cr)
     record_t now;
     rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL, &a, &now);
     if (rc == STORE_OK && records_last_failed(&now)) {
-        rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error};
+        rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error,
+                        .failure = records_failure_of(now.error)};
         on_wait_event(p, &failed);
     } else if (rc == STORE_OK && now.state == REC_COMPLETED) {
         rev_t done = {.type = REV_COMPLETED, .kind = now.kind, .id = now.id, .rec = &now};
@@ -358,6 +372,7 @@ void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr)
             cr->rec = now;
         else if (rc == STORE_NOTFOUND) {
             cr->outcome = CREATE_FAILED;
+            cr->failure = RF_DELETED;
             cr->error = "The record was deleted before its generation finished.";
         } else {
             cr->outcome = CREATE_STORE_ERROR;
