@@ -140,6 +140,30 @@ void records_progress(records_t *s, store_conn_t *c, const job_t *job, const cha
 const char *records_partial(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t id,
                             arena_t *a);
 
+/* ---- a generation's outcome (records/outcome.c) ---- */
+
+/* What a worker hands to the service once its provider has answered. */
+typedef struct {
+    bool ok;
+    const char *text;                        /* ok, documents */
+    int64_t prompt_tokens, completion_tokens; /* ok, documents: -1 = not said */
+    bool truncated;                          /* ok, documents */
+    const void *png;                         /* ok, images */
+    size_t png_len;
+    const char *revised_prompt;              /* ok, images: may be NULL */
+    const char *error;                       /* !ok: why, for the user */
+    rec_failure_t failure;                   /* !ok: RF_NONE = RF_GENERATION */
+    double t0;                               /* mono_s() when the generation began */
+} records_outcome_t;
+
+/* Stores job's outcome (an image's picture first), retrying while the store is
+ * unavailable unless *stopping; keeps the revision cap; publishes COMPLETED (the row as
+ * stored), FAILED or UNSTORED. A picture no record refers to is removed. Returns the
+ * store's answer (STORE_STALE: the lease was lost or the record deleted; nothing
+ * changed). */
+int records_store_outcome(records_t *s, store_conn_t *c, const job_t *job,
+                          const records_outcome_t *o, const _Atomic bool *stopping);
+
 /* ---- the service ---- */
 
 typedef struct {

@@ -40,6 +40,7 @@ enum {
     S_JOB_RENEW,
     S_JOB_RELEASE_DEAD,
     S_JOB_COMPLETE,
+    S_JOB_COMPLETE_IMG,
     S_JOB_FAIL,
     S_JOB_COUNT,
     S_JOB_COUNTS,
@@ -182,7 +183,8 @@ int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, are
 int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out);
 int pg_job_renew(store_conn_t *sc, int64_t job_id, const char *token, double lease_s);
 int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int64_t words,
-                    const char *media_key, const char *revised_prompt);
+                    const char *media_key, const char *revised_prompt, arena_t *a,
+                    record_t *out);
 int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error);
 int pg_job_count(store_conn_t *sc, int64_t *n);
 int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running);

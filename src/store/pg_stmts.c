@@ -143,31 +143,44 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now, $8 prompt tokens,
      * $9 completion tokens, $10 truncated, $11 a regeneration (its inputs $12-$20 become
      * the record's), $21 the revision's source; the next revision is made of the row */
-    [S_JOB_COMPLETE] = {"ink_job_complete", 21,
-                        JOB_FINISH("state = 'completed', error = NULL, result = $3::text,"
-                                   " words = $4::bigint, prompt_tokens = $8::bigint,"
-                                   " completion_tokens = $9::bigint, truncated = $10::boolean,"
-                                   " revision = t.revision + 1,"
-                                   " prompt = CASE WHEN $11::boolean THEN $12::text ELSE t.prompt END,"
-                                   " creativity = CASE WHEN $11::boolean THEN $13::float8"
-                                   " ELSE t.creativity END,"
-                                   " template_id = CASE WHEN $11::boolean THEN $14::int"
-                                   " ELSE t.template_id END,"
-                                   " tone = CASE WHEN $11::boolean THEN $15::text ELSE t.tone END,"
-                                   " language = CASE WHEN $11::boolean THEN $16::text"
-                                   " ELSE t.language END,"
-                                   " length = CASE WHEN $11::boolean THEN $17::text ELSE t.length END, "
-                                   BUMP("$7"),
-                                   "state = 'completed', error = NULL, media_key = $5::text,"
-                                   " revised_prompt = $6::text, revision = t.revision + 1,"
-                                   " description = CASE WHEN $11::boolean THEN $18::text"
-                                   " ELSE t.description END,"
-                                   " resolution = CASE WHEN $11::boolean THEN $19::text"
-                                   " ELSE t.resolution END,"
-                                   " style = CASE WHEN $11::boolean THEN $20::text ELSE t.style END, "
-                                   BUMP("$7"),
-                                   ", dr AS (" DOC_REV_FROM("$21::text", "$7::bigint", "d") "),"
-                                   " ir AS (" IMG_REV_FROM("$21::text", "$7::bigint", "i") ")")},
+    /* $1 job, $2 token, $3 result, $4 words, $5 now, $6 prompt tokens, $7 completion
+     * tokens, $8 truncated, $9 a regeneration (its inputs $10-$15 become the record's),
+     * $16 the revision's source: the next revision is made of the row, which comes back
+     * (no row: the job, with this token, is gone) */
+    [S_JOB_COMPLETE] = {"ink_job_complete", 16,
+                        "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
+                        " RETURNING kind, record_id),"
+                        " d AS (UPDATE documents t SET state = 'completed', error = NULL,"
+                        " result = $3::text, words = $4::bigint, prompt_tokens = $6::bigint,"
+                        " completion_tokens = $7::bigint, truncated = $8::boolean,"
+                        " revision = t.revision + 1,"
+                        " prompt = CASE WHEN $9::boolean THEN $10::text ELSE t.prompt END,"
+                        " creativity = CASE WHEN $9::boolean THEN $11::float8 ELSE t.creativity END,"
+                        " template_id = CASE WHEN $9::boolean THEN $12::int ELSE t.template_id END,"
+                        " tone = CASE WHEN $9::boolean THEN $13::text ELSE t.tone END,"
+                        " language = CASE WHEN $9::boolean THEN $14::text ELSE t.language END,"
+                        " length = CASE WHEN $9::boolean THEN $15::text ELSE t.length END, "
+                        BUMP("$5") " FROM j WHERE j.kind = 0 AND t.id = j.record_id"
+                        " RETURNING t.*),"
+                        " dr AS (" DOC_REV_FROM("$16::text", "$5::bigint", "d") ")"
+                        " SELECT " DOC_COLS " FROM d"},
+    /* $1 job, $2 token, $3 media_key, $4 revised_prompt, $5 now, $6 a regeneration (its
+     * inputs $7-$9), $10 the revision's source */
+    [S_JOB_COMPLETE_IMG] = {"ink_job_complete_img", 10,
+                            "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
+                            " RETURNING kind, record_id),"
+                            " i AS (UPDATE images t SET state = 'completed', error = NULL,"
+                            " media_key = $3::text, revised_prompt = $4::text,"
+                            " revision = t.revision + 1,"
+                            " description = CASE WHEN $6::boolean THEN $7::text"
+                            " ELSE t.description END,"
+                            " resolution = CASE WHEN $6::boolean THEN $8::text"
+                            " ELSE t.resolution END,"
+                            " style = CASE WHEN $6::boolean THEN $9::text ELSE t.style END, "
+                            BUMP("$5") " FROM j WHERE j.kind = 1 AND t.id = j.record_id"
+                            " RETURNING t.*),"
+                            " ir AS (" IMG_REV_FROM("$10::text", "$5::bigint", "i") ")"
+                            " SELECT " IMG_COLS " FROM i"},
     /* $3 error, $4 now; a record with a revision keeps showing it (a regeneration
      * failed) */
     [S_JOB_FAIL] = {"ink_job_fail", 4,

@@ -169,7 +169,8 @@ int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_t *q,
 int sq_job_claim(store_conn_t *conn, double lease_s, arena_t *a, job_t *out);
 int sq_job_renew(store_conn_t *conn, int64_t job_id, const char *token, double lease_s);
 int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
-                    int64_t words, const char *media_key, const char *revised_prompt);
+                    int64_t words, const char *media_key, const char *revised_prompt, arena_t *a,
+                    record_t *out);
 int sq_job_fail(store_conn_t *conn, const job_t *job, const char *error);
 int sq_job_count(store_conn_t *conn, int64_t *n);
 int sq_job_counts(store_conn_t *conn, int64_t *queued, int64_t *running);

@@ -141,8 +141,10 @@ static int finish_job(sq_conn_t *c, const job_t *job, rec_kind_t *kind, int64_t 
 }
 
 int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
-                    int64_t words, const char *media_key, const char *revised_prompt)
+                    int64_t words, const char *media_key, const char *revised_prompt, arena_t *a,
+                    record_t *out)
 {
+    record_t r;
     sq_conn_t *c = sq(conn);
     rec_kind_t kind;
     int64_t record_id;
@@ -179,11 +181,17 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
     }
     int64_t now = now_us();
     sqlite3_bind_int64(st, 2, now);
-    if ((rc = sq_run(c, st, "job_complete")) == STORE_OK)
-        rc = sq_rev_snapshot(c, kind, record_id, job->regen ? SRC_REGENERATION : SRC_GENERATION,
-                             now);
+    if ((rc = sq_step_row(c, st, "job_complete")) != STORE_OK)
+        goto out;
+    if (out)
+        sq_read_record(st, kind, a, &r);
+    sq_stmt_done(st);
+    rc = sq_rev_snapshot(c, kind, record_id, job->regen ? SRC_REGENERATION : SRC_GENERATION, now);
 out:
-    return sq_tx_end(c, rc);
+    rc = sq_tx_end(c, rc);
+    if (rc == STORE_OK && out)
+        *out = r;
+    return rc == STORE_NOTFOUND ? STORE_STALE : rc;
 }
 
 int sq_job_fail(store_conn_t *conn, const job_t *job, const char *error)

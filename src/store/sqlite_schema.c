@@ -376,13 +376,13 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                         "tone = CASE WHEN ?8 THEN ?12 ELSE tone END, "
                         "language = CASE WHEN ?8 THEN ?13 ELSE language END, "
                         "length = CASE WHEN ?8 THEN ?14 ELSE length END, "
-                        BUMP("?2") " WHERE id = ?1",
+                        BUMP("?2") " WHERE id = ?1 RETURNING " DOC_COLS,
     [ST_COMPLETE_IMG] = "UPDATE images SET state = 'completed', error = NULL, media_key = ?3, "
                         "revised_prompt = ?4, revision = revision + 1, "
                         "description = CASE WHEN ?8 THEN ?9 ELSE description END, "
                         "resolution = CASE WHEN ?8 THEN ?10 ELSE resolution END, "
                         "style = CASE WHEN ?8 THEN ?11 ELSE style END, "
-                        BUMP("?2") " WHERE id = ?1",
+                        BUMP("?2") " WHERE id = ?1 RETURNING " IMG_COLS,
     /* a record with a revision keeps showing it (a regeneration failed) */
     [ST_FAIL_DOC] = "UPDATE documents SET state = CASE WHEN revision > 0 THEN 'completed' "
                     "ELSE 'failed' END, error = ?3, " BUMP("?2") " WHERE id = ?1",

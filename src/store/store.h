@@ -284,9 +284,11 @@ typedef struct store_ops {
     int (*job_claim)(store_conn_t *c, double lease_s, arena_t *a, job_t *out);
     int (*job_renew)(store_conn_t *c, int64_t job_id, const char *token, double lease_s);
     /* Documents: result + words. Images: media_key (+ revised_prompt, may be NULL).
-     * The record becomes "completed". */
+     * The record becomes "completed"; *out (unless NULL) gets it as stored, strings in
+     * a, so nobody reads it again. */
     int (*job_complete)(store_conn_t *c, const job_t *job, const char *result, int64_t words,
-                        const char *media_key, const char *revised_prompt);
+                        const char *media_key, const char *revised_prompt, arena_t *a,
+                        record_t *out);
     /* Revisions (API.md §16): job_complete makes the next revision (source generation,
      * or regeneration for a job->regen, whose inputs become the record's) and sets the
      * record's revision; a record_update of a document's result makes one (source

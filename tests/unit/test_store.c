@@ -603,7 +603,7 @@ static void drain_jobs(ctx_t *t)
                   (long long)last);
         last = j.id;
         CHECK_INT(j.attempts, 1);
-        CHECK_INT(t->ops->job_complete(t->c, &j, "drained", 1, "drained-key", NULL), STORE_OK);
+        CHECK_INT(t->ops->job_complete(t->c, &j, "drained", 1, "drained-key", NULL, NULL, NULL), STORE_OK);
         if (++n > 100000)
             break;
     }
@@ -677,7 +677,7 @@ static void test_jobs_basic(ctx_t *t)
     a_done.rec.prompt_tokens = 12;
     a_done.rec.completion_tokens = 345;
     a_done.rec.truncated = true;
-    CHECK_INT(t->ops->job_complete(t->c, &a_done, "alpha beta", 2, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &a_done, "alpha beta", 2, NULL, NULL, NULL, NULL), STORE_OK);
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
     CHECK_STR(rec_state_name(g.state), "completed");
@@ -690,7 +690,7 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 2);
 
-    CHECK_INT(t->ops->job_complete(t->c, &b, NULL, 0, "k/abc.png", "a better cat"), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &b, NULL, 0, "k/abc.png", "a better cat", NULL, NULL), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_IMG, me, i1.id, &t->a, &g), STORE_OK);
     CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.media_key, "k/abc.png");
@@ -706,7 +706,7 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_INT(n, 0);
     CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
     /* finished jobs are gone: their tokens are stale */
-    CHECK_INT(t->ops->job_complete(t->c, &a, "again", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(t->ops->job_complete(t->c, &a, "again", 1, NULL, NULL, NULL, NULL), STORE_STALE);
     CHECK_INT(t->ops->job_renew(t->c, a.id, a.token, 60), STORE_STALE);
     CHECK_INT(t->ops->job_fail(t->c, &c, "again"), STORE_STALE);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
@@ -736,7 +736,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(second.rec.id, d.id);
     CHECK(!str_eq(first.token, second.token));
 
-    CHECK_INT(t->ops->job_complete(t->c, &first, "late", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(t->ops->job_complete(t->c, &first, "late", 1, NULL, NULL, NULL, NULL), STORE_STALE);
     CHECK_INT(t->ops->job_renew(t->c, first.id, first.token, 60), STORE_STALE);
     CHECK_INT(t->ops->job_fail(t->c, &first, "late"), STORE_STALE);
     record_t g = {0};
@@ -747,7 +747,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(n, 1);
 
     CHECK_INT(t->ops->job_renew(t->c, second.id, second.token, 60), STORE_OK);
-    CHECK_INT(t->ops->job_complete(t->c, &second, "on time", 2, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &second, "on time", 2, NULL, NULL, NULL, NULL), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d.id, &t->a, &g), STORE_OK);
     CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.result, "on time");
@@ -767,7 +767,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_OK);
     CHECK_INT(x.rec.id, w.id);
     CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, me, w.id, &t->a, &key), STORE_OK);
-    CHECK_INT(t->ops->job_complete(t->c, &x, "orphan", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(t->ops->job_complete(t->c, &x, "orphan", 1, NULL, NULL, NULL, NULL), STORE_STALE);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 0);
 }
@@ -804,7 +804,7 @@ static void *claim_thread(void *p)
     }
     /* then everyone finishes their jobs at once */
     for (int i = 0; i < w->n; i++) {
-        int rc = (i % 2) ? c->ops->job_complete(c, &w->jobs[i], "done", 1, NULL, NULL)
+        int rc = (i % 2) ? c->ops->job_complete(c, &w->jobs[i], "done", 1, NULL, NULL, NULL, NULL)
                          : c->ops->job_fail(c, &w->jobs[i], "failed on purpose");
         if (rc != STORE_OK)
             w->errors++;
@@ -1088,7 +1088,7 @@ static void test_updated_moves_forward(ctx_t *t, const char *url)
     CHECK_INT(job.rec.id, r.id);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
     CHECK_INT(g.updated_us, future + 1);
-    CHECK_INT(t->ops->job_complete(t->c, &job, "done", 1, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &job, "done", 1, NULL, NULL, NULL, NULL), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
     CHECK_INT(g.updated_us, future + 2);
     CHECK_STR(rec_state_name(g.state), "completed");

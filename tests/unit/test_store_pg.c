@@ -376,8 +376,8 @@ static void test_claim_skips_locked(void)
         CHECK_INT(c2->ops->job_claim(c2, 60, &a, &second), STORE_OK);
         CHECK_INT(second.id, j4);
         CHECK_INT(second.attempts, 2);
-        CHECK_INT(c->ops->job_complete(c, &first, "late", 1, NULL, NULL), STORE_STALE);
-        CHECK_INT(c2->ops->job_complete(c2, &second, "on time", 2, NULL, NULL), STORE_OK);
+        CHECK_INT(c->ops->job_complete(c, &first, "late", 1, NULL, NULL, NULL, NULL), STORE_STALE);
+        CHECK_INT(c2->ops->job_complete(c2, &second, "on time", 2, NULL, NULL, NULL, NULL), STORE_OK);
     }
     store_close(s2);
 out:
