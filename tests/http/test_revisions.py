@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from harness import BACKEND, Server, ServerTest, poll_state
+from harness import BACKEND, BIN, Server, ServerTest, poll_state
 from test_images import fetch
 from test_openai import Fake, SECRET
 from test_stream import Stream, check_deltas
@@ -480,6 +480,27 @@ class Conversion(unittest.TestCase):
                         "ALTER TABLE jobs " + ", ".join(f"DROP COLUMN {c}" for c in jobs) + ";"
                         "DELETE FROM schema_migrations WHERE version = 8;"],
                        check=True, capture_output=True)
+
+    def test_backup_copies_every_revisions_picture(self):
+        srv = Server().start()
+        try:
+            key = srv.key("bk")
+            i = srv.request("POST", "/api/v1/images", key=key,
+                            form={"name": "b", "description": "dunes", "resolution": "1024x1024"}).json["data"]
+            i2 = srv.request("POST", f"/api/v1/images/{i['id']}/regenerate", key=key).json["data"]
+            dest = os.path.join(srv.data_dir, "..", os.path.basename(srv.data_dir) + "-backup.db")
+            p = subprocess.run([BIN, "backup", "--to", dest] + srv.storage_args(), capture_output=True,
+                               text=True)
+            if BACKEND == "postgres":  # pg_dump and a copy of the media directory (deployment.md)
+                self.assertEqual(p.returncode, 2)
+                self.assertIn("pg_dump", p.stderr)
+                return
+            self.assertEqual(p.returncode, 0, p.stderr)
+            copied = set(os.listdir(dest + ".media"))
+            self.assertIn(url_file(i["url"]), copied)  # revision 1's picture
+            self.assertIn(url_file(i2["url"]), copied)
+        finally:
+            self.assertEqual(srv.stop(), 0)
 
     def test_existing_records_become_revision_1(self):
         srv = Server().start()
