@@ -1,11 +1,13 @@
 /* jobs.c — see jobs.h. How a job moves:
- *   records service → store.record_create: record "queued" + job row, one transaction
+ *   records service → store.record_create (or record_regenerate): record "queued" + job
+ *   row, one transaction
  *   worker_main → store.job_claim: token + lease, record "generating" (REV_GENERATING)
- *   run_job → provider text/image (each piece of text is published as REV_TEXT)
- *   → media_put for images; meanwhile the lease thread (renewer_main) renews the lease
- *   of every running job on its own timer, whatever the provider is doing
- *   → store.job_complete (REV_COMPLETED with the stored record) or store.job_fail
- *   (REV_FAILED): the records service delivers them to whoever waits. */
+ *   run_job → provider text/image (each piece of text is published as REV_TEXT);
+ *   meanwhile the lease thread (renewer_main) renews the lease of every running job on
+ *   its own timer, whatever the provider is doing
+ *   → records_store_outcome (records/outcome.c): the picture, the store with its
+ *   retries, the revision cap and the event (COMPLETED with the row as stored, FAILED,
+ *   UNSTORED) — the service's, not the runner's. */
 #include "records/jobs.h"
 
 #include "core/log.h"
