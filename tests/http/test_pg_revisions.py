@@ -5,17 +5,20 @@ regenerate sent to B while A generates the record is a 409. (The conversion of a
 existing database is in test_revisions.py, on both backends.)"""
 import unittest
 
-from harness import Server, pg_database, poll_state
+from harness import VALGRIND, Server, pg_database, poll_state
 from test_stream import Stream, check_deltas
 
 BUSY = "The record is being generated."
+# A's generation must outlast B's start (B starts once A holds the job): under valgrind a
+# start takes seconds, so the generation is made that much longer.
+DELAY_MS = "20000" if VALGRIND else "2500"
 
 
 class CrossProcessRegeneration(unittest.TestCase):
     def setUp(self):
         self.db = pg_database()
         self.data = Server().data_dir
-        self.a = Server("--builtin-delay-ms", "2500", "--builtin-fail-pattern", "FAILNOW",
+        self.a = Server("--builtin-delay-ms", DELAY_MS, "--builtin-fail-pattern", "FAILNOW",
                         data_dir=self.data, database=self.db).start()
         self.key = self.a.key("x")
         self.b = None
@@ -26,7 +29,7 @@ class CrossProcessRegeneration(unittest.TestCase):
                 self.assertEqual(s.stop(), 0)
 
     def start_b(self):
-        self.b = Server("--builtin-delay-ms", "2500", "--stream-keepalive", "0.5",
+        self.b = Server("--builtin-delay-ms", DELAY_MS, "--stream-keepalive", "0.5",
                         data_dir=self.data, database=self.db).start()
 
     def doc_regenerating_in_a(self, prompt):
