@@ -6,7 +6,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "export/export.h"
-#include "gen/jobs.h"
+#include "records/jobs.h"
 #include "records/records.h"
 #include "gen/provider.h"
 #include "obs/metrics.h"

@@ -49,6 +49,10 @@ typedef enum {
     ROUTE_METRICS,
     ROUTE_OPENAPI,
     ROUTE_WEB, /* the web app: / and its compiled-in files */
+    ROUTE_REGENERATE, /* POST /{kind}/{id}/regenerate (§16) */
+    ROUTE_REVISIONS,  /* GET /{kind}/{id}/revisions */
+    ROUTE_REVISION,   /* GET /{kind}/{id}/revisions/{n} */
+    ROUTE_RESTORE,    /* POST /{kind}/{id}/revisions/{n}/restore */
 } route_t;
 
 /* The route of a request: pure, no I/O. kind and id are set for record routes;
@@ -64,9 +68,12 @@ void api_not_found(http_req_t *r);
 /* 503 or 500 for a store failure (never the details). */
 void api_store_error(http_req_t *r, int rc);
 /* A failed generation's status and message (*message: for the client): 503 "Storage is
- * full" when storage refused it (media.h MEDIA_FULL_ERROR, records.h
- * RECORDS_UNSTORED_ERROR), else 502 with error as it is. For JSON answers and SSE. */
-int api_failure_status(const char *error, const char **message);
+ * full" when storage refused it (RF_STORAGE_FULL, RF_UNSTORED), else 502 with error as
+ * it is. For JSON answers and SSE. */
+int api_failure_status(rec_failure_t failure, const char *error, const char **message);
+/* The status of a create's (or regenerate's) successful outcome: 201 (200 for a
+ * regenerate) when done or streamed, 202 when pending. */
+int api_create_status(const records_create_t *cr, create_outcome_t outcome);
 /* The request's store connection, or NULL after answering 503. */
 store_conn_t *api_conn(app_t *app, http_req_t *r);
 /* True (503 answered, Retry-After set) when the data directory has less free space
@@ -131,11 +138,22 @@ int api_list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *p
 /* The list URL of the request with page set (absolute, every other parameter kept). */
 void api_page_url(buf_t *out, const char *public_url, http_req_t *r, rec_kind_t kind,
                   int64_t page);
+/* The same for the list at base (an absolute URL without a query). */
+void api_page_url_at(buf_t *out, const char *base, http_req_t *r, int64_t page);
 void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind);
 void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind);
 void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+/* POST /{kind}/{id}/regenerate (§16): answered like a create, 200 for its 201. */
+void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+
+/* ---- revisions.c (§16) ---- */
+/* The {n} of a revision route's path (api_route checked it). */
+int64_t api_route_revision(const char *path);
+void api_revisions_list(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+void api_revision_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, int64_t n);
+void api_revision_restore(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, int64_t n);
 /* The JSON answer of a create whose outcome is known (201, 202, 502, 503, a hook's). */
 void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr);
 /* The http_suspend callback of a create (r->wait: its records_create_t), streamed or

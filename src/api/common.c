@@ -40,9 +40,9 @@ void api_store_error(http_req_t *r, int rc)
     }
 }
 
-int api_failure_status(const char *error, const char **message)
+int api_failure_status(rec_failure_t failure, const char *error, const char **message)
 {
-    if (error && (strcmp(error, MEDIA_FULL_ERROR) == 0 || strcmp(error, RECORDS_UNSTORED_ERROR) == 0)) {
+    if (failure == RF_STORAGE_FULL || failure == RF_UNSTORED) {
         *message = "Storage is full; please try again later.";
         return 503;
     }
@@ -341,6 +341,12 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
         }
         jw_key(w, "truncated");
         jw_bool(w, rec->truncated);
+        jw_key(w, "tone");
+        jw_str(w, rec->tone ? rec->tone : "neutral");
+        jw_key(w, "language");
+        jw_str(w, rec->language ? rec->language : "en");
+        jw_key(w, "length");
+        jw_str(w, rec->length ? rec->length : "medium");
     } else {
         jw_key(w, "description");
         jw_str(w, rec->description);
@@ -367,6 +373,8 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
     jw_str(w, rec_state_name(rec->state));
     jw_key(w, "error");
     jw_str(w, rec->error);
+    jw_key(w, "revision");
+    jw_int(w, rec->revision);
     jw_key(w, "created_at");
     fmt_timestamp(rec->created_us, ts);
     jw_str(w, ts);

@@ -37,7 +37,8 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
         api_validation_error(r, &v);
         return;
     }
-    if (rec.state != REC_COMPLETED) {
+    /* during a regeneration (§16) the latest finished revision is exported */
+    if (rec.state != REC_COMPLETED && !(rec.revision > 0 && rec.result)) {
         api_error(r, 409, "The document has no result yet.");
         return;
     }

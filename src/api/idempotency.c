@@ -8,7 +8,7 @@
  * answers its kept status and body again with Idempotent-Replayed: true (and its
  * Location); one held by a request still running answers 409; one used with another
  * request answers 422 naming idempotency_key. end (once the outcome is known): a 201
- * or 202 is kept for 24 hours, rendered exactly as the client gets it; anything else
+ * or 202 (a regenerate's 200 or 202, §16) is kept for 24 hours, rendered exactly as the client gets it; anything else
  * (502, 503...) frees the key, so a retry is processed anew, unless the record was
  * stored (a 503 from a waiting create's last read): then its kept 202 stands.
  *
@@ -89,8 +89,10 @@ static int cmp_kv(const void *a, const void *b)
 }
 
 /* The digest of the canonical request (see above), as 64 hex digits. */
-static void request_digest(arena_t *a, rec_kind_t kind, const kvlist_t *f, char out[65])
+static void request_digest(arena_t *a, const records_create_t *cr, char out[65])
 {
+    rec_kind_t kind = cr->rec.kind;
+    const kvlist_t *f = cr->fields;
     const kv_t **v = arena_alloc(a, (f->n ? f->n : 1) * sizeof(*v));
     size_t n = 0;
     for (size_t i = 0; i < f->n; i++)
@@ -99,7 +101,10 @@ static void request_digest(arena_t *a, rec_kind_t kind, const kvlist_t *f, char 
     qsort(v, n, sizeof(*v), cmp_kv);
     buf_t b;
     buf_init(&b);
-    buf_printf(&b, "POST /%s\n", kind == KIND_DOC ? "documents" : "images");
+    buf_printf(&b, "POST /%s", kind == KIND_DOC ? "documents" : "images");
+    if (cr->regenerate) /* the route is part of the fingerprint (§16) */
+        buf_printf(&b, "/%lld/regenerate", (long long)cr->rec.id);
+    buf_puts(&b, "\n");
     for (size_t i = 0; i < n; i++) {
         buf_printf(&b, "%zu:%s=", strlen(v[i]->key), v[i]->key);
         if (v[i]->status == KV_OK && v[i]->val) {
@@ -147,7 +152,7 @@ static bool idem_begin(void *appv, records_create_t *cr)
     if (!c)
         return hook_answer(cr, 503, UNAVAILABLE_BODY);
     char digest[65];
-    request_digest(cr->arena, cr->rec.kind, cr->fields, digest);
+    request_digest(cr->arena, cr, digest);
     static atomic_uint begins;
     bool prune = atomic_fetch_add(&begins, 1) % IDEM_PRUNE_EVERY == 0;
     int64_t lease = (int64_t)(app->cfg->wait_limit * 1e6) + IDEM_LEASE_MARGIN_US;
@@ -185,6 +190,12 @@ static bool idem_begin(void *appv, records_create_t *cr)
     return false;
 }
 
+static int idem_status(void *appv, const records_create_t *cr, create_outcome_t outcome)
+{
+    (void)appv;
+    return api_create_status(cr, outcome);
+}
+
 static void idem_end(void *appv, records_create_t *cr)
 {
     app_t *app = appv;
@@ -194,9 +205,7 @@ static void idem_end(void *appv, records_create_t *cr)
     cr->hook_state = NULL;
     char err[128];
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
-    int status = cr->outcome == CREATED_DONE || cr->outcome == CREATED_STREAM ? 201
-                 : cr->outcome == CREATED_PENDING                          ? 202
-                                                                           : 0;
+    int status = api_create_status(cr, cr->outcome);
     if (!status && ir->keep.stored && cr->outcome == CREATE_STORE_ERROR)
         status = ir->keep.status; /* the record is stored (a wait's re-read failed): its
                                    * kept answer stands, the key is not freed */
@@ -221,6 +230,6 @@ static void idem_end(void *appv, records_create_t *cr)
 
 void api_idempotency_install(app_t *app)
 {
-    records_create_hook_t h = {idem_begin, idem_end, app};
+    records_create_hook_t h = {idem_begin, idem_end, idem_status, app};
     records_set_create_hook(app->records, &h);
 }

@@ -1,6 +1,7 @@
-/* records.c — the five routes of documents and images (§4), one code path for
- * both kinds: decode, call the records service (records/records.h), render. A
- * request that asks for text/event-stream is handed to stream.c (§10). */
+/* records.c — the five routes of documents and images (§4) and their regenerate
+ * (§16), one code path for both kinds: decode, call the records service
+ * (records/records.h), render. A request that asks for text/event-stream is handed to
+ * stream.c (§10). */
 #include "api/api.h"
 
 #include "core/log.h"
@@ -40,7 +41,13 @@ static void location(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 void api_page_url(buf_t *out, const char *public_url, http_req_t *r, rec_kind_t kind,
                   int64_t page)
 {
-    buf_printf(out, "%s/api/v1/%s?", public_url, kind_path[kind]);
+    api_page_url_at(out, arena_printf(&r->arena, "%s/api/v1/%s", public_url, kind_path[kind]), r,
+                    page);
+}
+
+void api_page_url_at(buf_t *out, const char *base, http_req_t *r, int64_t page)
+{
+    buf_printf(out, "%s?", base);
     const char *q = r->query;
     bool placed = false;
     while (*q) {
@@ -321,20 +328,31 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
         break;
     case CREATE_FAILED: {
         const char *msg;
-        int status = api_failure_status(cr->error, &msg);
+        int status = api_failure_status(cr->failure, cr->error, &msg);
         if (status == 503)
             http_add_header(r, "Retry-After", "60");
         api_error(r, status, msg);
         break;
     }
     case CREATE_STORE_ERROR: api_store_error(r, cr->store_rc); break;
+    case CREATE_BUSY: api_error(r, 409, "The record is being generated."); break;
+    case CREATE_NOTFOUND: api_not_found(r); break;
     case CREATED_DONE:
     case CREATED_PENDING:
     case CREATED_STREAM:
         location(app, r, cr->rec.kind, cr->rec.id);
-        api_respond_record(app, r, cr->outcome == CREATED_DONE ? 201 : 202, &cr->rec);
+        api_respond_record(app, r, api_create_status(cr, cr->outcome), &cr->rec);
         break;
     }
+}
+
+int api_create_status(const records_create_t *cr, create_outcome_t outcome)
+{
+    if (outcome == CREATED_PENDING)
+        return 202;
+    if (outcome == CREATED_DONE || outcome == CREATED_STREAM)
+        return cr->regenerate ? 200 : 201; /* a regenerate's 200 is a create's 201 */
+    return 0;
 }
 
 static bool prefers_async(http_req_t *r)
@@ -352,6 +370,61 @@ static bool prefers_async(http_req_t *r)
         s += 13;
     }
     return false;
+}
+
+static const char *const tones[] = {"neutral", "friendly", "professional", "casual",
+                                    "persuasive", "witty", "formal", "empathetic"};
+static const char *const lengths[] = {"short", "medium", "long"};
+
+/* A BCP 47 tag's shape: 2 to 35 characters, a language subtag of 2 to 8 letters, then
+ * subtags of 1 to 8 letters or digits, separated by '-'. */
+static bool language_tag(const char *s)
+{
+    size_t n = strlen(s), sub = 0, first = 0;
+    if (n < 2 || n > 35)
+        return false;
+    bool in_first = true;
+    for (size_t i = 0; i <= n; i++) {
+        char ch = s[i];
+        if (ch == '-' || ch == '\0') {
+            if (sub == 0 || sub > 8 || (in_first && sub < 2))
+                return false;
+            if (in_first)
+                first = sub;
+            in_first = false;
+            sub = 0;
+            continue;
+        }
+        bool letter = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+        if (!letter && (in_first || !(ch >= '0' && ch <= '9')))
+            return false;
+        sub++;
+    }
+    return first >= 2;
+}
+
+/* The writing options of §17 (tone, language, length): a field sent empty is not sent.
+ * The builtin generator writes English only. */
+static void writing_options(verrs_t *v, const kvlist_t *f, const provider_t *prov, record_t *rec)
+{
+    const char *s = field_text(v, f, "tone", "tone", false, 64, NULL);
+    if (s && *s && !one_of(s, tones, ARRAY_LEN(tones)))
+        verrs_add(v, "tone", "The selected tone is invalid.");
+    else if (s && *s)
+        rec->tone = s;
+    s = field_text(v, f, "length", "length", false, 64, NULL);
+    if (s && *s && !one_of(s, lengths, ARRAY_LEN(lengths)))
+        verrs_add(v, "length", "The selected length is invalid.");
+    else if (s && *s)
+        rec->length = s;
+    s = field_text(v, f, "language", "language", false, 64, NULL);
+    if (s && *s && !language_tag(s))
+        verrs_add(v, "language", "The language must be a BCP 47 language tag.");
+    else if (s && *s && prov && strcmp(prov->name, "builtin") == 0 &&
+             !(strncasecmp(s, "en", 2) == 0 && (s[2] == '\0' || s[2] == '-')))
+        verrs_add(v, "language", "The builtin generator writes English only.");
+    else if (s && *s)
+        rec->language = s;
 }
 
 static int doc_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
@@ -407,8 +480,10 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     memset(&rec, 0, sizeof(rec));
     rec.kind = kind;
     rec.user_id = r->user_id;
-    if (kind == KIND_DOC)
+    if (kind == KIND_DOC) {
         doc_fields(&v, &f, &rec);
+        writing_options(&v, &f, app->prov, &rec);
+    }
     else
         img_fields(&v, &f, &rec);
     if (verrs_any(&v)) {
@@ -418,6 +493,91 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
     cr->rec = rec;
+    cr->arena = &r->arena;
+    cr->fields = arena_alloc(&r->arena, sizeof(f));
+    memcpy((void *)cr->fields, &f, sizeof(f));
+    cr->done = create_done;
+    cr->arg = r;
+    cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
+    if (api_wants_stream(r)) {
+        api_stream_create(app, r, cr);
+        return;
+    }
+    cr->mode = prefers_async(r) || app->cfg->wait_limit <= 0 ? CREATE_ASYNC : CREATE_WAIT;
+    http_suspend(r, api_create_suspended, on_create_resumed, cr);
+}
+
+/* ---- regenerate (§16) ---- */
+
+/* The fields a regenerate's body gives instead of the record's (the store's rules;
+ * none is required, an empty one is not sent). */
+static void regen_fields(verrs_t *v, const kvlist_t *f, const provider_t *prov, record_t *rec)
+{
+    const char *s;
+    if (rec->kind == KIND_DOC) {
+        if ((s = field_text(v, f, "prompt", "prompt", false, 16384, NULL)) && *s)
+            rec->prompt = s;
+        s = field_text(v, f, "creativity", "creativity", false, 64, NULL);
+        double cr;
+        if (s && *s && (!parse_decimal(s, &cr) || !creativity_valid(cr)))
+            verrs_add(v, "creativity", "The selected creativity is invalid.");
+        else if (s && *s)
+            rec->creativity = cr == 0 ? 0 : cr;
+        s = field_text(v, f, "template_id", "template id", false, 64, NULL);
+        int64_t t;
+        if (s && *s && (!parse_uint(s, &t) || t < 1 || t > TEMPLATE_COUNT))
+            verrs_add(v, "template_id", "The selected template id is invalid.");
+        else if (s && *s)
+            rec->template_id = (int)t;
+        writing_options(v, f, prov, rec);
+        return;
+    }
+    if ((s = field_text(v, f, "description", "description", false, 4000, NULL)) && *s)
+        rec->description = s;
+    s = field_text(v, f, "resolution", "resolution", false, 64, NULL);
+    if (s && *s && !one_of(s, resolutions, ARRAY_LEN(resolutions)))
+        verrs_add(v, "resolution", "The selected resolution is invalid.");
+    else if (s && *s)
+        rec->resolution = s;
+    s = field_text(v, f, "style", "style", false, 64, NULL);
+    if (s && *s && !one_of(s, styles, ARRAY_LEN(styles)))
+        verrs_add(v, "style", "The selected style is invalid.");
+    else if (s && *s)
+        rec->style = s;
+}
+
+void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
+{
+    kvlist_t f;
+    if (api_body_fields(r, &f) != 0)
+        return;
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    /* the record's inputs, which the body's fields replace */
+    record_t rec;
+    int rc = records_get(app->records, c, kind, r->user_id, id, NULL, NULL, &r->arena, &rec);
+    if (rc == STORE_NOTFOUND) {
+        api_not_found(r);
+        return;
+    }
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    verrs_t v;
+    verrs_init(&v, &r->arena);
+    regen_fields(&v, &f, app->prov, &rec);
+    if (verrs_any(&v)) {
+        api_validation_error(r, &v);
+        return;
+    }
+    if (api_storage_full(app, r))
+        return;
+    records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));
+    memset(cr, 0, sizeof(*cr));
+    cr->rec = rec;
+    cr->regenerate = true;
     cr->arena = &r->arena;
     cr->fields = arena_alloc(&r->arena, sizeof(f));
     memcpy((void *)cr->fields, &f, sizeof(f));

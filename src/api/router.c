@@ -104,6 +104,38 @@ static bool admit(app_t *app, http_req_t *r)
     return true;
 }
 
+/* The routes under /{kind}/{id}/ (sub starts with the '/'). */
+static route_t sub_route(const char *sub, rec_kind_t kind, int m, int *allowed)
+{
+    if (kind == KIND_DOC && strcmp(sub, "/export") == 0) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_EXPORT : ROUTE_NOT_ALLOWED;
+    }
+    if (strcmp(sub, "/regenerate") == 0) {
+        *allowed = M_POST;
+        return m == M_POST ? ROUTE_REGENERATE : ROUTE_NOT_ALLOWED;
+    }
+    if (strcmp(sub, "/revisions") == 0) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_REVISIONS : ROUTE_NOT_ALLOWED;
+    }
+    if (strncmp(sub, "/revisions/", 11) != 0)
+        return ROUTE_NOT_FOUND;
+    const char *ns = sub + 11, *slash = strchr(ns, '/');
+    int64_t n;
+    if (!parse_id(ns, slash ? (size_t)(slash - ns) : strlen(ns), &n))
+        return ROUTE_NOT_FOUND;
+    if (!slash) {
+        *allowed = M_GET;
+        return m == M_GET ? ROUTE_REVISION : ROUTE_NOT_ALLOWED;
+    }
+    if (strcmp(slash, "/restore") == 0) {
+        *allowed = M_POST;
+        return m == M_POST ? ROUTE_RESTORE : ROUTE_NOT_ALLOWED;
+    }
+    return ROUTE_NOT_FOUND;
+}
+
 route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, int64_t *id,
                   int *allowed)
 {
@@ -145,17 +177,18 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
             *id = 0;
             return ROUTE_NOT_FOUND;
         }
-        /* {id}/export: documents only (§12) */
+        /* {id}/export: documents only (§12); regenerate and revisions (§16) */
         const char *sub = strchr(tail + 1, '/');
         size_t idlen = sub ? (size_t)(sub - tail - 1) : strlen(tail + 1);
-        if (!parse_id(tail + 1, idlen, id) ||
-            (sub && (*kind != KIND_DOC || strcmp(sub, "/export") != 0))) {
+        if (!parse_id(tail + 1, idlen, id)) {
             *id = 0;
             return ROUTE_NOT_FOUND;
         }
         if (sub) {
-            *allowed = M_GET;
-            return m == M_GET ? ROUTE_EXPORT : ROUTE_NOT_ALLOWED;
+            route_t rt = sub_route(sub, *kind, m, allowed);
+            if (rt == ROUTE_NOT_FOUND)
+                *id = 0;
+            return rt;
         }
         *allowed = M_GET | M_PUT | M_PATCH | M_DELETE;
         switch (m) {
@@ -198,6 +231,10 @@ static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kin
     case ROUTE_UPDATE:
     case ROUTE_DELETE: return img ? MR_IMAGE : MR_DOCUMENT;
     case ROUTE_EXPORT: return MR_DOCUMENT_EXPORT;
+    case ROUTE_REGENERATE:
+    case ROUTE_REVISIONS:
+    case ROUTE_REVISION:
+    case ROUTE_RESTORE: return img ? MR_IMAGE : MR_DOCUMENT; /* a record's own routes */
     case ROUTE_WEB: return MR_WEBAPP;
     case ROUTE_TEMPLATES: return MR_TEMPLATES;
     case ROUTE_HEALTHZ: return MR_HEALTHZ;
@@ -265,6 +302,10 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_UPDATE: api_records_update(app, r, kind, id); break;
     case ROUTE_DELETE: api_records_delete(app, r, kind, id); break;
     case ROUTE_EXPORT: api_export(app, r, id); break;
+    case ROUTE_REGENERATE: api_records_regenerate(app, r, kind, id); break;
+    case ROUTE_REVISIONS: api_revisions_list(app, r, kind, id); break;
+    case ROUTE_REVISION: api_revision_show(app, r, kind, id, api_route_revision(r->path)); break;
+    case ROUTE_RESTORE: api_revision_restore(app, r, kind, id, api_route_revision(r->path)); break;
     case ROUTE_TEMPLATES: api_templates(app, r); break;
     case ROUTE_HEALTHZ: api_healthz(app, r); break;
     case ROUTE_READYZ: api_readyz(app, r); break;

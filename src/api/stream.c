@@ -9,6 +9,9 @@
  * nothing was sent for --stream-keepalive seconds. Nothing is sent twice and a
  * resumed show (Last-Event-ID: N) starts at byte N.
  *
+ * A streamed regenerate (§16) is a streamed create answered 200 whose failure keeps
+ * the record (its latest revision, error set).
+ *
  * A streamed create whose generation fails removes its record before the `error`
  * event is written (the client waited: nothing is left behind). The event carries 502
  * with the reason, or 503 when storage refused (api_failure_status): a picture with no
@@ -36,6 +39,8 @@ typedef struct {
     rec_kind_t kind;
     int64_t user_id, id;
     bool is_create;
+    bool is_regen; /* a regeneration (§16): a failure keeps the record */
+    int64_t job_id; /* a streamed create's job: events of another job are not its own */
     double keepalive;
 
     pthread_mutex_t mu; /* guards what follows: the subscription writes, on_work reads */
@@ -46,6 +51,7 @@ typedef struct {
     int64_t sent;       /* bytes of text sent as deltas (or skipped by Last-Event-ID) */
     sse_end_t end;
     char error[256];
+    rec_failure_t failure;
     bool end_sent;
     bool final_needs_read; /* completed, but the event had no record */
     double last_send;
@@ -81,6 +87,8 @@ static void on_event(void *arg, const rev_t *ev)
 {
     sse_t *x = arg;
     bool wake = true;
+    if (ev->job_id && x->job_id && ev->job_id != x->job_id)
+        return; /* a late event of the record's previous job (regenerated since) */
     pthread_mutex_lock(&x->mu);
     if (x->end != END_NONE && ev->type != REV_TICK) {
         pthread_mutex_unlock(&x->mu);
@@ -98,14 +106,17 @@ static void on_event(void *arg, const rev_t *ev)
         break;
     case REV_FAILED:
         x->end = END_FAILED;
+        x->failure = ev->failure ? ev->failure : records_failure_of(ev->error);
         snprintf(x->error, sizeof(x->error), "%s", ev->error ? ev->error : "Generation failed.");
         break;
     case REV_DELETED:
         x->end = END_FAILED;
+        x->failure = RF_DELETED;
         snprintf(x->error, sizeof(x->error), "The record was deleted.");
         break;
     case REV_UNSTORED: /* its job will run again; the stream does not wait for that */
         x->end = END_FAILED;
+        x->failure = RF_UNSTORED;
         snprintf(x->error, sizeof(x->error), "%s", RECORDS_UNSTORED_ERROR);
         break;
     case REV_RELEASED: x->end = END_RELEASED; break;
@@ -208,6 +219,7 @@ static void on_work(void *arg, http_stream_t *st)
     sse_end_t end = x->end;
     char error[256];
     memcpy(error, x->error, sizeof(error));
+    rec_failure_t failure = x->failure;
     if (end == END_DONE)
         write_record(x, &out, "done", &x->final);
     if (end == END_NONE && x->keepalive_due && out.len == 0)
@@ -222,7 +234,7 @@ static void on_work(void *arg, http_stream_t *st)
         if (x->is_create)
             records_discard(x->app->records, x->kind, x->user_id, x->id);
         const char *msg;
-        int status = api_failure_status(error, &msg);
+        int status = api_failure_status(failure, error, &msg);
         buf_t j;
         buf_init(&j);
         buf_puts(&j, "{\"message\":");
@@ -285,10 +297,13 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now)
     if (live)
         learn_text(x, 0, live, live_len);
     if (rc == STORE_OK && x->end == END_NONE) {
-        if (now->state == REC_COMPLETED)
+        /* a regeneration that failed leaves its record completed, with error set */
+        bool failed = x->is_regen ? records_last_failed(now) : now->state == REC_FAILED;
+        if (now->state == REC_COMPLETED && !failed)
             learn_final(x, now);
-        else if (now->state == REC_FAILED) {
+        else if (failed) {
             x->end = END_FAILED;
+            x->failure = records_failure_of(now->error);
             snprintf(x->error, sizeof(x->error), "%s", now->error ? now->error : "Generation failed.");
         }
     }
@@ -375,7 +390,9 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
         return;
     }
     sse_t *x = sse_new(app, cr->rec.kind, r->user_id, cr->rec.id);
-    x->is_create = true;
+    x->is_create = !cr->regenerate;
+    x->is_regen = cr->regenerate;
+    x->job_id = cr->job_id;
     if (cr->inline_text) {
         /* generated in the request and stored: the stream tells it as it happened */
         learn_final(x, &cr->rec);
@@ -395,7 +412,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
                              cr->rec.kind == KIND_DOC ? "documents" : "images",
                              (long long)cr->rec.id);
     http_add_header(r, "Location", loc);
-    start(x, r, 201);
+    start(x, r, cr->regenerate ? 200 : 201);
 }
 
 void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr)

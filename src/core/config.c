@@ -49,6 +49,7 @@ static const setting_t settings[] = {
     D("wait-limit", wait_limit, "60", 0, 86400, "seconds a creating request waits for its generation before answering 202"),
     D("stream-keepalive", stream_keepalive, "15", 0.1, 15, "seconds of silence after which a stream (SSE) gets a keep-alive comment"),
     L("workers", workers, "4", 1, 256, "generation workers"),
+    L("max-revisions", max_revisions, "50", 1, 100000, "revisions a record keeps (API.md §16); past it the oldest is removed with its picture"),
     L("threads", threads, "2", 1, 256, "HTTP server threads"),
     L("max-body", max_body, "1048576", 1024, 1073741824, "largest request body, bytes"),
     L("record-cache-mb", record_cache_mb, "64", 0, 1048576, "memory for rendered records answered to lists (SQLite); 0 turns it off"),

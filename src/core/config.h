@@ -27,6 +27,7 @@ typedef struct {
     long max_output_tokens; /* max_tokens of chat requests; 0 = not sent */
     double wait_limit;   /* seconds a creating request waits */
     long workers;        /* generation workers */
+    long max_revisions;  /* revisions a record keeps (API.md §16) */
     double stream_keepalive; /* seconds between SSE keep-alive comments */
     long threads;        /* HTTP threads */
     long max_body;       /* bytes */

@@ -20,7 +20,7 @@
  *   REV_DELETED     the record was deleted (whatever its state)
  *   REV_UNSTORED    the generation ended but its outcome could not be stored: the
  *                   store stayed unavailable (a full disk) through every retry of
- *                   gen/jobs.c (about 10 s); the record is left as it was and its job
+ *                   records/jobs.c (about 10 s); the record is left as it was and its job
  *                   runs again once its lease runs out and the store takes writes.
  *                   This process's subscribers only (streams end with a 503).
  * Two kinds of listeners:
@@ -67,6 +67,16 @@ typedef enum {
     REV_TICK,
 } rev_type_t;
 
+/* Why a generation failed, as a code (the API maps it to a status: the service knows
+ * none). The words for the user are the event's (or record's) error. */
+typedef enum {
+    RF_NONE = 0,
+    RF_GENERATION,   /* the generator failed */
+    RF_STORAGE_FULL, /* a picture found no room (media.h MEDIA_FULL) */
+    RF_UNSTORED,     /* the outcome could not be stored (REV_UNSTORED) */
+    RF_DELETED,      /* the record was deleted before its generation finished */
+} rec_failure_t;
+
 typedef struct {
     rev_type_t type;
     rec_kind_t kind;
@@ -76,13 +86,22 @@ typedef struct {
     size_t len;           /* TEXT */
     int64_t offset;       /* TEXT: byte offset just after this piece */
     const char *error;    /* FAILED */
+    rec_failure_t failure; /* FAILED, UNSTORED (RF_NONE: RF_GENERATION) */
     const char *provider; /* COMPLETED, FAILED: the provider's name (this process) */
     double duration_s;    /* COMPLETED, FAILED: time spent generating (this process) */
     bool inline_path;     /* COMPLETED, FAILED: generated in the creating request */
     double now_mono;      /* TICK */
+    /* GENERATING, TEXT, COMPLETED, FAILED of a job of this process: its id (else 0).
+     * A record regenerated again may still hear the late events of its previous job;
+     * whoever follows one generation ignores those of another job. */
+    int64_t job_id;
 } rev_t;
 
 typedef void (*records_event_fn)(void *arg, const rev_t *ev);
+
+/* What the stored error of a failed record stands for (records_failure_of): the
+ * failures whose kind must survive the database, told apart in this one place. */
+rec_failure_t records_failure_of(const char *stored_error);
 
 /* The error of a generation whose outcome could not be stored (REV_UNSTORED). */
 #define RECORDS_UNSTORED_ERROR "The result could not be stored: the server's storage is full or unavailable."
@@ -106,7 +125,7 @@ records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id,
 void records_unsubscribe(records_t *s, records_sub_t *sub);
 
 /* Publishes an event: to the record's subscribers, the observers and (PostgreSQL)
- * other processes. For the workers (gen/jobs.c) and the service itself. */
+ * other processes. For the workers (records/jobs.c) and the service itself. */
 void records_publish(records_t *s, const rev_t *ev);
 
 /* With a store shared by several processes (PostgreSQL), a worker keeps the text so
@@ -120,6 +139,30 @@ void records_progress(records_t *s, store_conn_t *c, const job_t *job, const cha
 /* The text so far of a record another process generates (NULL when none is known). */
 const char *records_partial(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t id,
                             arena_t *a);
+
+/* ---- a generation's outcome (records/outcome.c) ---- */
+
+/* What a worker hands to the service once its provider has answered. */
+typedef struct {
+    bool ok;
+    const char *text;                        /* ok, documents */
+    int64_t prompt_tokens, completion_tokens; /* ok, documents: -1 = not said */
+    bool truncated;                          /* ok, documents */
+    const void *png;                         /* ok, images */
+    size_t png_len;
+    const char *revised_prompt;              /* ok, images: may be NULL */
+    const char *error;                       /* !ok: why, for the user */
+    rec_failure_t failure;                   /* !ok: RF_NONE = RF_GENERATION */
+    double t0;                               /* mono_s() when the generation began */
+} records_outcome_t;
+
+/* Stores job's outcome (an image's picture first), retrying while the store is
+ * unavailable unless *stopping; keeps the revision cap; publishes COMPLETED (the row as
+ * stored), FAILED or UNSTORED. A picture no record refers to is removed. Returns the
+ * store's answer (STORE_STALE: the lease was lost or the record deleted; nothing
+ * changed). */
+int records_store_outcome(records_t *s, store_conn_t *c, const job_t *job,
+                          const records_outcome_t *o, const _Atomic bool *stopping);
 
 /* ---- the service ---- */
 
@@ -148,13 +191,18 @@ typedef enum {
     CREATE_STREAM, /* SSE: answer once stored, then events to cr->on_event */
 } create_mode_t;
 
+/* A create's outcome. The service knows no HTTP status: the API maps outcomes (and
+ * cr->failure) to its answers (api/records.c api_create_status). */
 typedef enum {
-    CREATED_DONE = 201,     /* generated and stored: cr->rec completed */
-    CREATED_PENDING = 202,  /* stored, generation goes on: cr->rec as it stands */
-    CREATED_STREAM = 1201,  /* CREATE_STREAM: stored; events follow (cr->sub) */
-    CREATE_FAILED = 502,    /* generation failed: cr->error; nothing left behind */
-    CREATE_STORE_ERROR = 500, /* cr->store_rc tells why (503 for STORE_UNAVAILABLE) */
-    CREATE_HOOK = 1000,     /* the begin hook answered (cr->hook_state is its own) */
+    CREATED_DONE,       /* generated and stored: cr->rec completed */
+    CREATED_PENDING,    /* stored, generation goes on: cr->rec as it stands */
+    CREATED_STREAM,     /* CREATE_STREAM: stored; events follow (cr->sub) */
+    CREATE_FAILED,      /* generation failed: cr->failure, cr->error; a create leaves
+                         * nothing behind, a regeneration its record */
+    CREATE_STORE_ERROR, /* cr->store_rc tells why */
+    CREATE_HOOK,        /* the begin hook answered (cr->hook_state is its own) */
+    CREATE_BUSY,        /* regenerate: the record is being generated */
+    CREATE_NOTFOUND,    /* regenerate: no such record (or not the user's) */
 } create_outcome_t;
 
 typedef struct records_create records_create_t;
@@ -171,11 +219,17 @@ struct records_create {
     void *on_event_arg;
     /* the request's Idempotency-Key header (API.md §11), or NULL; for the hook */
     const char *idempotency_key;
+    /* A regeneration (API.md §16): rec.id is the record and rec's input fields those of
+     * the new generation; always through a job. A failure leaves the record (its
+     * latest revision, error set), and out rec is the record as it stands. */
+    bool regenerate;
     /* out */
     create_outcome_t outcome;
     int store_rc;
     const char *error;
+    rec_failure_t failure;   /* CREATE_FAILED */
     records_sub_t *sub;      /* CREATE_STREAM */
+    int64_t job_id;          /* the job stored for it (0 on the inline path) */
     /* CREATE_STREAM on the inline path: the text was generated before the record was
      * stored; the record is completed (rec.result) and no REV_TEXT events follow. */
     bool inline_text;
@@ -202,6 +256,9 @@ struct records_create {
 typedef struct {
     bool (*begin)(void *arg, records_create_t *cr);
     void (*end)(void *arg, records_create_t *cr);
+    /* The status kept with the record for an outcome (its idem_keep_t.status): the
+     * API's, since the service knows none. */
+    int (*status)(void *arg, const records_create_t *cr, create_outcome_t outcome);
     void *arg;
 } records_create_hook_t;
 void records_set_create_hook(records_t *s, const records_create_hook_t *h);
@@ -230,6 +287,26 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
 /* A generation the client waited for failed: the record goes, as with delete (errors
  * are logged, not returned). */
 void records_discard(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id);
+
+/* ---- revisions (API.md §16; records/revisions.c) ---- */
+
+/* True when the record's last generation failed: a failed record, or one that keeps
+ * showing its latest revision after a failed regeneration (completed, error set). */
+static inline bool records_last_failed(const record_t *r)
+{
+    return r->state == REC_FAILED || (r->state == REC_COMPLETED && r->error != NULL);
+}
+int records_revisions(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                      int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
+                      int64_t *total);
+int records_revision(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                     int64_t number, arena_t *a, revision_t *out);
+/* A new revision with revision number's content (an image's picture is copied: each
+ * revision keeps its own file). */
+int records_restore(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                    int64_t number, arena_t *a, record_t *out);
+/* rec just got a revision: past --max-revisions the oldest go, with their pictures. */
+void records_revision_made(records_t *s, store_conn_t *c, const record_t *rec);
 
 /* The seconds between REV_TICK events: the precision of wait limits and keep-alives. */
 #define RECORDS_TICK_S 0.05

@@ -56,9 +56,10 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
     record_t rec;
     int rc = store_record_get(c, kind, user_id, id, NULL, NULL, &a, &rec);
     if (rc == STORE_OK && record_finished(&rec)) {
-        bool ok = rec.state == REC_COMPLETED;
+        bool ok = !records_last_failed(&rec);
         rev_t ev = {.type = ok ? REV_COMPLETED : REV_FAILED, .kind = kind, .id = id,
-                    .user_id = user_id, .rec = &rec, .error = rec.error};
+                    .user_id = user_id, .rec = &rec, .error = rec.error,
+                    .failure = ok ? RF_NONE : records_failure_of(rec.error)};
         hub_publish(r->s->hub, &ev, false);
     } else if (rc == STORE_OK) {
         arena_free(&a);

@@ -14,7 +14,7 @@
 
 #include "api/rcache.h"
 #include "core/log.h"
-#include "gen/jobs.h"
+#include "records/jobs.h"
 #include "gen/templates.h"
 #include "store/writer.h"
 
@@ -118,13 +118,23 @@ static void after_commit(records_t *s, records_create_t *cr)
         raise(SIGKILL);
 }
 
-/* The answer kept with the record for the path taken (see records_create_t.keep). */
-static void keep_for(records_create_t *cr, int status, bool final)
+/* The answer kept with the record for the path taken (see records_create_t.keep): the
+ * hook's status for that outcome. */
+static void keep_for(records_t *s, records_create_t *cr, create_outcome_t outcome, bool final)
 {
     if (cr->keep) {
-        cr->keep->status = status;
+        cr->keep->status = s->hook.status ? s->hook.status(s->hook.arg, cr, outcome) : 0;
         cr->keep->final = final;
     }
+}
+
+rec_failure_t records_failure_of(const char *stored_error)
+{
+    if (stored_error && strcmp(stored_error, MEDIA_FULL_ERROR) == 0)
+        return RF_STORAGE_FULL;
+    if (stored_error && strcmp(stored_error, RECORDS_UNSTORED_ERROR) == 0)
+        return RF_UNSTORED;
+    return RF_GENERATION;
 }
 
 static void resolve(create_priv_t *p, create_outcome_t outcome)
@@ -142,6 +152,8 @@ static void on_wait_event(void *arg, const rev_t *ev)
     create_priv_t *p = arg;
     if (atomic_load(&p->resolved))
         return;
+    if (ev->job_id && p->cr->job_id && ev->job_id != p->cr->job_id)
+        return; /* a late event of the record's previous job (regenerated since) */
     switch (ev->type) {
     case REV_COMPLETED:
         if (ev->rec) {
@@ -160,6 +172,7 @@ static void on_wait_event(void *arg, const rev_t *ev)
         if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
             return;
         p->cr->error = arena_strdup(p->cr->arena, ev->error ? ev->error : "Generation failed.");
+        p->cr->failure = ev->failure ? ev->failure : records_failure_of(ev->error);
         p->cr->outcome = CREATE_FAILED;
         p->cr->done(p->cr);
         break;
@@ -169,6 +182,7 @@ static void on_wait_event(void *arg, const rev_t *ev)
         if (!atomic_compare_exchange_strong(&p->resolved, &expected, true))
             return;
         p->cr->error = "The record was deleted before its generation finished.";
+        p->cr->failure = RF_DELETED;
         p->cr->outcome = CREATE_FAILED;
         p->cr->done(p->cr);
         break;
@@ -205,6 +219,18 @@ static void on_written(void *arg)
     cr->done(cr);
 }
 
+/* A regeneration (records_create_t.regenerate): the record goes back to queued with a
+ * job of the new inputs, in one transaction; the rest is a job create's. */
+static int store_regenerate(records_t *s, store_conn_t *c, records_create_t *cr, int64_t *job_id)
+{
+    record_t now;
+    int rc = store_record_regenerate(c, &cr->rec, cr->keep, cr->arena, &now, job_id);
+    if (rc == STORE_OK)
+        cr->rec = now;
+    (void)s;
+    return rc;
+}
+
 static void create_inline(records_t *s, create_priv_t *p)
 {
     records_create_t *cr = p->cr;
@@ -215,8 +241,9 @@ static void create_inline(records_t *s, create_priv_t *p)
     p->t0 = mono_s();
     if (s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
         cr->error = arena_strdup(cr->arena, res.error[0] ? res.error : "Generation failed.");
+        cr->failure = RF_GENERATION;
         rev_t ev = {.type = REV_FAILED, .kind = cr->rec.kind, .user_id = cr->rec.user_id,
-                    .error = cr->error, .provider = s->d.prov->name,
+                    .error = cr->error, .failure = RF_GENERATION, .provider = s->d.prov->name,
                     .duration_s = mono_s() - p->t0, .inline_path = true};
         hub_publish(s->hub, &ev, true);
         gen_result_free(&res);
@@ -232,7 +259,7 @@ static void create_inline(records_t *s, create_priv_t *p)
     cr->rec.truncated = res.truncated;
     gen_result_free(&res);
     p->item.rec = &cr->rec;
-    keep_for(cr, 201, true);
+    keep_for(s, cr, CREATED_DONE, true);
     p->item.keep = cr->keep;
     p->item.wake = on_written;
     p->item.arg = p;
@@ -254,15 +281,26 @@ void records_create(records_t *s, records_create_t *cr)
         return;
     }
     if (cr->mode != CREATE_ASYNC && cr->rec.kind == KIND_DOC && s->d.writer &&
-        s->d.prov->text_inline) {
+        s->d.prov->text_inline && !cr->regenerate) {
         create_inline(s, p);
         return;
     }
     char err[256];
     store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
     int64_t job_id;
-    keep_for(cr, cr->mode == CREATE_STREAM ? 201 : 202, cr->mode != CREATE_WAIT);
-    int rc = c ? store_record_create(c, &cr->rec, cr->keep, &job_id) : STORE_UNAVAILABLE;
+    keep_for(s, cr, cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_PENDING,
+             cr->mode != CREATE_WAIT);
+    int rc = !c                ? STORE_UNAVAILABLE
+             : cr->regenerate ? store_regenerate(s, c, cr, &job_id)
+                              : store_record_create(c, &cr->rec, cr->keep, &job_id);
+    if (rc == STORE_BUSY || rc == STORE_NOTFOUND) {
+        if (cr->keep)
+            cr->keep->stored = false;
+        atomic_store(&p->resolved, true);
+        cr->outcome = rc == STORE_BUSY ? CREATE_BUSY : CREATE_NOTFOUND;
+        cr->done(cr);
+        return;
+    }
     if (rc != STORE_OK) {
         if (cr->keep)
             cr->keep->stored = false; /* rolled back with the record */
@@ -272,6 +310,7 @@ void records_create(records_t *s, records_create_t *cr)
         cr->done(cr);
         return;
     }
+    cr->job_id = job_id;
     after_commit(s, cr);
     rev_t ev = {.type = REV_QUEUED, .kind = cr->rec.kind, .id = cr->rec.id,
                 .user_id = cr->rec.user_id, .rec = &cr->rec};
@@ -295,7 +334,11 @@ void records_create(records_t *s, records_create_t *cr)
     arena_init(&a);
     record_t now;
     rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL, &a, &now);
-    if (rc == STORE_OK && now.state == REC_COMPLETED) {
+    if (rc == STORE_OK && records_last_failed(&now)) {
+        rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error,
+                        .failure = records_failure_of(now.error)};
+        on_wait_event(p, &failed);
+    } else if (rc == STORE_OK && now.state == REC_COMPLETED) {
         rev_t done = {.type = REV_COMPLETED, .kind = now.kind, .id = now.id, .rec = &now};
         on_wait_event(p, &done);
     } else if (rc == STORE_OK && now.state == REC_FAILED) {
@@ -317,7 +360,8 @@ void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr)
     }
     if (cr->outcome == CREATE_HOOK)
         return;
-    if (cr->outcome == CREATE_FAILED && cr->rec.id > 0 && cr->mode == CREATE_WAIT)
+    if (cr->outcome == CREATE_FAILED && cr->rec.id > 0 && cr->mode == CREATE_WAIT &&
+        !cr->regenerate)
         records_discard(s, cr->rec.kind, cr->rec.user_id, cr->rec.id);
     if (cr->outcome == CREATED_PENDING && cr->mode == CREATE_WAIT) {
         /* the wait ended before the generation: the record as it stands */
@@ -328,6 +372,7 @@ void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr)
             cr->rec = now;
         else if (rc == STORE_NOTFOUND) {
             cr->outcome = CREATE_FAILED;
+            cr->failure = RF_DELETED;
             cr->error = "The record was deleted before its generation finished.";
         } else {
             cr->outcome = CREATE_STORE_ERROR;
@@ -357,20 +402,24 @@ int records_list(records_t *s, store_conn_t *c, rec_kind_t kind, list_query_t *q
 int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                    const record_patch_t *p, arena_t *a, record_t *out)
 {
-    (void)s;
-    return store_record_update(c, kind, user_id, id, p, a, out);
+    int rc = store_record_update(c, kind, user_id, id, p, a, out);
+    if (rc == STORE_OK && p->result)
+        records_revision_made(s, c, out);
+    return rc;
 }
 
 int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id)
 {
     arena_t a;
     arena_init(&a);
-    const char *media_key = NULL;
-    int rc = store_record_delete(c, kind, user_id, id, &a, &media_key);
+    const char **keys;
+    size_t n;
+    int rc = store_record_delete(c, kind, user_id, id, &a, &keys, &n);
     if (rc == STORE_OK) {
         rcache_drop(s->d.rcache, kind, id);
-        if (media_key && media_remove(s->d.media, media_key) != 0)
-            log_warn("record=%lld: could not remove its media file", (long long)id);
+        for (size_t i = 0; i < n; i++) /* the record's picture and its revisions' */
+            if (media_remove(s->d.media, keys[i]) != 0)
+                log_warn("record=%lld: could not remove its media file", (long long)id);
         rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
         records_publish(s, &ev);
     }

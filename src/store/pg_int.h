@@ -40,6 +40,7 @@ enum {
     S_JOB_RENEW,
     S_JOB_RELEASE_DEAD,
     S_JOB_COMPLETE,
+    S_JOB_COMPLETE_IMG,
     S_JOB_FAIL,
     S_JOB_COUNT,
     S_JOB_COUNTS,
@@ -54,6 +55,19 @@ enum {
     S_JOB_PARTIAL,
     S_NOTIFY,
     S_MEDIA_KEYS,
+    S_REV_SNAP_DOC,
+    S_REV_SNAP_IMG,
+    S_REV_TRIM_DOC,
+    S_REV_TRIM_IMG,
+    S_REV_LIST_DOC,
+    S_REV_LIST_IMG,
+    S_REV_GET_DOC,
+    S_REV_GET_IMG,
+    S_DOC_REGEN,
+    S_IMG_REGEN,
+    S_JOB_INSERT_REGEN,
+    S_DOC_RESTORE,
+    S_IMG_RESTORE,
     S_COUNT
 };
 
@@ -144,7 +158,22 @@ int pg_record_get_probed(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int
 int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
                      const record_patch_t *pt, arena_t *a, record_t *out);
 int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
-                     arena_t *a, const char **media_key);
+                     arena_t *a, const char ***keys, size_t *n);
+
+/* ---- revisions (pg_revisions.c) */
+int pg_record_regenerate(store_conn_t *sc, const record_t *in, idem_keep_t *keep, arena_t *a,
+                         record_t *out, int64_t *job_id);
+int pg_revision_list(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                     int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
+                     int64_t *total);
+int pg_revision_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                    int64_t number, arena_t *a, revision_t *out);
+int pg_revision_restore(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                        int64_t number, const char *media_key, arena_t *a, record_t *out);
+int pg_revision_trim(store_conn_t *sc, rec_kind_t kind, int64_t id, int keep, arena_t *a,
+                     const char ***keys, size_t *n);
+/* Appends the non-NULL values of column 0 of every row of r to *keys and *n (each once). */
+void pg_collect_keys(const PGresult *r, arena_t *a, const char ***keys, size_t *n);
 
 /* ---- lists (pg_lists.c) */
 int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, arena_t *a,
@@ -154,7 +183,8 @@ int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, are
 int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out);
 int pg_job_renew(store_conn_t *sc, int64_t job_id, const char *token, double lease_s);
 int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int64_t words,
-                    const char *media_key, const char *revised_prompt);
+                    const char *media_key, const char *revised_prompt, arena_t *a,
+                    record_t *out);
 int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error);
 int pg_job_count(store_conn_t *sc, int64_t *n);
 int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running);

@@ -31,6 +31,19 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
     int64_t job_id = pg_col_i64(r, 0, 0), kind = pg_col_i64(r, 0, 1),
             record_id = pg_col_i64(r, 0, 2);
     int attempts = (int)pg_col_i64(r, 0, 3);
+    bool regen = PQgetvalue(r, 0, 4)[0] == 't';
+    record_t in = {0}; /* a regeneration's inputs */
+    if (regen) {
+        in.prompt = pg_col_str(r, 0, 5, a);
+        in.creativity = PQgetisnull(r, 0, 6) ? 0 : strtod(PQgetvalue(r, 0, 6), NULL);
+        in.template_id = (int)pg_col_i64(r, 0, 7);
+        in.tone = pg_col_str(r, 0, 8, a);
+        in.language = pg_col_str(r, 0, 9, a);
+        in.length = pg_col_str(r, 0, 10, a);
+        in.description = pg_col_str(r, 0, 11, a);
+        in.resolution = pg_col_str(r, 0, 12, a);
+        in.style = pg_col_str(r, 0, 13, a);
+    }
     PQclear(r);
     pg_num_t jid = pg_num_i64(job_id), rid = pg_num_i64(record_id);
     if (kind == KIND_DOC || kind == KIND_IMG) {
@@ -44,6 +57,9 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
             memcpy(out->token, token, sizeof(out->token));
             out->attempts = attempts;
             out->rec = rec;
+            out->regen = regen;
+            if (regen)
+                store_job_inputs(out, &in);
             *claimed = true;
             return STORE_OK;
         }
@@ -120,19 +136,37 @@ static int job_finish(pg_conn_t *c, int id, const char *const *p)
 }
 
 int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int64_t words,
-                    const char *media_key, const char *revised_prompt)
+                    const char *media_key, const char *revised_prompt, arena_t *a,
+                    record_t *out)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
+    const record_t *in = &job->rec;
     pg_num_t id = pg_num_i64(job->id), w = pg_num_i64(words), now = pg_num_i64(now_us()),
-          pt = pg_num_i64(job->rec.prompt_tokens), ct = pg_num_i64(job->rec.completion_tokens);
-    const char *p[] = {id.s, job->token, result, w.s, media_key, revised_prompt, now.s,
-                       job->rec.prompt_tokens < 0 ? NULL : pt.s,
-                       job->rec.completion_tokens < 0 ? NULL : ct.s,
-                       job->rec.truncated ? "t" : "f"};
-    return job_finish(c, S_JOB_COMPLETE, p);
+          pt = pg_num_i64(in->prompt_tokens), ct = pg_num_i64(in->completion_tokens),
+          cr = pg_num_f64(in->creativity), tpl = pg_num_i64(in->template_id);
+    const char *regen = job->regen ? "t" : "f";
+    const char *source = rev_source_name(job->regen ? SRC_REGENERATION : SRC_GENERATION);
+    const char *doc[] = {id.s, job->token, result, w.s, now.s,
+                         in->prompt_tokens < 0 ? NULL : pt.s,
+                         in->completion_tokens < 0 ? NULL : ct.s, in->truncated ? "t" : "f",
+                         regen, in->prompt, cr.s, tpl.s, in->tone, in->language, in->length,
+                         source};
+    const char *img[] = {id.s, job->token, media_key, revised_prompt, now.s, regen,
+                         in->description, in->resolution, in->style, source};
+    /* the record as stored, or no row: the job (with this token) is gone */
+    record_t r;
+    arena_t scratch;
+    arena_init(&scratch);
+    bool is_img = in->kind == KIND_IMG;
+    rc = pg_one_record(c, is_img ? S_JOB_COMPLETE_IMG : S_JOB_COMPLETE, is_img ? img : doc,
+                       in->kind, a && out ? a : &scratch, &r);
+    arena_free(&scratch);
+    if (rc == STORE_OK && out)
+        *out = r;
+    return rc == STORE_NOTFOUND ? STORE_STALE : rc;
 }
 
 int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error)

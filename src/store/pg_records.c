@@ -130,11 +130,19 @@ static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, bool
         pg_num_t cr = pg_num_f64(rec->creativity), tpl = pg_num_i64(rec->template_id),
               words = pg_num_i64(rec->words), pt = pg_num_i64(rec->prompt_tokens),
               ct = pg_num_i64(rec->completion_tokens);
+        const char *tone = rec->tone ? rec->tone : "neutral";
+        const char *lang = rec->language ? rec->language : "en";
+        const char *len = rec->length ? rec->length : "medium";
+        if (!done) {
+            const char *q[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s,
+                               tone, lang, len};
+            return pg_find_id(c, S_DOC_INSERT, q, id);
+        }
         const char *p[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s,
                            rec->result, words.s, rec->prompt_tokens < 0 ? NULL : pt.s,
                            rec->completion_tokens < 0 ? NULL : ct.s,
-                           rec->truncated ? "t" : "f"};
-        return pg_find_id(c, done ? S_DOC_INSERT_DONE : S_DOC_INSERT, p, id);
+                           rec->truncated ? "t" : "f", tone, lang, len};
+        return pg_find_id(c, S_DOC_INSERT_DONE, p, id);
     }
     const char *p[] = {uid.s, rec->name, fav, ts.s, rec->description, rec->resolution, rec->style};
     return pg_find_id(c, S_IMG_INSERT, p, id);
@@ -260,7 +268,7 @@ int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
 }
 
 int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
-                     arena_t *a, const char **media_key)
+                     arena_t *a, const char ***keys, size_t *n)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
@@ -271,11 +279,10 @@ int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
     PGresult *r;
     if ((rc = pg_run(c, kind == KIND_DOC ? S_DOC_DELETE : S_IMG_DELETE, p, &r)) != STORE_OK)
         return rc;
-    if (PQntuples(r) == 0) {
+    if (PQntuples(r) == 0)
         rc = STORE_NOTFOUND;
-    } else if (media_key) {
-        *media_key = pg_col_str(r, 0, 0, a);
-    }
+    else
+        pg_collect_keys(r, a, keys, n);
     PQclear(r);
     return rc;
 }

@@ -8,13 +8,23 @@
 /* complete/fail: deletes the job while the token matches and updates its record (of
  * the kind the job row names), in one statement: one transaction. The row says whether
  * the job was there. */
-#define JOB_FINISH(doc_set, img_set)                                                               \
+#define JOB_FINISH(doc_set, img_set, also)                                                         \
     "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2 RETURNING kind, record_id),"         \
     " d AS (UPDATE documents t SET " doc_set " FROM j WHERE j.kind = 0 AND t.id = j.record_id"     \
-    " RETURNING t.id),"                                                                            \
+    " RETURNING t.*),"                                                                             \
     " i AS (UPDATE images t SET " img_set " FROM j WHERE j.kind = 1 AND t.id = j.record_id"        \
-    " RETURNING t.id)"                                                                             \
+    " RETURNING t.*)" also                                                                         \
     " SELECT count(*) FROM j"
+
+/* A revision made of a record row (a CTE or table with the record's columns): source
+ * and created_us are SQL expressions. */
+#define DOC_REV_FROM(source, created, from)                                                       \
+    "INSERT INTO document_revisions SELECT id, revision, " source ", NULL, " created ", prompt,"  \
+    " creativity, template_id, tone, language, length, result, words, prompt_tokens,"            \
+    " completion_tokens, truncated FROM " from
+#define IMG_REV_FROM(source, created, from)                                                       \
+    "INSERT INTO image_revisions SELECT id, revision, " source ", NULL, " created ","             \
+    " description, resolution, style, media_key, revised_prompt FROM " from
 
 const pg_stmt_t pg_stmts[S_COUNT] = {
     [S_JOB_PROGRESS] = {"ink_job_progress", 4,
@@ -43,21 +53,26 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                     " FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id"},
     [S_KEY_REVOKE] = {"ink_key_revoke", 2,
                       "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1"},
-    [S_DOC_INSERT] = {"ink_doc_insert", 7,
+    [S_DOC_INSERT] = {"ink_doc_insert", 10,
                       "INSERT INTO documents (user_id, name, favorite, state, created_us,"
-                      " updated_us, prompt, creativity, template_id, words)"
-                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, 0) RETURNING id"},
+                      " updated_us, prompt, creativity, template_id, words, tone, language,"
+                      " length)"
+                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, 0, $8, $9, $10)"
+                      " RETURNING id"},
     [S_IMG_INSERT] = {"ink_img_insert", 7,
                       "INSERT INTO images (user_id, name, favorite, state, created_us, updated_us,"
                       " description, resolution, style)"
                       " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7) RETURNING id"},
-    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 12,
-                           "INSERT INTO documents (user_id, name, favorite, state, created_us,"
-                           " updated_us, prompt, creativity, template_id, result, words,"
-                           " prompt_tokens, completion_tokens, truncated)"
+    /* with its first revision */
+    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 15,
+                           "WITH d AS (INSERT INTO documents (user_id, name, favorite, state,"
+                           " created_us, updated_us, prompt, creativity, template_id, result,"
+                           " words, prompt_tokens, completion_tokens, truncated, tone, language,"
+                           " length, revision)"
                            " VALUES ($1, $2, $3, 'completed', $4, $4, $5, $6, $7, $8, $9,"
-                           " $10, $11, $12)"
-                           " RETURNING id"},
+                           " $10, $11, $12, $13, $14, $15, 1) RETURNING *),"
+                           " r AS (" DOC_REV_FROM("'generation'", "created_us", "d") ")"
+                           " SELECT id FROM d"},
     [S_JOB_INSERT] = {"ink_job_insert", 3,
                       "INSERT INTO jobs (kind, record_id, created_us) VALUES ($1, $2, $3)"
                       " RETURNING id"},
@@ -66,11 +81,18 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     [S_IMG_GET] = {"ink_img_get", 2,
                    "SELECT " IMG_COLS " FROM images WHERE user_id = $1 AND id = $2"},
     [S_DOC_UPDATE] = {"ink_doc_update", 8,
-                      "UPDATE documents SET name = COALESCE($3::text, name),"
+                      "WITH u AS (UPDATE documents SET name = COALESCE($3::text, name),"
                       " result = CASE WHEN $4::boolean THEN $5::text ELSE result END,"
                       " words = CASE WHEN $4::boolean THEN $6::bigint ELSE words END,"
                       " favorite = CASE WHEN $7::int < 0 THEN favorite ELSE $7::int <> 0 END,"
-                      " " BUMP("$8") " WHERE user_id = $1 AND id = $2 RETURNING " DOC_COLS},
+                      " revision = revision + CASE WHEN $4::boolean THEN 1 ELSE 0 END,"
+                      " prompt_tokens = CASE WHEN $4::boolean THEN NULL ELSE prompt_tokens END,"
+                      " completion_tokens = CASE WHEN $4::boolean THEN NULL"
+                      " ELSE completion_tokens END,"
+                      " truncated = CASE WHEN $4::boolean THEN false ELSE truncated END,"
+                      " " BUMP("$8") " WHERE user_id = $1 AND id = $2 RETURNING *),"
+                      " r AS (" DOC_REV_FROM("'edit'", "updated_us", "u WHERE $4::boolean") ")"
+                      " SELECT " DOC_COLS " FROM u"},
     [S_IMG_UPDATE] = {"ink_img_update", 5,
                       "UPDATE images SET name = COALESCE($3::text, name),"
                       " favorite = CASE WHEN $4::int < 0 THEN favorite ELSE $4::int <> 0 END,"
@@ -78,18 +100,23 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     [S_DOC_DELETE] = {"ink_doc_delete", 2,
                       "WITH r AS (DELETE FROM documents WHERE user_id = $1 AND id = $2"
                       " RETURNING id),"
-                      " j AS (DELETE FROM jobs WHERE kind = 0 AND record_id IN (SELECT id FROM r))"
+                      " j AS (DELETE FROM jobs WHERE kind = 0 AND record_id IN (SELECT id FROM r)),"
+                      " v AS (DELETE FROM document_revisions"
+                      " WHERE document_id IN (SELECT id FROM r))"
                       " SELECT NULL::text FROM r"},
     [S_IMG_DELETE] = {"ink_img_delete", 2,
                       "WITH r AS (DELETE FROM images WHERE user_id = $1 AND id = $2"
                       " RETURNING id, media_key),"
-                      " j AS (DELETE FROM jobs WHERE kind = 1 AND record_id IN (SELECT id FROM r))"
-                      " SELECT media_key FROM r"},
+                      " j AS (DELETE FROM jobs WHERE kind = 1 AND record_id IN (SELECT id FROM r)),"
+                      " v AS (DELETE FROM image_revisions WHERE image_id IN (SELECT id FROM r)"
+                      " RETURNING media_key)"
+                      " SELECT media_key FROM r UNION SELECT media_key FROM v"},
     [S_JOB_PICK] = {"ink_job_pick", 3,
                     "UPDATE jobs SET token = $2, lease_until_us = $3, attempts = attempts + 1"
                     " WHERE id = (SELECT id FROM jobs WHERE token IS NULL OR lease_until_us < $1"
                     " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-                    " RETURNING id, kind, record_id, attempts"},
+                    " RETURNING id, kind, record_id, attempts, regen, prompt, creativity,"
+                    " template_id, tone, language, length, description, resolution, style"},
     [S_DOC_CLAIM] = {"ink_doc_claim", 2,
                      "UPDATE documents SET state = 'generating', " BUMP("$2") " WHERE id = $1"
                      " RETURNING " DOC_COLS},
@@ -114,18 +141,53 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                      "UPDATE jobs SET lease_until_us = $3, attempts = attempts - $4::int"
                      " WHERE id = $1 AND token = $2"},
     /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now, $8 prompt tokens,
-     * $9 completion tokens, $10 truncated */
-    [S_JOB_COMPLETE] = {"ink_job_complete", 10,
-                        JOB_FINISH("state = 'completed', error = NULL, result = $3::text,"
-                                   " words = $4::bigint, prompt_tokens = $8::bigint,"
-                                   " completion_tokens = $9::bigint, truncated = $10::boolean, "
-                                   BUMP("$7"),
-                                   "state = 'completed', error = NULL, media_key = $5::text,"
-                                   " revised_prompt = $6::text, " BUMP("$7"))},
-    /* $3 error, $4 now */
+     * $9 completion tokens, $10 truncated, $11 a regeneration (its inputs $12-$20 become
+     * the record's), $21 the revision's source; the next revision is made of the row */
+    /* $1 job, $2 token, $3 result, $4 words, $5 now, $6 prompt tokens, $7 completion
+     * tokens, $8 truncated, $9 a regeneration (its inputs $10-$15 become the record's),
+     * $16 the revision's source: the next revision is made of the row, which comes back
+     * (no row: the job, with this token, is gone) */
+    [S_JOB_COMPLETE] = {"ink_job_complete", 16,
+                        "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
+                        " RETURNING kind, record_id),"
+                        " d AS (UPDATE documents t SET state = 'completed', error = NULL,"
+                        " result = $3::text, words = $4::bigint, prompt_tokens = $6::bigint,"
+                        " completion_tokens = $7::bigint, truncated = $8::boolean,"
+                        " revision = t.revision + 1,"
+                        " prompt = CASE WHEN $9::boolean THEN $10::text ELSE t.prompt END,"
+                        " creativity = CASE WHEN $9::boolean THEN $11::float8 ELSE t.creativity END,"
+                        " template_id = CASE WHEN $9::boolean THEN $12::int ELSE t.template_id END,"
+                        " tone = CASE WHEN $9::boolean THEN $13::text ELSE t.tone END,"
+                        " language = CASE WHEN $9::boolean THEN $14::text ELSE t.language END,"
+                        " length = CASE WHEN $9::boolean THEN $15::text ELSE t.length END, "
+                        BUMP("$5") " FROM j WHERE j.kind = 0 AND t.id = j.record_id"
+                        " RETURNING t.*),"
+                        " dr AS (" DOC_REV_FROM("$16::text", "$5::bigint", "d") ")"
+                        " SELECT " DOC_COLS " FROM d"},
+    /* $1 job, $2 token, $3 media_key, $4 revised_prompt, $5 now, $6 a regeneration (its
+     * inputs $7-$9), $10 the revision's source */
+    [S_JOB_COMPLETE_IMG] = {"ink_job_complete_img", 10,
+                            "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
+                            " RETURNING kind, record_id),"
+                            " i AS (UPDATE images t SET state = 'completed', error = NULL,"
+                            " media_key = $3::text, revised_prompt = $4::text,"
+                            " revision = t.revision + 1,"
+                            " description = CASE WHEN $6::boolean THEN $7::text"
+                            " ELSE t.description END,"
+                            " resolution = CASE WHEN $6::boolean THEN $8::text"
+                            " ELSE t.resolution END,"
+                            " style = CASE WHEN $6::boolean THEN $9::text ELSE t.style END, "
+                            BUMP("$5") " FROM j WHERE j.kind = 1 AND t.id = j.record_id"
+                            " RETURNING t.*),"
+                            " ir AS (" IMG_REV_FROM("$10::text", "$5::bigint", "i") ")"
+                            " SELECT " IMG_COLS " FROM i"},
+    /* $3 error, $4 now; a record with a revision keeps showing it (a regeneration
+     * failed) */
     [S_JOB_FAIL] = {"ink_job_fail", 4,
-                    JOB_FINISH("state = 'failed', error = $3::text, " BUMP("$4"),
-                               "state = 'failed', error = $3::text, " BUMP("$4"))},
+                    JOB_FINISH("state = CASE WHEN t.revision > 0 THEN 'completed' ELSE 'failed'"
+                               " END, error = $3::text, " BUMP("$4"),
+                               "state = CASE WHEN t.revision > 0 THEN 'completed' ELSE 'failed'"
+                               " END, error = $3::text, " BUMP("$4"), "")},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
     /* $1 now */
     [S_JOB_COUNTS] = {"ink_job_counts", 1,
@@ -165,6 +227,80 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                       " WHERE user_id = $1 AND idem_key = $2 AND token = $3 AND state = 0"},
     [S_IDEM_PRUNE] = {"ink_idem_prune", 1, "DELETE FROM idempotency_keys WHERE expires_us < $1"},
     [S_MEDIA_KEYS] = {"ink_media_keys", 0,
-                      "SELECT media_key FROM images WHERE media_key IS NOT NULL"
-                      " ORDER BY media_key COLLATE \"C\""},
+                      "SELECT media_key COLLATE \"C\" FROM images WHERE media_key IS NOT NULL"
+                      " UNION SELECT media_key FROM image_revisions WHERE media_key IS NOT NULL"
+                      " ORDER BY 1"},
+    /* ---- revisions (pg_revisions.c) ---- */
+    /* $1 record, $2 source, $3 now: the record's content as its revision `revision` */
+    [S_REV_SNAP_DOC] = {"ink_rev_snap_doc", 3,
+                        DOC_REV_FROM("$2::text", "$3::bigint", "documents WHERE id = $1")},
+    [S_REV_SNAP_IMG] = {"ink_rev_snap_img", 3,
+                        IMG_REV_FROM("$2::text", "$3::bigint", "images WHERE id = $1")},
+    /* $1 record, $2 how many to keep */
+    [S_REV_TRIM_DOC] = {"ink_rev_trim_doc", 2,
+                        "DELETE FROM document_revisions WHERE document_id = $1 AND number <="
+                        " (SELECT revision FROM documents WHERE id = $1) - $2::bigint"
+                        " RETURNING NULL::text"},
+    [S_REV_TRIM_IMG] = {"ink_rev_trim_img", 2,
+                        "DELETE FROM image_revisions WHERE image_id = $1 AND number <="
+                        " (SELECT revision FROM images WHERE id = $1) - $2::bigint"
+                        " RETURNING media_key"},
+    /* $1 user, $2 record, $3 limit, $4 offset: the count first, then the page (the count
+     * is on every row; a page past the end gives it alone, revision columns NULL) */
+    [S_REV_LIST_DOC] = {"ink_rev_list_doc", 4,
+                        "SELECT (SELECT count(*) FROM document_revisions WHERE document_id = $2),"
+                        " v.* FROM documents d LEFT JOIN LATERAL (SELECT " REVDOC_COLS
+                        " FROM document_revisions WHERE document_id = d.id"
+                        " ORDER BY number DESC LIMIT $3 OFFSET $4) v ON true"
+                        " WHERE d.user_id = $1 AND d.id = $2"},
+    [S_REV_LIST_IMG] = {"ink_rev_list_img", 4,
+                        "SELECT (SELECT count(*) FROM image_revisions WHERE image_id = $2),"
+                        " v.* FROM images d LEFT JOIN LATERAL (SELECT " REVIMG_COLS
+                        " FROM image_revisions WHERE image_id = d.id"
+                        " ORDER BY number DESC LIMIT $3 OFFSET $4) v ON true"
+                        " WHERE d.user_id = $1 AND d.id = $2"},
+    /* $1 user, $2 record, $3 number: one row when the record is the user's (revision
+     * columns NULL when there is no such revision) */
+    [S_REV_GET_DOC] = {"ink_rev_get_doc", 3,
+                       "SELECT 0, v.* FROM documents d LEFT JOIN LATERAL (SELECT " REVDOC_COLS
+                       " FROM document_revisions WHERE document_id = d.id AND number = $3) v"
+                       " ON true WHERE d.user_id = $1 AND d.id = $2"},
+    [S_REV_GET_IMG] = {"ink_rev_get_img", 3,
+                       "SELECT 0, v.* FROM images d LEFT JOIN LATERAL (SELECT " REVIMG_COLS
+                       " FROM image_revisions WHERE image_id = d.id AND number = $3) v"
+                       " ON true WHERE d.user_id = $1 AND d.id = $2"},
+    /* $1 user, $2 id, $3 now */
+    [S_DOC_REGEN] = {"ink_doc_regen", 3,
+                     "UPDATE documents SET state = 'queued', " BUMP("$3") " WHERE user_id = $1"
+                     " AND id = $2 AND state IN ('completed', 'failed') RETURNING " DOC_COLS},
+    [S_IMG_REGEN] = {"ink_img_regen", 3,
+                     "UPDATE images SET state = 'queued', " BUMP("$3") " WHERE user_id = $1"
+                     " AND id = $2 AND state IN ('completed', 'failed') RETURNING " IMG_COLS},
+    /* $1 kind, $2 record, $3 now, then the inputs */
+    [S_JOB_INSERT_REGEN] = {"ink_job_insert_regen", 12,
+                            "INSERT INTO jobs (kind, record_id, created_us, regen, prompt,"
+                            " creativity, template_id, tone, language, length, description,"
+                            " resolution, style) VALUES ($1, $2, $3, true, $4, $5, $6, $7, $8,"
+                            " $9, $10, $11, $12) RETURNING id"},
+    /* $1 user, $2 id, $3 number, $4 now (, $5 media key) */
+    [S_DOC_RESTORE] = {"ink_doc_restore", 4,
+                       "UPDATE documents SET (prompt, creativity, template_id, tone, language,"
+                       " length, result, words, prompt_tokens, completion_tokens, truncated) ="
+                       " (SELECT prompt, creativity, template_id, tone, language, length, result,"
+                       " words, prompt_tokens, completion_tokens, truncated"
+                       " FROM document_revisions WHERE document_id = $2 AND number = $3),"
+                       " revision = revision + 1, error = NULL, state = CASE WHEN state IN"
+                       " ('queued', 'generating') THEN state ELSE 'completed' END, " BUMP("$4")
+                       " WHERE user_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM"
+                       " document_revisions WHERE document_id = $2 AND number = $3)"
+                       " RETURNING " DOC_COLS},
+    [S_IMG_RESTORE] = {"ink_img_restore", 5,
+                       "UPDATE images SET (description, resolution, style, revised_prompt) ="
+                       " (SELECT description, resolution, style, revised_prompt"
+                       " FROM image_revisions WHERE image_id = $2 AND number = $3),"
+                       " media_key = $5, revision = revision + 1, error = NULL, state = CASE"
+                       " WHEN state IN ('queued', 'generating') THEN state ELSE 'completed' END, "
+                       BUMP("$4") " WHERE user_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM"
+                       " image_revisions WHERE image_id = $2 AND number = $3)"
+                       " RETURNING " IMG_COLS},
 };

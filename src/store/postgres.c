@@ -328,6 +328,9 @@ void pg_row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, reco
         out->prompt_tokens = PQgetisnull(r, row, 13) ? -1 : pg_col_i64(r, row, 13);
         out->completion_tokens = PQgetisnull(r, row, 14) ? -1 : pg_col_i64(r, row, 14);
         out->truncated = pg_col_bool(r, row, 15);
+        out->tone = pg_col_str(r, row, 17, a);
+        out->language = pg_col_str(r, row, 18, a);
+        out->length = pg_col_str(r, row, 19, a);
     } else {
         out->description = pg_col_str(r, row, 8, a);
         out->resolution = pg_col_str(r, row, 9, a);
@@ -335,6 +338,7 @@ void pg_row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, reco
         out->media_key = pg_col_str(r, row, 11, a);
         out->revised_prompt = pg_col_str(r, row, 12, a);
     }
+    out->revision = pg_col_i64(r, row, 16);
 }
 
 const store_ops_t store_postgres_ops = {

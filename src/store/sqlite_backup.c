@@ -68,7 +68,12 @@ static int list_media(const char *path, void (*each_key)(void *, const char *), 
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    if (rc == SQLITE_OK)
+    /* the pictures of every revision too (§16); a database from before migration 10
+     * has only the images' own */
+    if (rc == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT media_key FROM images WHERE media_key IS NOT NULL UNION "
+                               "SELECT media_key FROM image_revisions WHERE media_key IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
         rc = sqlite3_prepare_v2(db, "SELECT media_key FROM images WHERE media_key IS NOT NULL",
                                 -1, &st, NULL);
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)

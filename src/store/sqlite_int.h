@@ -62,6 +62,23 @@ enum {
     ST_IDEM_ABORT,
     ST_IDEM_PRUNE,
     ST_MEDIA_KEYS,
+    ST_REV_SNAP_DOC,
+    ST_REV_SNAP_IMG,
+    ST_REV_DELETE_DOC,
+    ST_REV_DELETE_IMG,
+    ST_REV_TRIM_DOC,
+    ST_REV_TRIM_IMG,
+    ST_REV_LIST_DOC,
+    ST_REV_LIST_IMG,
+    ST_REV_COUNT_DOC,
+    ST_REV_COUNT_IMG,
+    ST_REV_GET_DOC,
+    ST_REV_GET_IMG,
+    ST_REGEN_DOC,
+    ST_REGEN_IMG,
+    ST_JOB_INSERT_REGEN,
+    ST_RESTORE_DOC,
+    ST_RESTORE_IMG,
     ST_COUNT
 };
 
@@ -103,6 +120,15 @@ int sq_exec_sql(sq_conn_t *c, const char *sql, const char *what);
 void sq_bind_tokens(sqlite3_stmt *st, int i, int64_t n);
 void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r);
 
+/* ---- revisions (sqlite_revisions.c) ---------------------------------------------------- */
+
+/* Inside a write transaction: the record's content as its revision `revision`. */
+int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source, int64_t now);
+/* Runs st (bound) and appends the non-NULL text of its first column of every row to
+ * *keys and *n (each once). */
+int sq_collect_keys(sq_conn_t *c, sqlite3_stmt *st, arena_t *a, const char ***keys, size_t *n,
+                    const char *what);
+
 /* ---- ops (the ops table: sqlite.c) ----------------------------------------------------- */
 
 /* sqlite_schema.c */
@@ -122,8 +148,20 @@ int sq_record_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t 
 int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                      const record_patch_t *p, arena_t *a, record_t *out);
 int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
-                     arena_t *a, const char **media_key);
+                     arena_t *a, const char ***keys, size_t *n);
 int sq_media_keys(store_conn_t *conn, arena_t *a, const char ***keys, size_t *n);
+/* sqlite_revisions.c */
+int sq_record_regenerate(store_conn_t *conn, const record_t *in, idem_keep_t *keep, arena_t *a,
+                         record_t *out, int64_t *job_id);
+int sq_revision_list(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                     int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
+                     int64_t *total);
+int sq_revision_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                    int64_t number, arena_t *a, revision_t *out);
+int sq_revision_restore(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
+                        int64_t number, const char *media_key, arena_t *a, record_t *out);
+int sq_revision_trim(store_conn_t *conn, rec_kind_t kind, int64_t id, int keep, arena_t *a,
+                     const char ***keys, size_t *n);
 /* sqlite_lists.c */
 int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_t *q,
                    arena_t *a, record_list_t *out);
@@ -131,7 +169,8 @@ int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_t *q,
 int sq_job_claim(store_conn_t *conn, double lease_s, arena_t *a, job_t *out);
 int sq_job_renew(store_conn_t *conn, int64_t job_id, const char *token, double lease_s);
 int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
-                    int64_t words, const char *media_key, const char *revised_prompt);
+                    int64_t words, const char *media_key, const char *revised_prompt, arena_t *a,
+                    record_t *out);
 int sq_job_fail(store_conn_t *conn, const job_t *job, const char *error);
 int sq_job_count(store_conn_t *conn, int64_t *n);
 int sq_job_counts(store_conn_t *conn, int64_t *queued, int64_t *running);

@@ -14,7 +14,7 @@ static int64_t lease_end(double lease_s)
 
 /* Takes the oldest claimable job: STORE_OK with *kind and *record_id set. */
 static int claim_next(sq_conn_t *c, double lease_s, job_t *job, rec_kind_t *kind,
-                      int64_t *record_id)
+                      int64_t *record_id, arena_t *a, record_t *in)
 {
     sqlite3_stmt *st;
     int rc = sq_stmt(c, ST_JOB_CLAIM, &st);
@@ -30,6 +30,17 @@ static int claim_next(sq_conn_t *c, double lease_s, job_t *job, rec_kind_t *kind
         *kind = sqlite3_column_int(st, 1) == KIND_IMG ? KIND_IMG : KIND_DOC;
         *record_id = sqlite3_column_int64(st, 2);
         job->attempts = sqlite3_column_int(st, 3);
+        job->regen = sqlite3_column_int(st, 4) != 0;
+        /* a regeneration's inputs */
+        in->prompt = sq_col_text(st, 5, a);
+        in->creativity = sqlite3_column_double(st, 6);
+        in->template_id = sqlite3_column_int(st, 7);
+        in->tone = sq_col_text(st, 8, a);
+        in->language = sq_col_text(st, 9, a);
+        in->length = sq_col_text(st, 10, a);
+        in->description = sq_col_text(st, 11, a);
+        in->resolution = sq_col_text(st, 12, a);
+        in->style = sq_col_text(st, 13, a);
         sq_stmt_done(st);
     }
     return rc;
@@ -72,12 +83,15 @@ int sq_job_claim(store_conn_t *conn, double lease_s, arena_t *a, job_t *out)
         int rc = sq_tx_begin(c);
         if (rc != STORE_OK)
             return rc;
-        rc = claim_next(c, lease_s, &job, &kind, &record_id);
+        record_t in = {0};
+        rc = claim_next(c, lease_s, &job, &kind, &record_id, a, &in);
         bool orphan = false;
         if (rc == STORE_OK) {
             rc = start_record(c, kind, record_id, &job, a);
             orphan = rc == STORE_NOTFOUND;
         }
+        if (rc == STORE_OK && job.regen)
+            store_job_inputs(&job, &in);
         /* An orphan job was deleted: commit that and look again. */
         rc = sq_tx_end(c, orphan ? STORE_OK : rc);
         if (rc != STORE_OK)
@@ -127,8 +141,10 @@ static int finish_job(sq_conn_t *c, const job_t *job, rec_kind_t *kind, int64_t 
 }
 
 int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
-                    int64_t words, const char *media_key, const char *revised_prompt)
+                    int64_t words, const char *media_key, const char *revised_prompt, arena_t *a,
+                    record_t *out)
 {
+    record_t r;
     sq_conn_t *c = sq(conn);
     rec_kind_t kind;
     int64_t record_id;
@@ -148,13 +164,34 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
         sq_bind_tokens(st, 5, job->rec.prompt_tokens);
         sq_bind_tokens(st, 6, job->rec.completion_tokens);
         sqlite3_bind_int(st, 7, job->rec.truncated ? 1 : 0);
+        sqlite3_bind_int(st, 8, job->regen);
+        sq_bind_text(st, 9, job->rec.prompt);
+        sqlite3_bind_double(st, 10, job->rec.creativity);
+        sqlite3_bind_int(st, 11, job->rec.template_id);
+        sq_bind_text(st, 12, job->rec.tone);
+        sq_bind_text(st, 13, job->rec.language);
+        sq_bind_text(st, 14, job->rec.length);
     } else {
         sq_bind_text(st, 3, media_key);
         sq_bind_text(st, 4, revised_prompt);
+        sqlite3_bind_int(st, 8, job->regen);
+        sq_bind_text(st, 9, job->rec.description);
+        sq_bind_text(st, 10, job->rec.resolution);
+        sq_bind_text(st, 11, job->rec.style);
     }
-    rc = sq_run(c, st, "job_complete");
+    int64_t now = now_us();
+    sqlite3_bind_int64(st, 2, now);
+    if ((rc = sq_step_row(c, st, "job_complete")) != STORE_OK)
+        goto out;
+    if (out)
+        sq_read_record(st, kind, a, &r);
+    sq_stmt_done(st);
+    rc = sq_rev_snapshot(c, kind, record_id, job->regen ? SRC_REGENERATION : SRC_GENERATION, now);
 out:
-    return sq_tx_end(c, rc);
+    rc = sq_tx_end(c, rc);
+    if (rc == STORE_OK && out)
+        *out = r;
+    return rc == STORE_NOTFOUND ? STORE_STALE : rc;
 }
 
 int sq_job_fail(store_conn_t *conn, const job_t *job, const char *error)

@@ -43,6 +43,9 @@ void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
         r->prompt_tokens = col_tokens(st, 13);
         r->completion_tokens = col_tokens(st, 14);
         r->truncated = sqlite3_column_int(st, 15) != 0;
+        r->tone = sq_col_text(st, 17, a);
+        r->language = sq_col_text(st, 18, a);
+        r->length = sq_col_text(st, 19, a);
     } else {
         r->description = sq_col_text(st, 8, a);
         r->resolution = sq_col_text(st, 9, a);
@@ -50,6 +53,7 @@ void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
         r->media_key = sq_col_text(st, 11, a);
         r->revised_prompt = sq_col_text(st, 12, a);
     }
+    r->revision = sqlite3_column_int64(st, 16);
 }
 
 /* A new record, "queued"; done: a document already "completed" with its result. */
@@ -67,6 +71,9 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
         sq_bind_text(st, 5, rec->prompt);
         sqlite3_bind_double(st, 6, rec->creativity);
         sqlite3_bind_int(st, 7, rec->template_id);
+        sq_bind_text(st, 13, rec->tone ? rec->tone : "neutral");
+        sq_bind_text(st, 14, rec->language ? rec->language : "en");
+        sq_bind_text(st, 15, rec->length ? rec->length : "medium");
         if (done) {
             sq_bind_text(st, 8, rec->result);
             sqlite3_bind_int64(st, 9, rec->words);
@@ -84,7 +91,8 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
         return rc;
     /* its row of the search index is written after the commit (sqlite_index.c) */
     *id = sqlite3_last_insert_rowid(c->db);
-    return STORE_OK;
+    /* a document generated in the request: its first revision */
+    return done ? sq_rev_snapshot(c, KIND_DOC, *id, SRC_GENERATION, now) : STORE_OK;
 }
 
 static int insert_job(sq_conn_t *c, rec_kind_t kind, int64_t record_id, int64_t now,
@@ -204,6 +212,8 @@ int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
     if (rc == STORE_OK) {
         sq_read_record(st, kind, a, &r);
         sq_stmt_done(st);
+        if (kind == KIND_DOC && p->result) /* a new text is a revision (API.md §16) */
+            rc = sq_rev_snapshot(c, kind, id, SRC_EDIT, r.updated_us);
     }
 out:
     rc = sq_tx_end(c, rc);
@@ -224,10 +234,9 @@ static int delete_jobs_of(sq_conn_t *c, rec_kind_t kind, int64_t record_id)
 }
 
 int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
-                     arena_t *a, const char **media_key)
+                     arena_t *a, const char ***keys, size_t *n)
 {
     sq_conn_t *c = sq(conn);
-    const char *key = NULL;
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
@@ -236,16 +245,20 @@ int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
         goto out;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int64(st, 2, user_id);
-    rc = sq_step_row(c, st, "record_delete");
+    rc = sq_collect_keys(c, st, a, keys, n, "record_delete");
+    if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+        rc = STORE_NOTFOUND;
     if (rc != STORE_OK)
         goto out;
-    key = sq_col_text(st, 0, a);
-    sq_stmt_done(st);
     rc = delete_jobs_of(c, kind, id);
+    if (rc == STORE_OK && (rc = sq_stmt(c, ST_REV_DELETE_DOC + (kind == KIND_IMG), &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        rc = sq_collect_keys(c, st, a, keys, n, "record_delete");
+    }
 out:
     rc = sq_tx_end(c, rc);
-    if (rc == STORE_OK)
-        *media_key = key;
+    if (rc != STORE_OK)
+        *n = 0;
     return rc;
 }
 

@@ -235,6 +235,63 @@ static const char *const migrations[] = {
      * (sqlite_index.c): fewer segments for a search to look each trigram up in */
     "INSERT INTO documents_fts(documents_fts, rank) VALUES ('usermerge', 2);"
     "INSERT INTO images_fts(images_fts, rank) VALUES ('usermerge', 2);",
+    /* 10 (revisions, API.md §16): each record's revisions, its latest number, the
+     * writing options of §17 with their defaults, and a regeneration's inputs on its
+     * job. A completed record becomes revision 1 of what it shows now. */
+    "ALTER TABLE documents ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE documents ADD COLUMN tone TEXT NOT NULL DEFAULT 'neutral';"
+    "ALTER TABLE documents ADD COLUMN language TEXT NOT NULL DEFAULT 'en';"
+    "ALTER TABLE documents ADD COLUMN length TEXT NOT NULL DEFAULT 'medium';"
+    "ALTER TABLE images ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN regen INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN prompt TEXT;"
+    "ALTER TABLE jobs ADD COLUMN creativity REAL;"
+    "ALTER TABLE jobs ADD COLUMN template_id INTEGER;"
+    "ALTER TABLE jobs ADD COLUMN tone TEXT;"
+    "ALTER TABLE jobs ADD COLUMN language TEXT;"
+    "ALTER TABLE jobs ADD COLUMN length TEXT;"
+    "ALTER TABLE jobs ADD COLUMN description TEXT;"
+    "ALTER TABLE jobs ADD COLUMN resolution TEXT;"
+    "ALTER TABLE jobs ADD COLUMN style TEXT;"
+    "CREATE TABLE document_revisions ("
+    "  document_id INTEGER NOT NULL,"
+    "  number INTEGER NOT NULL,"
+    "  source TEXT NOT NULL,"
+    "  action TEXT,"
+    "  created_us INTEGER NOT NULL,"
+    "  prompt TEXT NOT NULL,"
+    "  creativity REAL NOT NULL,"
+    "  template_id INTEGER NOT NULL,"
+    "  tone TEXT NOT NULL,"
+    "  language TEXT NOT NULL,"
+    "  length TEXT NOT NULL,"
+    "  result TEXT,"
+    "  words INTEGER NOT NULL,"
+    "  prompt_tokens INTEGER,"
+    "  completion_tokens INTEGER,"
+    "  truncated INTEGER NOT NULL,"
+    "  PRIMARY KEY (document_id, number)"
+    ") WITHOUT ROWID, STRICT;"
+    "CREATE TABLE image_revisions ("
+    "  image_id INTEGER NOT NULL,"
+    "  number INTEGER NOT NULL,"
+    "  source TEXT NOT NULL,"
+    "  action TEXT,"
+    "  created_us INTEGER NOT NULL,"
+    "  description TEXT NOT NULL,"
+    "  resolution TEXT NOT NULL,"
+    "  style TEXT,"
+    "  media_key TEXT,"
+    "  revised_prompt TEXT,"
+    "  PRIMARY KEY (image_id, number)"
+    ") WITHOUT ROWID, STRICT;"
+    "UPDATE documents SET revision = 1 WHERE state = 'completed';"
+    "UPDATE images SET revision = 1 WHERE state = 'completed';"
+    "INSERT INTO document_revisions SELECT id, 1, 'generation', NULL, updated_us, prompt,"
+    "  creativity, template_id, tone, language, length, result, words, prompt_tokens,"
+    "  completion_tokens, truncated FROM documents WHERE revision = 1;"
+    "INSERT INTO image_revisions SELECT id, 1, 'generation', NULL, updated_us, description,"
+    "  resolution, style, media_key, revised_prompt FROM images WHERE revision = 1;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -259,16 +316,17 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                     "FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id",
     [ST_KEY_REVOKE] = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, ?2) WHERE id = ?1",
     [ST_INSERT_DOC] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
-                      "updated_us, prompt, creativity, template_id, words) "
-                      "VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7, 0)",
+                      "updated_us, prompt, creativity, template_id, words, tone, language, "
+                      "length) VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7, 0, ?13, ?14, ?15)",
     [ST_INSERT_IMG] = "INSERT INTO images(user_id, name, favorite, state, created_us, "
                       "updated_us, description, resolution, style) "
                       "VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7)",
     [ST_INSERT_DOC_DONE] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
                            "updated_us, prompt, creativity, template_id, result, words, "
-                           "prompt_tokens, completion_tokens, truncated) "
+                           "prompt_tokens, completion_tokens, truncated, tone, language, "
+                           "length, revision) "
                            "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                           "?11, ?12)",
+                           "?11, ?12, ?13, ?14, ?15, 1)",
     [ST_FTS_COMMON_DOC] = "SELECT count(*) FROM (SELECT 1 FROM documents_fts "
                           "WHERE documents_fts MATCH ?1 LIMIT ?2)",
     [ST_FTS_COMMON_IMG] = "SELECT count(*) FROM (SELECT 1 FROM images_fts "
@@ -281,6 +339,10 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_UPDATE_DOC] = "UPDATE documents SET name = COALESCE(?3, name), "
                       "result = CASE WHEN ?4 THEN ?5 ELSE result END, "
                       "words = CASE WHEN ?4 THEN ?6 ELSE words END, "
+                      "revision = revision + (?4 <> 0), "
+                      "prompt_tokens = CASE WHEN ?4 THEN NULL ELSE prompt_tokens END, "
+                      "completion_tokens = CASE WHEN ?4 THEN NULL ELSE completion_tokens END, "
+                      "truncated = CASE WHEN ?4 THEN 0 ELSE truncated END, "
                       "favorite = CASE WHEN ?7 >= 0 THEN ?7 ELSE favorite END, "
                       BUMP("?8") " WHERE id = ?1 AND user_id = ?2 RETURNING " DOC_COLS,
     [ST_UPDATE_IMG] = "UPDATE images SET name = COALESCE(?3, name), "
@@ -293,7 +355,8 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_JOB_CLAIM] = "UPDATE jobs SET token = ?1, lease_until_us = ?2, attempts = attempts + 1 "
                      "WHERE id = (SELECT id FROM jobs WHERE token IS NULL "
                      "OR lease_until_us < ?3 ORDER BY id LIMIT 1) "
-                     "RETURNING id, kind, record_id, attempts",
+                     "RETURNING id, kind, record_id, attempts, regen, prompt, creativity, "
+                     "template_id, tone, language, length, description, resolution, style",
     [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1",
     [ST_START_DOC] = "UPDATE documents SET state = 'generating', " BUMP("?2") " "
                      "WHERE id = ?1 RETURNING " DOC_COLS,
@@ -303,15 +366,28 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_JOB_RENEW] = "UPDATE jobs SET lease_until_us = ?3, attempts = attempts - ?4 "
                      "WHERE id = ?1 AND token = ?2",
     [ST_JOB_FINISH] = "DELETE FROM jobs WHERE id = ?1 AND token = ?2 RETURNING kind, record_id",
+    /* ?8 (a regeneration): its inputs ?9... become the record's */
     [ST_COMPLETE_DOC] = "UPDATE documents SET state = 'completed', error = NULL, result = ?3, "
                         "words = ?4, prompt_tokens = ?5, completion_tokens = ?6, "
-                        "truncated = ?7, " BUMP("?2") " WHERE id = ?1",
+                        "truncated = ?7, revision = revision + 1, "
+                        "prompt = CASE WHEN ?8 THEN ?9 ELSE prompt END, "
+                        "creativity = CASE WHEN ?8 THEN ?10 ELSE creativity END, "
+                        "template_id = CASE WHEN ?8 THEN ?11 ELSE template_id END, "
+                        "tone = CASE WHEN ?8 THEN ?12 ELSE tone END, "
+                        "language = CASE WHEN ?8 THEN ?13 ELSE language END, "
+                        "length = CASE WHEN ?8 THEN ?14 ELSE length END, "
+                        BUMP("?2") " WHERE id = ?1 RETURNING " DOC_COLS,
     [ST_COMPLETE_IMG] = "UPDATE images SET state = 'completed', error = NULL, media_key = ?3, "
-                        "revised_prompt = ?4, " BUMP("?2") " WHERE id = ?1",
-    [ST_FAIL_DOC] = "UPDATE documents SET state = 'failed', error = ?3, " BUMP("?2") " "
-                    "WHERE id = ?1",
-    [ST_FAIL_IMG] = "UPDATE images SET state = 'failed', error = ?3, " BUMP("?2") " "
-                    "WHERE id = ?1",
+                        "revised_prompt = ?4, revision = revision + 1, "
+                        "description = CASE WHEN ?8 THEN ?9 ELSE description END, "
+                        "resolution = CASE WHEN ?8 THEN ?10 ELSE resolution END, "
+                        "style = CASE WHEN ?8 THEN ?11 ELSE style END, "
+                        BUMP("?2") " WHERE id = ?1 RETURNING " IMG_COLS,
+    /* a record with a revision keeps showing it (a regeneration failed) */
+    [ST_FAIL_DOC] = "UPDATE documents SET state = CASE WHEN revision > 0 THEN 'completed' "
+                    "ELSE 'failed' END, error = ?3, " BUMP("?2") " WHERE id = ?1",
+    [ST_FAIL_IMG] = "UPDATE images SET state = CASE WHEN revision > 0 THEN 'completed' "
+                    "ELSE 'failed' END, error = ?3, " BUMP("?2") " WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
     /* ?1 now */
     [ST_JOB_COUNTS] = "SELECT COUNT(*) FILTER (WHERE token IS NULL OR lease_until_us < ?1), "
@@ -346,8 +422,61 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_IDEM_ABORT] = "DELETE FROM idempotency_keys "
                       "WHERE user_id = ?1 AND idem_key = ?2 AND token = ?3 AND state = 0",
     [ST_IDEM_PRUNE] = "DELETE FROM idempotency_keys WHERE expires_us < ?1",
-    [ST_MEDIA_KEYS] = "SELECT media_key FROM images WHERE media_key IS NOT NULL "
-                      "ORDER BY media_key COLLATE BINARY",
+    [ST_MEDIA_KEYS] = "SELECT media_key FROM images WHERE media_key IS NOT NULL UNION "
+                      "SELECT media_key FROM image_revisions WHERE media_key IS NOT NULL "
+                      "ORDER BY 1 COLLATE BINARY",
+    /* ---- revisions (sqlite_revisions.c) ---- */
+    /* ?1 record, ?2 source, ?3 now: the record's content as its revision `revision` */
+    [ST_REV_SNAP_DOC] = "INSERT INTO document_revisions SELECT id, revision, ?2, NULL, ?3, prompt, "
+                        "creativity, template_id, tone, language, length, result, words, "
+                        "prompt_tokens, completion_tokens, truncated FROM documents WHERE id = ?1",
+    [ST_REV_SNAP_IMG] = "INSERT INTO image_revisions SELECT id, revision, ?2, NULL, ?3, "
+                        "description, resolution, style, media_key, revised_prompt "
+                        "FROM images WHERE id = ?1",
+    [ST_REV_DELETE_DOC] = "DELETE FROM document_revisions WHERE document_id = ?1 RETURNING NULL",
+    [ST_REV_DELETE_IMG] = "DELETE FROM image_revisions WHERE image_id = ?1 RETURNING media_key",
+    /* ?1 record, ?2 how many to keep */
+    [ST_REV_TRIM_DOC] = "DELETE FROM document_revisions WHERE document_id = ?1 AND number <= "
+                        "(SELECT revision FROM documents WHERE id = ?1) - ?2 RETURNING NULL",
+    [ST_REV_TRIM_IMG] = "DELETE FROM image_revisions WHERE image_id = ?1 AND number <= "
+                        "(SELECT revision FROM images WHERE id = ?1) - ?2 RETURNING media_key",
+    [ST_REV_LIST_DOC] = "SELECT " REVDOC_COLS " FROM document_revisions WHERE document_id = ?1 "
+                        "ORDER BY number DESC LIMIT ?2 OFFSET ?3",
+    [ST_REV_LIST_IMG] = "SELECT " REVIMG_COLS " FROM image_revisions WHERE image_id = ?1 "
+                        "ORDER BY number DESC LIMIT ?2 OFFSET ?3",
+    [ST_REV_COUNT_DOC] = "SELECT count(*) FROM document_revisions WHERE document_id = ?1",
+    [ST_REV_COUNT_IMG] = "SELECT count(*) FROM image_revisions WHERE image_id = ?1",
+    [ST_REV_GET_DOC] = "SELECT " REVDOC_COLS " FROM document_revisions "
+                       "WHERE document_id = ?1 AND number = ?2",
+    [ST_REV_GET_IMG] = "SELECT " REVIMG_COLS " FROM image_revisions "
+                       "WHERE image_id = ?1 AND number = ?2",
+    /* ?1 id, ?2 user, ?3 now */
+    [ST_REGEN_DOC] = "UPDATE documents SET state = 'queued', " BUMP("?3") " WHERE id = ?1 "
+                     "AND user_id = ?2 AND state IN ('completed', 'failed') RETURNING " DOC_COLS,
+    [ST_REGEN_IMG] = "UPDATE images SET state = 'queued', " BUMP("?3") " WHERE id = ?1 "
+                     "AND user_id = ?2 AND state IN ('completed', 'failed') RETURNING " IMG_COLS,
+    /* ?1 kind, ?2 record, ?3 now, then the inputs */
+    [ST_JOB_INSERT_REGEN] = "INSERT INTO jobs(kind, record_id, attempts, created_us, regen, prompt, "
+                            "creativity, template_id, tone, language, length, description, "
+                            "resolution, style) VALUES (?1, ?2, 0, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, "
+                            "?10, ?11, ?12)",
+    /* ?1 id, ?2 user, ?3 number, ?4 now (, ?5 media key) */
+    [ST_RESTORE_DOC] = "UPDATE documents SET (prompt, creativity, template_id, tone, language, "
+                       "length, result, words, prompt_tokens, completion_tokens, truncated) = "
+                       "(SELECT prompt, creativity, template_id, tone, language, length, result, "
+                       "words, prompt_tokens, completion_tokens, truncated FROM document_revisions "
+                       "WHERE document_id = ?1 AND number = ?3), revision = revision + 1, "
+                       "error = NULL, state = CASE WHEN state IN ('queued', 'generating') THEN "
+                       "state ELSE 'completed' END, " BUMP("?4") " WHERE id = ?1 AND user_id = ?2 "
+                       "AND EXISTS (SELECT 1 FROM document_revisions WHERE document_id = ?1 "
+                       "AND number = ?3) RETURNING " DOC_COLS,
+    [ST_RESTORE_IMG] = "UPDATE images SET (description, resolution, style, revised_prompt) = "
+                       "(SELECT description, resolution, style, revised_prompt FROM image_revisions "
+                       "WHERE image_id = ?1 AND number = ?3), media_key = ?5, "
+                       "revision = revision + 1, error = NULL, state = CASE WHEN state IN "
+                       "('queued', 'generating') THEN state ELSE 'completed' END, " BUMP("?4")
+                       " WHERE id = ?1 AND user_id = ?2 AND EXISTS (SELECT 1 FROM image_revisions "
+                       "WHERE image_id = ?1 AND number = ?3) RETURNING " IMG_COLS,
 };
 
 /* ---- migrations ------------------------------------------------------------------------ */

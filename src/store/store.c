@@ -133,6 +133,8 @@ void store_record_inserted(record_t *rec, rec_state_t state, int64_t now)
     rec->state = state;
     rec->error = NULL;
     rec->created_us = rec->updated_us = now;
+    store_doc_defaults(rec);
+    rec->revision = state == REC_COMPLETED ? 1 : 0;
     if (state == REC_QUEUED) {
         rec->result = NULL;
         rec->words = 0;
@@ -173,22 +175,10 @@ int store_keep_answer(store_conn_t *c, idem_keep_t *k, const record_t *rec, int6
 {
     if (!k)
         return STORE_OK;
-    k->stored = false;
     record_t r = *rec;
     r.id = id;
     store_record_inserted(&r, state, now);
-    buf_t body, location;
-    buf_init(&body);
-    buf_init(&location);
-    k->render(k->arg, &r, k->status, &body, &location);
-    int rc = c->ops->idem_keep(c, k, buf_cstr(&location), buf_cstr(&body));
-    buf_free(&body);
-    buf_free(&location);
-    if (rc == STORE_OK)
-        k->stored = true;
-    else if (rc == STORE_STALE) /* its lease ran out and another request took the key */
-        rc = STORE_OK;
-    return rc;
+    return store_keep_record(c, k, &r);
 }
 
 int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
@@ -200,9 +190,108 @@ int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64
 }
 
 int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
-                        arena_t *a, const char **media_key)
+                        arena_t *a, const char ***keys, size_t *n)
 {
-    return c->ops->record_delete(c, kind, user_id, id, a, media_key);
+    *keys = NULL;
+    *n = 0;
+    return c->ops->record_delete(c, kind, user_id, id, a, keys, n);
+}
+
+/* ---- revisions (API.md §16) ---- */
+
+static const char *const source_names[] = {"generation", "regeneration", "action", "edit",
+                                           "restore"};
+
+const char *rev_source_name(rev_source_t s)
+{
+    return (unsigned)s < ARRAY_LEN(source_names) ? source_names[s] : "generation";
+}
+
+void store_doc_defaults(record_t *rec)
+{
+    if (rec->kind != KIND_DOC)
+        return;
+    if (!rec->tone)
+        rec->tone = "neutral";
+    if (!rec->language)
+        rec->language = "en";
+    if (!rec->length)
+        rec->length = "medium";
+}
+
+int store_record_regenerate(store_conn_t *c, const record_t *in, idem_keep_t *keep, arena_t *a,
+                            record_t *out, int64_t *job_id)
+{
+    record_t r = *in;
+    store_doc_defaults(&r);
+    return c->ops->record_regenerate(c, &r, keep, a, out, job_id);
+}
+
+int store_revision_list(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
+                        int64_t *total)
+{
+    *items = NULL;
+    *n = 0;
+    *total = 0;
+    return c->ops->revision_list(c, kind, user_id, id, per_page, page, a, items, n, total);
+}
+
+int store_revision_get(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                       int64_t number, arena_t *a, revision_t *out)
+{
+    return c->ops->revision_get(c, kind, user_id, id, number, a, out);
+}
+
+int store_revision_restore(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                           int64_t number, const char *media_key, arena_t *a, record_t *out)
+{
+    return c->ops->revision_restore(c, kind, user_id, id, number, media_key, a, out);
+}
+
+int store_revision_trim(store_conn_t *c, rec_kind_t kind, int64_t id, int keep, arena_t *a,
+                        const char ***keys, size_t *n)
+{
+    *keys = NULL;
+    *n = 0;
+    return c->ops->revision_trim(c, kind, id, keep, a, keys, n);
+}
+
+void store_job_inputs(job_t *job, const record_t *in)
+{
+    record_t *r = &job->rec;
+    if (r->kind == KIND_DOC) {
+        r->prompt = in->prompt;
+        r->creativity = in->creativity;
+        r->template_id = in->template_id;
+        r->tone = in->tone;
+        r->language = in->language;
+        r->length = in->length;
+    } else {
+        r->description = in->description;
+        r->resolution = in->resolution;
+        r->style = in->style;
+    }
+}
+
+/* Keeps k's answer rendered for rec as it stands (inside the caller's transaction). */
+int store_keep_record(store_conn_t *c, idem_keep_t *k, const record_t *rec)
+{
+    if (!k)
+        return STORE_OK;
+    k->stored = false;
+    buf_t body, location;
+    buf_init(&body);
+    buf_init(&location);
+    k->render(k->arg, rec, k->status, &body, &location);
+    int rc = c->ops->idem_keep(c, k, buf_cstr(&location), buf_cstr(&body));
+    buf_free(&body);
+    buf_free(&location);
+    if (rc == STORE_OK)
+        k->stored = true;
+    else if (rc == STORE_STALE) /* its lease ran out and another request took the key */
+        rc = STORE_OK;
+    return rc;
 }
 
 void store_read_begin(store_conn_t *c)
@@ -279,5 +368,8 @@ void record_copy(arena_t *a, record_t *dst, const record_t *src)
     DUP(style);
     DUP(media_key);
     DUP(revised_prompt);
+    DUP(tone);
+    DUP(language);
+    DUP(length);
 #undef DUP
 }

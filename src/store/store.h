@@ -32,6 +32,7 @@ typedef enum {
     STORE_NOTFOUND = 1,  /* no such row (or not this user's) */
     STORE_STALE = 2,     /* a job lease token no longer matches: the effect was not applied */
     STORE_CONFLICT = 3,  /* a unique value already exists */
+    STORE_BUSY = 4,      /* the record is being generated (a regenerate must wait) */
     STORE_UNAVAILABLE = -1, /* the database cannot be reached now: 503 */
     STORE_ERROR = -2,       /* anything else: logged, 500 */
 } store_rc_t;
@@ -72,6 +73,11 @@ typedef struct {
     const char *style;          /* "vivid" | "natural" | NULL */
     const char *media_key;      /* NULL until generated; the media store's key */
     const char *revised_prompt; /* NULL unless the provider revised the description */
+    /* documents: the writing options of API.md §17 (NULL on input = the default:
+     * "neutral", "en", "medium") */
+    const char *tone, *language, *length;
+    /* The number of the latest revision (API.md §16); 0 while there is none. */
+    int64_t revision;
     /* From a list with a probe (list_query_t.probe): the caller already has this
      * version of the record; only kind, id and updated_us are set. */
     bool probed;
@@ -136,8 +142,27 @@ typedef struct {
     int64_t id;
     char token[33];   /* the lease token this claim holds */
     int attempts;     /* claims so far, this one included */
+    /* A regeneration (API.md §16): rec's input fields are the job's own (the record
+     * keeps showing its latest revision until this one is complete). */
+    bool regen;
     record_t rec;     /* kind, id, user_id and the input fields */
 } job_t;
+
+/* Where a revision came from (API.md §16), stored as its name. */
+typedef enum { SRC_GENERATION = 0, SRC_REGENERATION, SRC_ACTION, SRC_EDIT, SRC_RESTORE } rev_source_t;
+const char *rev_source_name(rev_source_t s);
+
+/* One revision of a record: its number, source, action (NULL) and time, and its
+ * content in rec (documents: prompt, creativity, template_id, tone, language, length,
+ * result, words, tokens, truncated; images: description, resolution, style,
+ * media_key, revised_prompt; kind, id and user_id are the record's). */
+typedef struct {
+    int64_t number;
+    const char *source;
+    const char *action;
+    int64_t created_us;
+    record_t rec;
+} revision_t;
 
 /* An idempotency key's row (API.md §11; api/idempotency.c). */
 typedef enum {
@@ -241,10 +266,11 @@ typedef struct store_ops {
     /* Applies the patch (updated = now) and returns the record as it now is. */
     int (*record_update)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                          const record_patch_t *p, arena_t *a, record_t *out);
-    /* Deletes the record and any job of it, in one transaction. *media_key gets the
-     * image's media key (or NULL) so the caller can remove the file. */
+    /* Deletes the record, its revisions and any job of it, in one transaction.
+     * *keys and *n get every media key the image and its revisions referred to (each once)
+     * so the caller can remove the files. */
     int (*record_delete)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
-                         arena_t *a, const char **media_key);
+                         arena_t *a, const char ***keys, size_t *n);
     int (*record_list)(store_conn_t *c, rec_kind_t kind, const list_query_t *q, arena_t *a,
                        record_list_t *out);
 
@@ -258,11 +284,41 @@ typedef struct store_ops {
     int (*job_claim)(store_conn_t *c, double lease_s, arena_t *a, job_t *out);
     int (*job_renew)(store_conn_t *c, int64_t job_id, const char *token, double lease_s);
     /* Documents: result + words. Images: media_key (+ revised_prompt, may be NULL).
-     * The record becomes "completed". */
+     * The record becomes "completed"; *out (unless NULL) gets it as stored, strings in
+     * a, so nobody reads it again. */
     int (*job_complete)(store_conn_t *c, const job_t *job, const char *result, int64_t words,
-                        const char *media_key, const char *revised_prompt);
-    /* The record becomes "failed" with error set. */
+                        const char *media_key, const char *revised_prompt, arena_t *a,
+                        record_t *out);
+    /* Revisions (API.md §16): job_complete makes the next revision (source generation,
+     * or regeneration for a job->regen, whose inputs become the record's) and sets the
+     * record's revision; a record_update of a document's result makes one (source
+     * edit; usage and truncation cleared). */
+    /* The record becomes "failed" with error set — or, when it has a revision (a
+     * regeneration failed), "completed" again with its latest revision and error set. */
     int (*job_fail)(store_conn_t *c, const job_t *job, const char *error);
+    /* Regeneration: in one transaction, while the record (user_id, in->id) is
+     * completed or failed (else STORE_BUSY; NOTFOUND when missing), moves it to
+     * "queued" and queues a job (regen) with in's input fields; keep as in
+     * record_create (its render gets the record as it now stands). *out: the record. */
+    int (*record_regenerate)(store_conn_t *c, const record_t *in, idem_keep_t *keep,
+                             arena_t *a, record_t *out, int64_t *job_id);
+    /* Newest first, per_page from page (1-based); *total all of them. NOTFOUND when the
+     * record is not the user's. */
+    int (*revision_list)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                         int per_page, int64_t page, arena_t *a, revision_t **items,
+                         size_t *n, int64_t *total);
+    int (*revision_get)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        int64_t number, arena_t *a, revision_t *out);
+    /* Makes a new revision (source restore) with revision number's content (images:
+     * with media_key, the copy of its picture made by the caller) and shows it on the
+     * record; *out the record. NOTFOUND when the record or the revision is missing. */
+    int (*revision_restore)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                            int64_t number, const char *media_key, arena_t *a,
+                            record_t *out);
+    /* Removes the revisions of record id older than its newest `keep`; *keys and *n the
+     * media keys they referred to (the caller removes the files). */
+    int (*revision_trim)(store_conn_t *c, rec_kind_t kind, int64_t id, int keep, arena_t *a,
+                         const char ***keys, size_t *n);
     /* Number of jobs not yet finished (for /readyz figures and tests). */
     int (*job_count)(store_conn_t *c, int64_t *n);
     /* The queue as /readyz and /metrics show it: jobs waiting for a worker (never
@@ -306,7 +362,7 @@ typedef struct store_ops {
     int (*idem_keep)(store_conn_t *c, const idem_keep_t *k, const char *location,
                      const char *body);
 
-    /* Every media key an image refers to (any user), sorted by strcmp, strings in a:
+    /* Every media key an image or one of its revisions refers to (any user), sorted by strcmp, strings in a:
      * what a starting server checks the media directory against (main.c). */
     int (*media_keys)(store_conn_t *c, arena_t *a, const char ***keys, size_t *n);
 
@@ -399,7 +455,25 @@ int store_keep_answer(store_conn_t *c, idem_keep_t *k, const record_t *rec, int6
 int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         const record_patch_t *p, arena_t *a, record_t *out);
 int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
-                        arena_t *a, const char **media_key);
+                        arena_t *a, const char ***keys, size_t *n);
+/* Revisions (see store_ops_t.record_regenerate...). */
+int store_record_regenerate(store_conn_t *c, const record_t *in, idem_keep_t *keep, arena_t *a,
+                            record_t *out, int64_t *job_id);
+int store_revision_list(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
+                        int64_t *total);
+int store_revision_get(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                       int64_t number, arena_t *a, revision_t *out);
+int store_revision_restore(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                           int64_t number, const char *media_key, arena_t *a, record_t *out);
+int store_revision_trim(store_conn_t *c, rec_kind_t kind, int64_t id, int keep, arena_t *a,
+                        const char ***keys, size_t *n);
+/* A document's unset tone, language and length get their defaults. */
+void store_doc_defaults(record_t *rec);
+/* For the backends' claims: a regeneration job's inputs (in) replace its record's. */
+void store_job_inputs(job_t *job, const record_t *in);
+/* For the backends: keeps k's answer rendered for rec exactly as it stands. */
+int store_keep_record(store_conn_t *c, idem_keep_t *k, const record_t *rec);
 int store_job_renew(store_conn_t *c, int64_t job_id, const char *token, double lease_s);
 /* Hands a claimed job back unfinished without counting its attempt (job_renew, 0). */
 int store_job_release(store_conn_t *c, int64_t job_id, const char *token);

@@ -15,11 +15,20 @@
 /* The columns of a record row, in the order both backends read them. */
 #define DOC_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, "         \
-    "creativity, template_id, result, words, prompt_tokens, completion_tokens, truncated"
+    "creativity, template_id, result, words, prompt_tokens, completion_tokens, truncated, " \
+    "revision, tone, language, length"
 #define IMG_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
-    "resolution, style, media_key, revised_prompt, NULL, NULL, false"
-#define REC_NCOLS 16
+    "resolution, style, media_key, revised_prompt, NULL, NULL, false, revision, NULL, NULL, " \
+    "NULL"
+#define REC_NCOLS 20
+/* The columns of a revision row (revision_t), in the order both backends read them. */
+#define REVDOC_COLS                                                                        \
+    "number, source, action, created_us, prompt, creativity, template_id, tone, language, " \
+    "length, result, words, prompt_tokens, completion_tokens, truncated"
+#define REVIMG_COLS                                                                        \
+    "number, source, action, created_us, description, resolution, style, media_key, "      \
+    "revised_prompt"
 
 /* Every change to a record moves updated_us strictly forward, so (id, updated_us) names
  * one version of it (api/rcache.h relies on this). greatest: the SQL dialect's
@@ -120,6 +129,8 @@ store_pages_t *store_pages(store_t *s);
     .job_count = p##_job_count, .job_counts = p##_job_counts, .rate_gcra = p##_rate_gcra,    \
     .idem_begin = p##_idem_begin, .idem_finish = p##_idem_finish,                         \
     .idem_abort = p##_idem_abort, .idem_keep = p##_idem_keep,                               \
-    .media_keys = p##_media_keys
+    .media_keys = p##_media_keys, .record_regenerate = p##_record_regenerate,             \
+    .revision_list = p##_revision_list, .revision_get = p##_revision_get,                 \
+    .revision_restore = p##_revision_restore, .revision_trim = p##_revision_trim
 
 #endif

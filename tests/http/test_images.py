@@ -24,7 +24,8 @@ class Images(ServerTest):
         for res in ["1024x1024", "1792x1024", "1024x1792"]:
             img = self.make_image(resolution=res, style="vivid")
             self.assertEqual(set(img), {"id", "name", "description", "resolution", "style", "url", "favorite",
-                                        "state", "error", "created_at", "updated_at", "revised_prompt"})
+                                        "state", "error", "created_at", "updated_at", "revised_prompt",
+                                        "revision"})
             self.assertEqual((img["state"], img["style"], img["resolution"]), ("completed", "vivid", res))
             self.assertRegex(img["url"], r"^http://127\.0\.0\.1:\d+/media/[0-9a-f]{32}\.png$")
             r, body = fetch(img["url"])

@@ -2,7 +2,7 @@
 worker busy for several lease lengths without reporting progress (--builtin-busy-ms: a
 CPU-bound spin, like a large picture on a slow machine or under valgrind) completes
 once, is never taken over, and is never counted as interrupted. The lease is renewed by
-the jobs' own lease thread on its own timer (gen/jobs.c renewer_main), not by the
+the jobs' own lease thread on its own timer (records/jobs.c renewer_main), not by the
 generator. On both backends; nothing here depends on the machine's speed: the spin is
 wall-clock time, four times the lease, and the waits only bound a hang."""
 import re

@@ -28,6 +28,17 @@ typedef struct {
     int64_t alice, bob;
 } ctx_t;
 
+/* record_delete, with the first media key it gave (or NULL). */
+static int delete_one(const store_ops_t *ops, store_conn_t *c, rec_kind_t kind, int64_t uid,
+                      int64_t id, arena_t *a, const char **key)
+{
+    const char **keys = NULL;
+    size_t n = 0;
+    int rc = ops->record_delete(c, kind, uid, id, a, &keys, &n);
+    *key = n ? keys[0] : NULL;
+    return rc;
+}
+
 static int64_t user(ctx_t *t, const char *name)
 {
     int64_t id = 0;
@@ -270,10 +281,10 @@ static void test_documents(ctx_t *t)
               STORE_NOTFOUND);
 
     const char *key = "unset";
-    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, t->alice, r.id, &t->a, &key), STORE_OK);
+    CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, t->alice, r.id, &t->a, &key), STORE_OK);
     CHECK(key == NULL);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_NOTFOUND);
-    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, t->alice, r.id, &t->a, &key),
+    CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, t->alice, r.id, &t->a, &key),
               STORE_NOTFOUND);
     CHECK_INT(t->ops->record_update(t->c, KIND_DOC, t->alice, r.id, &p, &t->a, &u),
               STORE_NOTFOUND);
@@ -325,7 +336,7 @@ static void test_images(ctx_t *t)
     CHECK(u.updated_us > r.updated_us);
 
     const char *key = "unset";
-    CHECK_INT(t->ops->record_delete(t->c, KIND_IMG, t->alice, r2.id, &t->a, &key), STORE_OK);
+    CHECK_INT(delete_one(t->ops, t->c, KIND_IMG, t->alice, r2.id, &t->a, &key), STORE_OK);
     CHECK(key == NULL);
     CHECK_INT(t->ops->record_get(t->c, KIND_IMG, t->alice, r2.id, &t->a, &g), STORE_NOTFOUND);
 }
@@ -339,7 +350,7 @@ static void check_isolated(ctx_t *t, rec_kind_t kind, int64_t id)
     record_patch_t p = {.name = "stolen", .result = "stolen", .words = 1, .favorite = 1};
     CHECK_INT(t->ops->record_update(t->c, kind, t->bob, id, &p, &t->a, &u), STORE_NOTFOUND);
     const char *key = NULL;
-    CHECK_INT(t->ops->record_delete(t->c, kind, t->bob, id, &t->a, &key), STORE_NOTFOUND);
+    CHECK_INT(delete_one(t->ops, t->c, kind, t->bob, id, &t->a, &key), STORE_NOTFOUND);
     CHECK_INT(t->ops->record_get(t->c, kind, t->alice, id, &t->a, &g), STORE_OK);
     CHECK_STR(g.name, before.name);
     CHECK_INT(g.favorite, before.favorite);
@@ -592,7 +603,7 @@ static void drain_jobs(ctx_t *t)
                   (long long)last);
         last = j.id;
         CHECK_INT(j.attempts, 1);
-        CHECK_INT(t->ops->job_complete(t->c, &j, "drained", 1, "drained-key", NULL), STORE_OK);
+        CHECK_INT(t->ops->job_complete(t->c, &j, "drained", 1, "drained-key", NULL, NULL, NULL), STORE_OK);
         if (++n > 100000)
             break;
     }
@@ -666,7 +677,7 @@ static void test_jobs_basic(ctx_t *t)
     a_done.rec.prompt_tokens = 12;
     a_done.rec.completion_tokens = 345;
     a_done.rec.truncated = true;
-    CHECK_INT(t->ops->job_complete(t->c, &a_done, "alpha beta", 2, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &a_done, "alpha beta", 2, NULL, NULL, NULL, NULL), STORE_OK);
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
     CHECK_STR(rec_state_name(g.state), "completed");
@@ -679,7 +690,7 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 2);
 
-    CHECK_INT(t->ops->job_complete(t->c, &b, NULL, 0, "k/abc.png", "a better cat"), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &b, NULL, 0, "k/abc.png", "a better cat", NULL, NULL), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_IMG, me, i1.id, &t->a, &g), STORE_OK);
     CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.media_key, "k/abc.png");
@@ -695,14 +706,14 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_INT(n, 0);
     CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
     /* finished jobs are gone: their tokens are stale */
-    CHECK_INT(t->ops->job_complete(t->c, &a, "again", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(t->ops->job_complete(t->c, &a, "again", 1, NULL, NULL, NULL, NULL), STORE_STALE);
     CHECK_INT(t->ops->job_renew(t->c, a.id, a.token, 60), STORE_STALE);
     CHECK_INT(t->ops->job_fail(t->c, &c, "again"), STORE_STALE);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
     CHECK_STR(g.result, "alpha beta");
 
     const char *key = NULL;
-    CHECK_INT(t->ops->record_delete(t->c, KIND_IMG, me, i1.id, &t->a, &key), STORE_OK);
+    CHECK_INT(delete_one(t->ops, t->c, KIND_IMG, me, i1.id, &t->a, &key), STORE_OK);
     CHECK_STR(key, "k/abc.png");
 }
 
@@ -725,7 +736,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(second.rec.id, d.id);
     CHECK(!str_eq(first.token, second.token));
 
-    CHECK_INT(t->ops->job_complete(t->c, &first, "late", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(t->ops->job_complete(t->c, &first, "late", 1, NULL, NULL, NULL, NULL), STORE_STALE);
     CHECK_INT(t->ops->job_renew(t->c, first.id, first.token, 60), STORE_STALE);
     CHECK_INT(t->ops->job_fail(t->c, &first, "late"), STORE_STALE);
     record_t g = {0};
@@ -736,7 +747,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(n, 1);
 
     CHECK_INT(t->ops->job_renew(t->c, second.id, second.token, 60), STORE_OK);
-    CHECK_INT(t->ops->job_complete(t->c, &second, "on time", 2, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &second, "on time", 2, NULL, NULL, NULL, NULL), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d.id, &t->a, &g), STORE_OK);
     CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.result, "on time");
@@ -747,7 +758,7 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 1);
     const char *key = NULL;
-    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, me, q.id, &t->a, &key), STORE_OK);
+    CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, me, q.id, &t->a, &key), STORE_OK);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 0);
     CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
@@ -755,8 +766,8 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(t->ops->record_create(t->c, &w, NULL, &jid), STORE_OK);
     CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_OK);
     CHECK_INT(x.rec.id, w.id);
-    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, me, w.id, &t->a, &key), STORE_OK);
-    CHECK_INT(t->ops->job_complete(t->c, &x, "orphan", 1, NULL, NULL), STORE_STALE);
+    CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, me, w.id, &t->a, &key), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &x, "orphan", 1, NULL, NULL, NULL, NULL), STORE_STALE);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 0);
 }
@@ -793,7 +804,7 @@ static void *claim_thread(void *p)
     }
     /* then everyone finishes their jobs at once */
     for (int i = 0; i < w->n; i++) {
-        int rc = (i % 2) ? c->ops->job_complete(c, &w->jobs[i], "done", 1, NULL, NULL)
+        int rc = (i % 2) ? c->ops->job_complete(c, &w->jobs[i], "done", 1, NULL, NULL, NULL, NULL)
                          : c->ops->job_fail(c, &w->jobs[i], "failed on purpose");
         if (rc != STORE_OK)
             w->errors++;
@@ -1077,7 +1088,7 @@ static void test_updated_moves_forward(ctx_t *t, const char *url)
     CHECK_INT(job.rec.id, r.id);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
     CHECK_INT(g.updated_us, future + 1);
-    CHECK_INT(t->ops->job_complete(t->c, &job, "done", 1, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &job, "done", 1, NULL, NULL, NULL, NULL), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
     CHECK_INT(g.updated_us, future + 2);
     CHECK_STR(rec_state_name(g.state), "completed");
@@ -1419,7 +1430,7 @@ static void test_search_property(ctx_t *t, const char *url)
     }
     for (int i = 3; i < N; i += 11) {
         const char *mk = NULL;
-        CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, uid, docs[i].id, &t->a, &mk), STORE_OK);
+        CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, uid, docs[i].id, &t->a, &mk), STORE_OK);
         docs[i].alive = false;
     }
     prop_queries(t, uid, docs, N, needles, QUERIES);
@@ -1559,7 +1570,7 @@ static void test_pages_property(ctx_t *t)
             if (!docs[i].alive)
                 continue;
             if (i % 2) {
-                CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, uid, docs[i].id, &t->a, &mk),
+                CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, uid, docs[i].id, &t->a, &mk),
                           STORE_OK);
                 docs[i].alive = false;
                 continue;
@@ -1575,7 +1586,7 @@ static void test_pages_property(ctx_t *t)
         for (int i = (int)(rand_r(&seed) % 17); i < NIMGS; i += 17) {
             const char *mk = NULL;
             if (imgs[i].alive) {
-                CHECK_INT(t->ops->record_delete(t->c, KIND_IMG, uid, imgs[i].id, &t->a, &mk),
+                CHECK_INT(delete_one(t->ops, t->c, KIND_IMG, uid, imgs[i].id, &t->a, &mk),
                           STORE_OK);
                 imgs[i].alive = false;
             }

@@ -386,8 +386,8 @@ static void test_claim_skips_locked(void)
         CHECK_INT(c2->ops->job_claim(c2, 60, &a, &second), STORE_OK);
         CHECK_INT(second.id, j4);
         CHECK_INT(second.attempts, 2);
-        CHECK_INT(c->ops->job_complete(c, &first, "late", 1, NULL, NULL), STORE_STALE);
-        CHECK_INT(c2->ops->job_complete(c2, &second, "on time", 2, NULL, NULL), STORE_OK);
+        CHECK_INT(c->ops->job_complete(c, &first, "late", 1, NULL, NULL, NULL, NULL), STORE_STALE);
+        CHECK_INT(c2->ops->job_complete(c2, &second, "on time", 2, NULL, NULL, NULL, NULL), STORE_OK);
     }
     store_close(s2);
 out:
@@ -687,8 +687,9 @@ static void *delete_once(void *p)
     delete_arg_t *d = p;
     arena_t a;
     arena_init(&a);
-    const char *media = NULL;
-    d->rc = store_record_delete(d->c, KIND_DOC, d->uid, d->id, &a, &media);
+    const char **media = NULL;
+    size_t nmedia = 0;
+    d->rc = store_record_delete(d->c, KIND_DOC, d->uid, d->id, &a, &media, &nmedia);
     arena_free(&a);
     __atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
     return NULL;

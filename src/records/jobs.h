@@ -12,8 +12,8 @@
  *
  * Workers publish each step as a lifecycle event of the records service
  * (records/records.h): generating, every piece of text, completed, failed. */
-#ifndef INK_JOBS_H
-#define INK_JOBS_H
+#ifndef INK_RECORDS_JOBS_H
+#define INK_RECORDS_JOBS_H
 
 #include "core/config.h"
 #include "gen/provider.h"

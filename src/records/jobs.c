@@ -1,12 +1,14 @@
 /* jobs.c — see jobs.h. How a job moves:
- *   records service → store.record_create: record "queued" + job row, one transaction
+ *   records service → store.record_create (or record_regenerate): record "queued" + job
+ *   row, one transaction
  *   worker_main → store.job_claim: token + lease, record "generating" (REV_GENERATING)
- *   run_job → provider text/image (each piece of text is published as REV_TEXT)
- *   → media_put for images; meanwhile the lease thread (renewer_main) renews the lease
- *   of every running job on its own timer, whatever the provider is doing
- *   → store.job_complete (REV_COMPLETED with the stored record) or store.job_fail
- *   (REV_FAILED): the records service delivers them to whoever waits. */
-#include "gen/jobs.h"
+ *   run_job → provider text/image (each piece of text is published as REV_TEXT);
+ *   meanwhile the lease thread (renewer_main) renews the lease of every running job on
+ *   its own timer, whatever the provider is doing
+ *   → records_store_outcome (records/outcome.c): the picture, the store with its
+ *   retries, the revision cap and the event (COMPLETED with the row as stored, FAILED,
+ *   UNSTORED) — the service's, not the runner's. */
+#include "records/jobs.h"
 
 #include "core/log.h"
 #include "gen/templates.h"
@@ -67,11 +69,13 @@ typedef struct {
     double last_flush;
 } hb_t;
 
-static void publish(jobs_t *j, rev_type_t type, const record_t *rec, const char *error,
-                    double t0)
+static void publish(jobs_t *j, const job_t *job, rev_type_t type, const char *error,
+                    rec_failure_t failure, double t0)
 {
+    const record_t *rec = &job->rec;
     rev_t ev = {.type = type, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
-                .error = error, .provider = j->prov->name};
+                .error = error, .failure = failure, .provider = j->prov->name,
+                .job_id = job->id};
     if (type == REV_COMPLETED || type == REV_FAILED)
         ev.duration_s = mono_s() - t0;
     records_publish(j->records, &ev);
@@ -84,7 +88,7 @@ static void on_text(gen_ctx_t *ctx, const char *piece, size_t len)
     const record_t *rec = &hb->job->rec;
     hb->offset += (int64_t)len;
     rev_t ev = {.type = REV_TEXT, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
-                .text = piece, .len = len, .offset = hb->offset};
+                .text = piece, .len = len, .offset = hb->offset, .job_id = hb->job->id};
     records_publish(hb->j->records, &ev);
     if (hb->j->shared) {
         buf_append(&hb->text, piece, len);
@@ -171,38 +175,21 @@ static int parse_resolution(const char *res, int *w, int *h)
     return sscanf(res, "%dx%d", w, h) == 2 ? 0 : -1;
 }
 
-/* Applies an outcome, retrying while the database is briefly unreachable. */
-static int apply(jobs_t *j, store_conn_t *c, const job_t *job, const char *text, int64_t words,
-                 const char *media_key, const char *revised, const char *error)
-{
-    int rc = STORE_ERROR;
-    for (int tries = 0; tries < 20; tries++) {
-        rc = error ? c->ops->job_fail(c, job, error)
-                   : c->ops->job_complete(c, job, text, words, media_key, revised);
-        if (rc != STORE_UNAVAILABLE || atomic_load(&j->stopping))
-            break;
-        sleep_ms(500);
-    }
-    return rc;
-}
-
-static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0);
-
 static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, lease_slot_t *slot)
 {
     const record_t *rec = &job->rec;
     if (job->attempts > MAX_ATTEMPTS) {
         log_warn("job=%lld: given up after %d attempts", (long long)job->id, job->attempts - 1);
-        const char *why = "Generation was interrupted too many times.";
-        if (apply(j, c, job, NULL, 0, NULL, NULL, why) == STORE_OK)
-            publish(j, REV_FAILED, rec, why, mono_s());
+        records_outcome_t o = {.error = "Generation was interrupted too many times.",
+                               .failure = RF_GENERATION, .t0 = mono_s()};
+        records_store_outcome(j->records, c, job, &o, &j->stopping);
         return;
     }
     hb_t hb = {j, c, job, slot, 0, {0}, mono_s()};
     buf_init(&hb.text);
     gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat,
                      .heartbeat_arg = &hb, .on_text = on_text, .on_text_arg = &hb};
-    publish(j, REV_GENERATING, rec, NULL, 0);
+    publish(j, job, REV_GENERATING, NULL, RF_NONE, 0);
     gen_result_t res;
     gen_result_init(&res);
     double t0 = mono_s();
@@ -228,62 +215,25 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
         log_info("job=%lld: released at shutdown", (long long)job->id);
         goto out;
     }
-    int rc;
-    const char *why = NULL;
+    /* the service stores it: picture, store retries, revision cap, events */
+    records_outcome_t o = {.ok = ok == 0, .t0 = t0};
     if (ok != 0) {
-        why = res.error[0] ? res.error : "Generation failed.";
-        rc = apply(j, c, job, NULL, 0, NULL, NULL, why);
-        log_info("job=%lld: failed (%s)", (long long)job->id, res.error);
+        o.error = res.error;
+        o.failure = RF_GENERATION;
     } else if (rec->kind == KIND_DOC) {
-        const char *text = buf_cstr(&res.text);
-        job_t done = *job; /* with the usage, which job_complete stores */
-        done.rec.prompt_tokens = res.prompt_tokens;
-        done.rec.completion_tokens = res.completion_tokens;
-        done.rec.truncated = res.truncated;
-        rc = apply(j, c, &done, text, count_words(text), NULL, NULL, NULL);
+        o.text = buf_cstr(&res.text);
+        o.prompt_tokens = res.prompt_tokens;
+        o.completion_tokens = res.completion_tokens;
+        o.truncated = res.truncated;
     } else {
-        char key[MEDIA_KEY_LEN + 1];
-        int mrc = media_put(j->media, res.png.data, res.png.len, key);
-        if (mrc != 0) {
-            why = mrc == MEDIA_FULL ? MEDIA_FULL_ERROR : "The picture could not be stored.";
-            rc = apply(j, c, job, NULL, 0, NULL, NULL, why);
-        } else {
-            rc = apply(j, c, job, NULL, 0, key, res.revised_prompt, NULL);
-            if (rc != STORE_OK)
-                media_remove(j->media, key); /* no record points at it: no orphan */
-        }
+        o.png = res.png.data;
+        o.png_len = res.png.len;
+        o.revised_prompt = res.revised_prompt;
     }
-    if (rc == STORE_STALE)
-        log_warn("job=%lld: result discarded (lease lost or record deleted)", (long long)job->id);
-    else if (rc != STORE_OK)
-        log_error("job=%lld: cannot store the outcome: %s", (long long)job->id, store_rc_name(rc));
-    if (rc == STORE_UNAVAILABLE && !atomic_load(&j->stopping))
-        publish(j, REV_UNSTORED, rec, RECORDS_UNSTORED_ERROR, t0); /* streams stop waiting */
-    else if (!why)
-        log_info("job=%lld record=%s/%lld: completed in %.1f ms", (long long)job->id,
-                 rec->kind == KIND_DOC ? "document" : "image", (long long)rec->id,
-                 (mono_s() - t0) * 1000);
-    if (rc == STORE_OK && why)
-        publish(j, REV_FAILED, rec, why, t0);
-    else if (rc == STORE_OK)
-        completed(j, c, rec, t0);
+    records_store_outcome(j->records, c, job, &o, &j->stopping);
 out:
     buf_free(&hb.text);
     gen_result_free(&res);
-}
-
-/* Publishes REV_COMPLETED with the record as stored. */
-static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0)
-{
-    arena_t a;
-    arena_init(&a);
-    record_t now;
-    int rc = store_record_get(c, rec->kind, rec->user_id, rec->id, NULL, NULL, &a, &now);
-    rev_t ev = {.type = REV_COMPLETED, .kind = rec->kind, .id = rec->id,
-                .user_id = rec->user_id, .rec = rc == STORE_OK ? &now : NULL,
-                .provider = j->prov->name, .duration_s = mono_s() - t0};
-    records_publish(j->records, &ev);
-    arena_free(&a);
 }
 
 static void idle_wait(jobs_t *j, unsigned long seen)
