@@ -90,8 +90,10 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
 {
     int kind = (k & LQ_IMG) != 0;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
-    const char *cols = k & LQ_KEYS ? "id, updated_us" : k & LQ_IMG ? IMG_COLS : DOC_COLS;
-    int sort_col = k & LQ_KEYS ? 3 : REC_NCOLS + 1;
+    /* the keys of the record cache (LQ_KEYS) carry the name too: a compound SELECT
+     * orders by its result columns only */
+    const char *cols = k & LQ_KEYS ? "id, updated_us, name" : k & LQ_IMG ? IMG_COLS : DOC_COLS;
+    int sort_col = k & LQ_KEYS ? 4 : REC_NCOLS + 1;
     for (int part = 0; part < 2; part++) {
         if (k & LQ_COUNT)
             buf_puts(b, part ? " + (SELECT COUNT(*)" : "SELECT (SELECT COUNT(*)");
