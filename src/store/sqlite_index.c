@@ -85,15 +85,15 @@ static const char *const kind_sql[2][4] = {
         "SELECT upto FROM search_index WHERE kind = 0 AND EXISTS (SELECT 1 FROM documents"
         " WHERE id > upto)",
         "SELECT max(id) FROM (SELECT id FROM documents WHERE id > ?1 ORDER BY id LIMIT ?2)",
-        "INSERT INTO documents_fts(rowid, sname, sresult) SELECT id, lower(name),"
-        " lower(result) FROM documents WHERE id > ?1 AND id <= ?2",
+        "INSERT INTO documents_fts(rowid, sname, sresult) SELECT id, ink_fold(name),"
+        " ink_fold(result) FROM documents WHERE id > ?1 AND id <= ?2",
         "UPDATE search_index SET upto = ?1 WHERE kind = 0",
     },
     {
         "SELECT upto FROM search_index WHERE kind = 1 AND EXISTS (SELECT 1 FROM images"
         " WHERE id > upto)",
         "SELECT max(id) FROM (SELECT id FROM images WHERE id > ?1 ORDER BY id LIMIT ?2)",
-        "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images"
+        "INSERT INTO images_fts(rowid, sname) SELECT id, ink_fold(name) FROM images"
         " WHERE id > ?1 AND id <= ?2",
         "UPDATE search_index SET upto = ?1 WHERE kind = 1",
     },

@@ -1,11 +1,72 @@
 /* sqlite_lists.c — record lists in the SQLite store: the SQL of each list key (from
- * fixed fragments only), prepared once per connection, the bound search (LIKE pattern
- * and FTS5 trigram query), the page and its total (cached in lists.c). Part of the
+ * fixed fragments only), prepared once per connection, the bound search (the folded
+ * search and its FTS5 trigram query), the page and its total (cached in lists.c), and
+ * the SQL functions of API.md §15 every connection of the process has. Part of the
  * SQLite backend (sqlite.c). */
 #include "store/sqlite_int.h"
 
+#include "core/unicode.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* ---- ink_fold() and ink_key() ---------------------------------------------------------- */
+
+/* ink_fold(text): its default case folding (core/unicode.c); NULL stays NULL. */
+static void fn_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    const char *t = (const char *)sqlite3_value_text(argv[0]);
+    size_t n = (size_t)sqlite3_value_bytes(argv[0]), len = 0;
+    if (!t) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    if (uni_fold_is_same(t, n)) {
+        sqlite3_result_value(ctx, argv[0]);
+        return;
+    }
+    char *f = uni_fold(t, n, &len);
+    if (!f)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_text64(ctx, f, len, free, SQLITE_UTF8);
+}
+
+/* ink_key(name): its order key, a BLOB (uni_sort_key); NULL stays NULL. */
+static void fn_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    const char *t = (const char *)sqlite3_value_text(argv[0]);
+    size_t len = 0;
+    uint8_t *k = t ? uni_sort_key(t, (size_t)sqlite3_value_bytes(argv[0]), &len) : NULL;
+    if (!k)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_blob64(ctx, k, len, free);
+}
+
+static int unicode_init(sqlite3 *db, char **err, const void *api)
+{
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+    int rc = sqlite3_create_function_v2(db, "ink_fold", 1, flags, NULL, fn_fold, NULL, NULL,
+                                        NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(db, "ink_key", 1, flags, NULL, fn_key, NULL, NULL, NULL);
+    return rc;
+}
+
+/* The schema uses both functions (the name indexes and the search index's triggers,
+ * migration 11), so every connection of the process needs them, the store's own and
+ * any other (the index and checkpoint threads, a backup, a test): registered for all
+ * of them before main() runs. */
+__attribute__((constructor)) static void unicode_register(void)
+{
+    sqlite3_auto_extension((void (*)(void))unicode_init);
+}
 
 /* ---- lists ----------------------------------------------------------------------------- */
 
@@ -38,7 +99,7 @@ static void list_seek_sql(int k, buf_t *b)
     if (!(k & LQ_SEEK))
         return;
     if (k & LQ_BY_NAME)
-        buf_printf(b, " AND (name, id) %s (?10, ?11)", op);
+        buf_printf(b, " AND (ink_key(name), id) %s (ink_key(?10), ?11)", op);
     else
         buf_printf(b, " AND id %s ?11", op);
 }
@@ -50,17 +111,17 @@ static void list_seek_sql(int k, buf_t *b)
 static void list_window_sql(int k, const char *table, buf_t *b)
 {
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
-    buf_printf(b, " FROM (SELECT wid FROM (SELECT id AS wid, name AS wname FROM %s"
-                  " WHERE user_id = ?1", table);
+    buf_printf(b, " FROM (SELECT wid, wkey FROM (SELECT id AS wid, name AS wname,"
+                  " ink_key(name) AS wkey FROM %s WHERE user_id = ?1", table);
     list_filters(k, b);
-    buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s LIMIT ?9)", dir, dir);
+    buf_printf(b, " ORDER BY ink_key(name) %s, id %s LIMIT ?9)", dir, dir);
     if (k & LQ_SEARCH_RESULT)
-        buf_printf(b, " CROSS JOIN %s ON %s.id = wid WHERE result LIKE ?2 ESCAPE '\\'", table,
+        buf_printf(b, " CROSS JOIN %s ON %s.id = wid WHERE instr(ink_fold(result), ?2)", table,
                    table);
     else
-        buf_puts(b, " WHERE wname LIKE ?2 ESCAPE '\\'");
-    buf_printf(b, " ORDER BY wname COLLATE BINARY %s, wid %s LIMIT ?6 OFFSET ?7)"
-                  " CROSS JOIN %s ON %s.id = wid ORDER BY name COLLATE BINARY %s, id %s",
+        buf_puts(b, " WHERE instr(ink_fold(wname), ?2)");
+    buf_printf(b, " ORDER BY wkey %s, wid %s LIMIT ?6 OFFSET ?7)"
+                  " CROSS JOIN %s ON %s.id = wid ORDER BY wkey %s, wid %s",
                dir, dir, table, table, dir, dir);
 }
 
@@ -68,9 +129,9 @@ static void list_window_sql(int k, const char *table, buf_t *b)
 static void list_conds(int k, buf_t *b)
 {
     if (k & LQ_SEARCH_NAME)
-        buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
+        buf_puts(b, " AND instr(ink_fold(name), ?2)");
     if (k & LQ_SEARCH_RESULT)
-        buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
+        buf_puts(b, " AND instr(ink_fold(result), ?2)");
     list_filters(k, b);
 }
 
@@ -90,17 +151,18 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
 {
     int kind = (k & LQ_IMG) != 0;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
-    /* the keys of the record cache (LQ_KEYS) carry the name too: a compound SELECT
-     * orders by its result columns only */
-    const char *cols = k & LQ_KEYS ? "id, updated_us, name" : k & LQ_IMG ? IMG_COLS : DOC_COLS;
-    int sort_col = k & LQ_KEYS ? 4 : REC_NCOLS + 1;
+    /* a compound SELECT orders by its result columns only: the id (the index part's is
+     * its FTS rowid), then, for the name order, the name's key */
+    const char *cols = k & LQ_KEYS ? "id, updated_us" : k & LQ_IMG ? IMG_COLS : DOC_COLS;
+    int sort_col = (k & LQ_KEYS ? 2 : REC_NCOLS) + 1;
+    const char *key_col = k & LQ_BY_NAME ? ", ink_key(name)" : "";
     for (int part = 0; part < 2; part++) {
         if (k & LQ_COUNT)
             buf_puts(b, part ? " + (SELECT COUNT(*)" : "SELECT (SELECT COUNT(*)");
         else if (part)
-            buf_printf(b, " UNION ALL SELECT %s, id", cols);
+            buf_printf(b, " UNION ALL SELECT %s, id%s", cols, key_col);
         else
-            buf_printf(b, "SELECT %s, %s_fts.rowid", cols, table);
+            buf_printf(b, "SELECT %s, %s_fts.rowid%s", cols, table, key_col);
         if (part)
             buf_printf(b, " FROM %s WHERE id > (SELECT upto FROM search_index WHERE kind = %d)"
                           " AND user_id = ?1", table, kind);
@@ -115,7 +177,7 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
     if (k & LQ_COUNT)
         return;
     if (k & LQ_BY_NAME)
-        buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
+        buf_printf(b, " ORDER BY %d %s, %d %s", sort_col + 1, dir, sort_col, dir);
     else
         buf_printf(b, " ORDER BY %d %s", sort_col, dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");
@@ -149,7 +211,7 @@ static void list_sql(int k, buf_t *b)
         return;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     if (k & LQ_BY_NAME)
-        buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
+        buf_printf(b, " ORDER BY ink_key(name) %s, id %s", dir, dir);
     else
         buf_printf(b, " ORDER BY id %s", dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");
@@ -170,10 +232,11 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
     return STORE_OK;
 }
 
-/* The search as bound to a list statement: the LIKE pattern, and the full-text query
- * on the key's column: its trigrams, folded like the index, '"' doubled. */
+/* The search as bound to a list statement: its default case folding (the rows whose
+ * folded column holds it match: instr(), so '%' and '_' are plain characters), and the
+ * full-text query on the key's column: the folded search's trigrams, '"' doubled. */
 typedef struct {
-    const char *like, *match;
+    const char *fold, *match;
 } list_search_t;
 
 #define MATCH_TRIGRAMS 32
@@ -194,13 +257,16 @@ static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
     list_search_t ls = {0};
     if (!(k & LQ_SEARCH))
         return ls;
-    ls.like = store_like_pattern(q->search, false, a);
+    size_t flen = 0;
+    char *f = uni_fold(q->search, strlen(q->search), &flen);
+    ls.fold = f ? arena_strdup(a, f) : q->search;
+    free(f);
     if (!(k & LQ_INDEXED))
         return ls;
     /* an AND of the search's trigrams, one phrase each (the index has no positions,
      * migration 7): each character starts one while three remain, at most
      * MATCH_TRIGRAMS of them (any subset still gives a superset) */
-    const char *s = q->search;
+    const char *s = ls.fold;
     size_t len = strlen(s);
     char *m = arena_alloc(a, 6 * len + 16 + 8 * MATCH_TRIGRAMS), *o = m;
     o += sprintf(o, "%s : (", k & LQ_SEARCH_RESULT ? "sresult" : "sname");
@@ -213,7 +279,7 @@ static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
         for (const char *c = t; c < end; c++) {
             if (*c == '"')
                 *o++ = '"';
-            *o++ = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+            *o++ = *c;
         }
         *o++ = '"';
     }
@@ -227,7 +293,7 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list
 {
     sqlite3_bind_int64(st, LP_USER, q->user_id);
     if (k & LQ_SEARCH)
-        sq_bind_text(st, LP_PATTERN, ls->like);
+        sq_bind_text(st, LP_PATTERN, ls->fold);
     if ((k & LQ_INDEXED) && !(k & LQ_WINDOW))
         sq_bind_text(st, LP_MATCH, ls->match);
     if (k & LQ_WINDOW)
