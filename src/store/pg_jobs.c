@@ -127,11 +127,14 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
         return rc;
     pg_num_t id = pg_num_i64(job->id), w = pg_num_i64(words), now = pg_num_i64(now_us()),
           pt = pg_num_i64(job->rec.prompt_tokens), ct = pg_num_i64(job->rec.completion_tokens);
+    char *rf = pg_fold(result); /* unicode (API.md §15): the folded result beside it */
     const char *p[] = {id.s, job->token, result, w.s, media_key, revised_prompt, now.s,
                        job->rec.prompt_tokens < 0 ? NULL : pt.s,
                        job->rec.completion_tokens < 0 ? NULL : ct.s,
-                       job->rec.truncated ? "t" : "f"};
-    return job_finish(c, S_JOB_COMPLETE, p);
+                       job->rec.truncated ? "t" : "f", rf};
+    rc = job_finish(c, S_JOB_COMPLETE, p);
+    free(rf);
+    return rc;
 }
 
 int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error)

@@ -166,6 +166,22 @@ static const char *const migrations[] = {
     "    ON (show_trgm(lower(name COLLATE \"C\"))) FROM images';"
     "END IF; END $$;"
     "ANALYZE documents; ANALYZE images;",
+    /* 8: reserved for the revisions work (merged separately; the lead puts its
+     * migration here, or renumbers this branch's 9) */
+    "SELECT 1",
+    /* 9 = PG_MIG_UNICODE (API.md §15): search and order for every language. The
+     * searched columns' default case folding (core/unicode.c) is kept beside them
+     * (name_fold, result_fold; the store writes them with the records); the name order
+     * is ICU's root collation ("und-x-icu", the order of core/unicode.c's keys). Here
+     * the old indexes go and the columns come; pg_unicode_migrate (pg_lists.c) then
+     * fills them in C and builds the new indexes, in this migration's transaction. */
+    "ALTER TABLE documents ADD COLUMN name_fold TEXT, ADD COLUMN result_fold TEXT;"
+    "ALTER TABLE images ADD COLUMN name_fold TEXT;"
+    "DROP INDEX documents_name_trgm; DROP INDEX documents_result_trgm;"
+    "DROP INDEX images_name_trgm;"
+    "DROP STATISTICS IF EXISTS documents_name_trgm_freq, documents_result_trgm_freq,"
+    "  images_name_trgm_freq;"
+    "DROP INDEX documents_user_name; DROP INDEX images_user_name;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */
@@ -204,6 +220,8 @@ int pg_migrate(store_conn_t *sc)
         char what[48];
         snprintf(what, sizeof(what), "migration %" PRId64, v);
         rc = pg_command(c, migrations[v - 1], what);
+        if (rc == STORE_OK && v == PG_MIG_UNICODE)
+            rc = pg_unicode_migrate(c);
         if (rc != STORE_OK)
             break;
         pg_num_t nv = pg_num_i64(v), now = pg_num_i64(now_us());

@@ -43,20 +43,21 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                     " FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id"},
     [S_KEY_REVOKE] = {"ink_key_revoke", 2,
                       "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1"},
-    [S_DOC_INSERT] = {"ink_doc_insert", 7,
+    /* name_fold, result_fold: the folded columns of API.md §15 (pg_fold()) */
+    [S_DOC_INSERT] = {"ink_doc_insert", 8,
                       "INSERT INTO documents (user_id, name, favorite, state, created_us,"
-                      " updated_us, prompt, creativity, template_id, words)"
-                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, 0) RETURNING id"},
-    [S_IMG_INSERT] = {"ink_img_insert", 7,
+                      " updated_us, prompt, creativity, template_id, words, name_fold)"
+                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, 0, $8) RETURNING id"},
+    [S_IMG_INSERT] = {"ink_img_insert", 8,
                       "INSERT INTO images (user_id, name, favorite, state, created_us, updated_us,"
-                      " description, resolution, style)"
-                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7) RETURNING id"},
-    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 12,
+                      " description, resolution, style, name_fold)"
+                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, $8) RETURNING id"},
+    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 14,
                            "INSERT INTO documents (user_id, name, favorite, state, created_us,"
                            " updated_us, prompt, creativity, template_id, result, words,"
-                           " prompt_tokens, completion_tokens, truncated)"
+                           " prompt_tokens, completion_tokens, truncated, name_fold, result_fold)"
                            " VALUES ($1, $2, $3, 'completed', $4, $4, $5, $6, $7, $8, $9,"
-                           " $10, $11, $12)"
+                           " $10, $11, $12, $13, $14)"
                            " RETURNING id"},
     [S_JOB_INSERT] = {"ink_job_insert", 3,
                       "INSERT INTO jobs (kind, record_id, created_us) VALUES ($1, $2, $3)"
@@ -65,14 +66,17 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                    "SELECT " DOC_COLS " FROM documents WHERE user_id = $1 AND id = $2"},
     [S_IMG_GET] = {"ink_img_get", 2,
                    "SELECT " IMG_COLS " FROM images WHERE user_id = $1 AND id = $2"},
-    [S_DOC_UPDATE] = {"ink_doc_update", 8,
+    [S_DOC_UPDATE] = {"ink_doc_update", 10,
                       "UPDATE documents SET name = COALESCE($3::text, name),"
+                      " name_fold = COALESCE($9::text, name_fold),"
                       " result = CASE WHEN $4::boolean THEN $5::text ELSE result END,"
+                      " result_fold = CASE WHEN $4::boolean THEN $10::text ELSE result_fold END,"
                       " words = CASE WHEN $4::boolean THEN $6::bigint ELSE words END,"
                       " favorite = CASE WHEN $7::int < 0 THEN favorite ELSE $7::int <> 0 END,"
                       " " BUMP("$8") " WHERE user_id = $1 AND id = $2 RETURNING " DOC_COLS},
-    [S_IMG_UPDATE] = {"ink_img_update", 5,
+    [S_IMG_UPDATE] = {"ink_img_update", 6,
                       "UPDATE images SET name = COALESCE($3::text, name),"
+                      " name_fold = COALESCE($6::text, name_fold),"
                       " favorite = CASE WHEN $4::int < 0 THEN favorite ELSE $4::int <> 0 END,"
                       " " BUMP("$5") " WHERE user_id = $1 AND id = $2 RETURNING " IMG_COLS},
     [S_DOC_DELETE] = {"ink_doc_delete", 2,
@@ -112,9 +116,10 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     [S_JOB_RENEW] = {"ink_job_renew", 3,
                      "UPDATE jobs SET lease_until_us = $3 WHERE id = $1 AND token = $2"},
     /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now, $8 prompt tokens,
-     * $9 completion tokens, $10 truncated */
-    [S_JOB_COMPLETE] = {"ink_job_complete", 10,
+     * $9 completion tokens, $10 truncated, $11 the result folded (pg_fold) */
+    [S_JOB_COMPLETE] = {"ink_job_complete", 11,
                         JOB_FINISH("state = 'completed', error = NULL, result = $3::text,"
+                                   " result_fold = $11::text,"
                                    " words = $4::bigint, prompt_tokens = $8::bigint,"
                                    " completion_tokens = $9::bigint, truncated = $10::boolean, "
                                    BUMP("$7"),
