@@ -1507,7 +1507,37 @@ static bool page_probe_none(void *arg, rec_kind_t kind, int64_t id, int64_t upda
 static const char *const page_res[] = {"1024x1024", "1792x1024"};
 static const char *const page_style[] = {"vivid", "natural"};
 
-/* One random list of recs (without search), compared with the full ordered list. */
+/* A random search for the pages property: none (a third), else a piece of a record's
+ * name of one to four characters (under three: the scan; three or more: the index),
+ * ASCII case flipped at random. */
+static char *page_needle(unsigned *seed, const page_rec_t *recs, int n)
+{
+    if (rand_r(seed) % 3 == 0)
+        return NULL;
+    const char *name = recs[rand_r(seed) % (unsigned)n].name;
+    size_t len = strlen(name), from = rand_r(seed) % len;
+    while (from > 0 && ((unsigned char)name[from] & 0xC0) == 0x80)
+        from--;
+    size_t to = from;
+    for (unsigned chars = 1 + rand_r(seed) % 4; chars > 0 && to < len; chars--) {
+        to++;
+        while (to < len && ((unsigned char)name[to] & 0xC0) == 0x80)
+            to++;
+    }
+    char *needle = xmalloc(to - from + 1);
+    for (size_t j = from; j < to; j++) {
+        char ch = name[j];
+        if (((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) && rand_r(seed) % 2)
+            ch ^= 0x20;
+        needle[j - from] = ch;
+    }
+    needle[to - from] = '\0';
+    return needle;
+}
+
+/* One random list of recs (search or none, order, direction, filters, page), compared
+ * with the full ordered list; asked twice, with and without the record cache's probe
+ * (the second also finds the boundaries and totals cached). */
 static void page_compare(ctx_t *t, rec_kind_t kind, int64_t uid, const page_rec_t *recs, int n,
                          unsigned *seed)
 {
@@ -1524,11 +1554,13 @@ static void page_compare(ctx_t *t, rec_kind_t kind, int64_t uid, const page_rec_
         q.resolution = page_res[group];
     if (style >= 0)
         q.style = page_style[style];
-    if (rand_r(seed) % 2 && t->ops->list_probes)
-        q.probe = page_probe_none;
+    bool probe_first = rand_r(seed) % 2;
+    char *needle = page_needle(seed, recs, n);
+    q.search = needle;
     int *idx = xmalloc((size_t)n * sizeof(int)), nidx = 0;
     for (int i = 0; i < n; i++)
-        if (recs[i].alive && (group < 0 || recs[i].group == group) &&
+        if (recs[i].alive && (!needle || prop_match(recs[i].name, needle)) &&
+            (group < 0 || recs[i].group == group) &&
             (style < 0 || recs[i].style == style) &&
             (q.favorite < 0 || recs[i].favorite == (q.favorite != 0)))
             idx[nidx++] = i;
@@ -1539,6 +1571,7 @@ static void page_compare(ctx_t *t, rec_kind_t kind, int64_t uid, const page_rec_
     q.page = 1 + rand_r(seed) % (unsigned)(nidx / q.per_page + 2);
     int64_t from = (q.page - 1) * q.per_page;
     for (int rep = 0; rep < 2; rep++) { /* again: the boundaries are then cached */
+        q.probe = (rep == 0) == probe_first && t->ops->list_probes ? page_probe_none : NULL;
         record_list_t l = {0};
         int rc = t->ops->record_list(t->c, kind, &q, &t->a, &l);
         bool same = rc == STORE_OK && l.total == nidx;
@@ -1549,19 +1582,22 @@ static void page_compare(ctx_t *t, rec_kind_t kind, int64_t uid, const page_rec_
             same = l.items[i].id == r->id && str_eq(l.items[i].name, r->name);
         }
         CHECK_MSG(same,
-                  "%s page %lld of %d by %s %s (group %d, style %d, favorite %d): rc %d, %zu rows "
-                  "(total %lld), want %zu of %d",
+                  "%s page %lld of %d by %s %s (search \"%s\", group %d, style %d, favorite %d%s):"
+                  " rc %d, %zu rows (total %lld), want %zu of %d",
                   kind == KIND_DOC ? "documents" : "images", (long long)q.page, q.per_page,
-                  q.sort_by_name ? "name" : "id", q.asc ? "asc" : "desc", group, style,
-                  q.favorite, rc, l.n, (long long)l.total, want, nidx);
+                  q.sort_by_name ? "name" : "id", q.asc ? "asc" : "desc",
+                  needle ? needle : "", group, style, q.favorite, q.probe ? ", probed" : "", rc,
+                  l.n, (long long)l.total, want, nidx);
     }
     free(idx);
+    free(needle);
 }
 
 /* Creates record i of recs (random name with ties, group, style, favorite). */
 static void page_make(ctx_t *t, rec_kind_t kind, int64_t uid, page_rec_t *r, unsigned *seed)
 {
-    static const char *const names[] = {"a", "b", "B", "ab", "a b", "é", "日本", "zz", "Z"};
+    static const char *const names[] = {"a", "b", "B", "ab", "a b", "é", "日本", "zz", "Z",
+                                        "Кот", "кОТ", "Ωmega", "ß", "SS", "Ärger", "apple pie"};
     char name[48];
     snprintf(name, sizeof(name), "%s%s", names[rand_r(seed) % ARRAY_LEN(names)],
              rand_r(seed) % 4 ? "" : names[rand_r(seed) % ARRAY_LEN(names)]);
