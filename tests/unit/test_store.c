@@ -1667,6 +1667,108 @@ static void test_pages_property(ctx_t *t)
     free(imgs);
 }
 
+/* ---- migration to API.md §15 ------------------------------------------------------------ */
+
+/* The schema before §15 (SQLite's migration 9 and 10, PostgreSQL's 7 and 8), made from
+ * the current one: what an existing database had. */
+static const char *const before_unicode[2] = {
+    "DELETE FROM schema_migrations WHERE version = 11;"
+    "DROP INDEX documents_user_key; DROP INDEX images_user_key;"
+    "CREATE INDEX documents_user_name ON documents(user_id, name COLLATE BINARY, id);"
+    "CREATE INDEX images_user_name ON images(user_id, name COLLATE BINARY, id);"
+    "INSERT INTO documents_fts(documents_fts) VALUES ('delete-all');"
+    "INSERT INTO images_fts(images_fts) VALUES ('delete-all');"
+    "INSERT INTO documents_fts(rowid, sname, sresult)"
+    "  SELECT id, lower(name), lower(result) FROM documents;"
+    "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images;"
+    "UPDATE search_index SET upto = (SELECT coalesce(max(id), 0) FROM documents) WHERE kind = 0;"
+    "UPDATE search_index SET upto = (SELECT coalesce(max(id), 0) FROM images) WHERE kind = 1;",
+    "DELETE FROM schema_migrations WHERE version = 9;"
+    "DROP INDEX documents_user_name, images_user_name, documents_name_trgm,"
+    "  documents_result_trgm, images_name_trgm;"
+    "DROP STATISTICS IF EXISTS documents_name_trgm_freq, documents_result_trgm_freq,"
+    "  images_name_trgm_freq;"
+    "ALTER TABLE documents DROP COLUMN name_fold, DROP COLUMN result_fold;"
+    "ALTER TABLE images DROP COLUMN name_fold;"
+    "CREATE INDEX documents_user_name ON documents (user_id, name COLLATE \"C\", id);"
+    "CREATE INDEX images_user_name ON images (user_id, name COLLATE \"C\", id);"
+    "CREATE INDEX documents_name_trgm ON documents"
+    "  USING gin (lower(name COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX documents_result_trgm ON documents"
+    "  USING gin (lower(result COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX images_name_trgm ON images USING gin (lower(name COLLATE \"C\") gin_trgm_ops);",
+};
+
+/* A database of the schema before §15 is converted in place when a store opens it
+ * (SQLite migration 11, PostgreSQL migration 9): its records are then searched and
+ * ordered as §15 says. Runs last: the suite's own store is not used after it. */
+static void test_unicode_migration(ctx_t *t, const char *url)
+{
+    bool pg = strcmp(t->ops->name, "postgres") == 0;
+    int64_t uid = user(t, "migrated");
+    static const char *const names[] = {"Кот", "zebra", "кот дома", "Ωmega", "apple pie",
+                                        "STRASSE", "Ärger", "Zürich"};
+    for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+        make_doc(t, uid, names[i], 1, 0);
+        make_img(t, uid, names[i], "1024x1024", NULL, 0);
+    }
+    record_t r = {.kind = KIND_DOC, .user_id = uid, .name = "tale", .prompt = "p",
+                  .creativity = 0.5, .template_id = 1, .result = "Жил-был КОТ", .words = 3};
+    record_t *rs[] = {&r};
+    CHECK_INT(t->ops->docs_create_completed(t->c, rs, NULL, 1), STORE_OK);
+    if (!pg) {
+        store_sqlite_index_hold(t->s, true);
+        while (store_sqlite_index_now(t->c, 1000) > 0)
+            ; /* the old index held every record */
+    }
+    CHECK(raw_sql(t, url, before_unicode[pg]));
+    char err[256] = "";
+    ctx_t n = *t;
+    n.s = store_open(url, err, sizeof(err));
+    n.c = n.s ? store_conn(n.s, err, sizeof(err)) : NULL;
+    CHECK_MSG(n.c != NULL, "store_open after the old schema: %s", err);
+    if (n.c)
+        CHECK_INT(n.c->ops->migrate(n.c), STORE_OK); /* as a server's start does */
+    if (n.c) {
+        list_query_t q = query(uid);
+        q.sort_by_name = q.asc = true;
+        EXPECT_NAMES(&n, KIND_DOC, &q, "apple pie", "Ärger", "STRASSE", "tale", "zebra", "Zürich",
+                     "Ωmega", "Кот", "кот дома");
+        EXPECT_NAMES(&n, KIND_IMG, &q, "apple pie", "Ärger", "STRASSE", "zebra", "Zürich", "Ωmega",
+                     "Кот", "кот дома");
+        for (int i = 0; i < 2; i++) {
+            rec_kind_t kind = i ? KIND_IMG : KIND_DOC;
+            q.search = "КОТ";
+            EXPECT_NAMES(&n, kind, &q, "Кот", "кот дома");
+            q.search = "ß";
+            EXPECT_NAMES(&n, kind, &q, "STRASSE");
+            q.search = "äRG";
+            EXPECT_NAMES(&n, kind, &q, "Ärger");
+        }
+        q.search = "кот";
+        q.search_result = true;
+        EXPECT_NAMES(&n, KIND_DOC, &q, "tale");
+        /* a record changed after the migration is searched by its new name */
+        q = query(uid);
+        q.search = "ωMEGA";
+        record_list_t l = {0};
+        CHECK_INT(n.ops->record_list(n.c, KIND_DOC, &q, &n.a, &l), STORE_OK);
+        CHECK_INT(l.n, 1);
+        if (l.n == 1) {
+            record_patch_t p = {.name = "ΣΊΣΥΦΟΣ", .words = -1, .favorite = -1};
+            record_t u = {0};
+            CHECK_INT(n.ops->record_update(n.c, KIND_DOC, uid, l.items[0].id, &p, &n.a, &u),
+                      STORE_OK);
+            q.search = "σίσυφοσ";
+            EXPECT_NAMES(&n, KIND_DOC, &q, "ΣΊΣΥΦΟΣ");
+        }
+    }
+    t->a = n.a;
+    store_close(n.s);
+    if (!pg)
+        store_sqlite_index_hold(t->s, false);
+}
+
 static void run_suite(const char *url)
 {
     char err[256] = "";
@@ -1702,6 +1804,7 @@ static void run_suite(const char *url)
         test_docs_completed(&t);
         test_updated_moves_forward(&t, url);
         test_writer(&t);
+        test_unicode_migration(&t, url);
     }
     arena_free(&t.a);
     store_close(t.s);
