@@ -98,8 +98,10 @@ static void list_seek_sql(int k, buf_t *b)
     const char *op = k & LQ_ASC ? ">" : "<";
     if (!(k & LQ_SEEK))
         return;
-    if (k & LQ_BY_NAME)
-        buf_printf(b, " AND (ink_key(name), id) %s (ink_key(?10), ?11)", op);
+    if (k & LQ_BY_NAME) /* spelled so that the key's index is searched from ?10 (a row
+                         * value of an indexed expression is not, in SQLite 3.40) */
+        buf_printf(b, " AND ink_key(name) %s= ink_key(?10) AND (ink_key(name) %s ink_key(?10)"
+                      " OR id %s ?11)", op, op, op);
     else
         buf_printf(b, " AND id %s ?11", op);
 }
