@@ -1,7 +1,7 @@
 /* unicode.c — case folding and the root collation order with ICU (unicode.h).
  *
- * ASCII text takes a short path (folding is A-Z to a-z there, as ICU's would be); the
- * rest goes through UTF-16, ICU's own form. Each thread opens its own root collator on
+ * ASCII characters take a short path (folding is A-Z to a-z there, as ICU's would be);
+ * the others go through UTF-16, ICU's own form. Each thread opens its own root collator on
  * first use (a UCollator is not to be shared by threads) and closes it at its exit. */
 #include "core/unicode.h"
 
@@ -20,14 +20,6 @@ bool uni_fold_is_same(const char *s, size_t n)
         if (ch >= 0x80 || (ch >= 'A' && ch <= 'Z'))
             return false;
     }
-    return true;
-}
-
-static bool is_ascii(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] >= 0x80)
-            return false;
     return true;
 }
 
@@ -52,19 +44,9 @@ static UChar *to_utf16(const char *s, size_t n, int32_t *len)
     return u;
 }
 
-char *uni_fold(const char *s, size_t n, size_t *out_len)
+/* ICU's folding of s[0..n) (UTF-8 -> UTF-16 -> folded -> UTF-8), malloc'd. */
+static char *fold_icu(const char *s, size_t n, size_t *out_len)
 {
-    if (is_ascii(s, n)) {
-        char *o = malloc(n + 1);
-        if (!o)
-            return NULL;
-        for (size_t i = 0; i < n; i++)
-            o[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
-        o[n] = '\0';
-        if (out_len)
-            *out_len = n;
-        return o;
-    }
     int32_t ulen;
     UChar *u = to_utf16(s, n, &ulen), *f = NULL;
     char *o = NULL;
@@ -90,11 +72,57 @@ char *uni_fold(const char *s, size_t n, size_t *out_len)
         o = NULL;
         goto out;
     }
-    if (out_len)
-        *out_len = (size_t)blen;
+    *out_len = (size_t)blen;
 out:
     free(u);
     free(f);
+    return o;
+}
+
+/* The default case folding maps each code point alone (no context), so a text is
+ * folded piece by piece: ASCII bytes here (A-Z to a-z, as ICU would), each run of
+ * other characters by ICU. A UTF-8 sequence has no ASCII byte, so runs end between
+ * characters. */
+char *uni_fold(const char *s, size_t n, size_t *out_len)
+{
+    size_t cap = n + 1, len = 0;
+    char *o = malloc(cap);
+    if (!o)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x80) {
+            o[len++] = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : (char)ch;
+            i++;
+            continue;
+        }
+        size_t j = i, fl = 0;
+        while (j < n && (unsigned char)s[j] >= 0x80)
+            j++;
+        char *f = fold_icu(s + i, j - i, &fl);
+        if (f && len + fl + (n - j) + 1 > cap) {
+            size_t ncap = (len + fl + (n - j) + 1) * 2;
+            char *no = realloc(o, ncap);
+            if (no) {
+                o = no;
+                cap = ncap;
+            } else {
+                free(f);
+                f = NULL;
+            }
+        }
+        if (!f) {
+            free(o);
+            return NULL;
+        }
+        memcpy(o + len, f, fl);
+        len += fl;
+        free(f);
+        i = j;
+    }
+    o[len] = '\0';
+    if (out_len)
+        *out_len = len;
     return o;
 }
 

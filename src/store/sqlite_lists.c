@@ -142,9 +142,9 @@ static void list_conds(int k, buf_t *b)
  * watermark) come from the trigram table, each candidate's row read by its id
  * (CROSS JOIN keeps that order: the full-text table gives its rowids in id order, so an
  * id-ordered page stops after its rows); the records above the watermark, not indexed
- * yet (sqlite_index.c), are scanned on the user's id index. LIKE checks every row with
- * the contract's semantics: the index gives a superset (the rows holding every trigram,
- * migration 7), the check keeps results exactly those of a scan.
+ * yet (sqlite_index.c), are scanned on the user's id index. instr(ink_fold(column))
+ * checks every row with the contract's semantics: the index gives a superset (the rows
+ * holding every trigram, migration 7), the check keeps results exactly those of a scan.
  *
  * Rows: the two parts are one UNION ALL ordered by the page's order, which SQLite runs
  * as a merge of the two, each in its own order (a last column carries the id for the
