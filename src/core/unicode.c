@@ -126,6 +126,38 @@ char *uni_fold(const char *s, size_t n, size_t *out_len)
     return o;
 }
 
+bool uni_fold_contains(const char *hay, size_t n, const char *needle_fold)
+{
+    size_t m = strlen(needle_fold);
+    bool upper = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)hay[i];
+        if (ch >= 0x80) {
+            size_t flen = 0;
+            char *f = uni_fold(hay, n, &flen);
+            bool found = f && memmem(f, flen, needle_fold, m) != NULL;
+            free(f);
+            return found;
+        }
+        upper |= ch >= 'A' && ch <= 'Z';
+    }
+    if (!upper)
+        return memmem(hay, n, needle_fold, m) != NULL;
+    /* ASCII with capitals: compared folding A-Z on the fly */
+    for (size_t i = 0; i + m <= n; i++) {
+        size_t j = 0;
+        while (j < m) {
+            unsigned char ch = (unsigned char)hay[i + j];
+            if ((ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch) != (unsigned char)needle_fold[j])
+                break;
+            j++;
+        }
+        if (j == m)
+            return true;
+    }
+    return false;
+}
+
 /* ---- the root collator, one per thread ----------------------------------------------- */
 
 static pthread_key_t coll_key;

@@ -22,6 +22,11 @@ char *uni_fold(const char *s, size_t n, size_t *out_len);
 /* Whether s[0..n) folds to itself (ASCII without A-Z does): callers skip the copy. */
 bool uni_fold_is_same(const char *s, size_t n);
 
+/* Whether the folding of hay[0..n) holds needle_fold (a folded, NUL-terminated text)
+ * as a substring: a search's match. ASCII texts are compared in place, without a
+ * folded copy. false when memory runs out. */
+bool uni_fold_contains(const char *hay, size_t n, const char *needle_fold);
+
 /* The order key of the name s[0..n): its root-collator sort key (its terminating 0
  * included), then the name's own bytes, malloc'd, length in *out_len. Comparing two
  * keys bytewise (memcmp, then the shorter first) orders names by the Unicode Collation

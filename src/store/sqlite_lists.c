@@ -35,6 +35,21 @@ static void fn_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_text64(ctx, f, len, free, SQLITE_UTF8);
 }
 
+/* ink_has(text, folded search): whether the text's folding holds the folded search (a
+ * search's match without a folded copy of an ASCII text); NULL text: NULL. */
+static void fn_has(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    const char *t = (const char *)sqlite3_value_text(argv[0]);
+    const char *needle = (const char *)sqlite3_value_text(argv[1]);
+    if (!t || !needle) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    sqlite3_result_int(ctx, uni_fold_contains(t, (size_t)sqlite3_value_bytes(argv[0]), needle));
+}
+
 /* ink_key(name): its order key, a BLOB (uni_sort_key); NULL stays NULL. */
 static void fn_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -56,6 +71,8 @@ static int unicode_init(sqlite3 *db, char **err, const void *api)
                                         NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_create_function_v2(db, "ink_key", 1, flags, NULL, fn_key, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(db, "ink_has", 2, flags, NULL, fn_has, NULL, NULL, NULL);
     return rc;
 }
 
@@ -107,33 +124,38 @@ static void list_seek_sql(int k, buf_t *b)
 }
 
 /* LQ_WINDOW: the page among the first WINDOW_ROWS rows of the name order (with the
- * filters) only. The window's ids and names come from the name index; the page is
- * picked from them (a name search checks the name there, a result search reads each
- * row's result), and only the page's rows are read whole. */
+ * filters) only: the rows whose key is at most (asc; at least, desc) the key of the
+ * WINDOW_ROWS-th row, a prefix of the order (rows of that same key come along: the
+ * same name). The name index is walked in order from its start, each row checked (a
+ * name search on the index's own name column, a result search on the row's result),
+ * and the walk stops when the page is full: no key is computed but the bound's (a
+ * window of the keys themselves would compute one per row). With fewer rows than the
+ * window the bound is the end of the order: x'' or 32 bytes of 0xFF, past any key a
+ * name of fewer than 16 U+FFFF characters has; a longer one only makes the window
+ * shorter, which the page then tells (it is not full; the index serves it). */
 static void list_window_sql(int k, const char *table, buf_t *b)
 {
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
-    buf_printf(b, " FROM (SELECT wid, wkey FROM (SELECT id AS wid, name AS wname,"
-                  " ink_key(name) AS wkey FROM %s WHERE user_id = ?1", table);
+    buf_printf(b, " FROM %s WHERE user_id = ?1", table);
     list_filters(k, b);
-    buf_printf(b, " ORDER BY ink_key(name) %s, id %s LIMIT ?9)", dir, dir);
-    if (k & LQ_SEARCH_RESULT)
-        buf_printf(b, " CROSS JOIN %s ON %s.id = wid WHERE instr(ink_fold(result), ?2)", table,
-                   table);
-    else
-        buf_puts(b, " WHERE instr(ink_fold(wname), ?2)");
-    buf_printf(b, " ORDER BY wkey %s, wid %s LIMIT ?6 OFFSET ?7)"
-                  " CROSS JOIN %s ON %s.id = wid ORDER BY wkey %s, wid %s",
-               dir, dir, table, table, dir, dir);
+    buf_printf(b, " AND ink_key(name) %s coalesce((SELECT ink_key(name) FROM %s WHERE user_id = ?1",
+               k & LQ_ASC ? "<=" : ">=", table);
+    list_filters(k, b);
+    buf_printf(b, " ORDER BY ink_key(name) %s, id %s LIMIT 1 OFFSET ?9 - 1), %s)", dir, dir,
+               k & LQ_ASC ? "x'FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF'"
+                          : "x''");
+    buf_puts(b, k & LQ_SEARCH_RESULT ? " AND ink_has(result, ?2)"
+                                     : " AND ink_has(name, ?2)");
+    buf_printf(b, " ORDER BY ink_key(name) %s, id %s LIMIT ?6 OFFSET ?7", dir, dir);
 }
 
 /* The search and filter conditions of key k after "WHERE user_id = ?1". */
 static void list_conds(int k, buf_t *b)
 {
     if (k & LQ_SEARCH_NAME)
-        buf_puts(b, " AND instr(ink_fold(name), ?2)");
+        buf_puts(b, " AND ink_has(name, ?2)");
     if (k & LQ_SEARCH_RESULT)
-        buf_puts(b, " AND instr(ink_fold(result), ?2)");
+        buf_puts(b, " AND ink_has(result, ?2)");
     list_filters(k, b);
 }
 
@@ -142,7 +164,7 @@ static void list_conds(int k, buf_t *b)
  * watermark) come from the trigram table, each candidate's row read by its id
  * (CROSS JOIN keeps that order: the full-text table gives its rowids in id order, so an
  * id-ordered page stops after its rows); the records above the watermark, not indexed
- * yet (sqlite_index.c), are scanned on the user's id index. instr(ink_fold(column))
+ * yet (sqlite_index.c), are scanned on the user's id index. ink_has(column, folded search)
  * checks every row with the contract's semantics: the index gives a superset (the rows
  * holding every trigram, migration 7), the check keeps results exactly those of a scan.
  *
@@ -235,7 +257,7 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
 }
 
 /* The search as bound to a list statement: its default case folding (the rows whose
- * folded column holds it match: instr(), so '%' and '_' are plain characters), and the
+ * folded column holds it match: ink_has(), '%' and '_' plain characters), and the
  * full-text query on the key's column: the folded search's trigrams, '"' doubled. */
 typedef struct {
     const char *fold, *match;

@@ -241,15 +241,16 @@ static const char *const migrations[] = {
     /* 11 (unicode, API.md §15): search and order for every language, through the SQL
      * functions ink_fold() and ink_key() (core/unicode.c, registered on every
      * connection by sqlite_lists.c). The name order's indexes become indexes on the
-     * name's root-collation key; the search index holds the default case folding of
+     * name's root-collation key, with the name (a name search or count walks the index
+     * alone); the search index holds the default case folding of
      * name and result instead of lower(): both tables are emptied and the watermark
      * goes back to 0, so the index thread refills them after the start (searches scan
      * what it has not reached, exact meanwhile) instead of this migration taking
      * minutes at a million documents. */
     "DROP INDEX documents_user_name;"
-    "CREATE INDEX documents_user_key ON documents(user_id, ink_key(name), id);"
+    "CREATE INDEX documents_user_key ON documents(user_id, ink_key(name), id, name);"
     "DROP INDEX images_user_name;"
-    "CREATE INDEX images_user_key ON images(user_id, ink_key(name), id);"
+    "CREATE INDEX images_user_key ON images(user_id, ink_key(name), id, name);"
     "DROP TRIGGER documents_fts_del; DROP TRIGGER documents_fts_upd;"
     "DROP TRIGGER images_fts_del; DROP TRIGGER images_fts_upd;"
     "DROP TABLE documents_fts; DROP TABLE images_fts;"

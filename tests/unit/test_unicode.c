@@ -138,9 +138,42 @@ static void test_threads(void)
     }
 }
 
+/* uni_fold_contains agrees with folding both and strstr, on random texts of ASCII
+ * (with and without capitals) and other letters. */
+static void test_contains(void)
+{
+    static const char *const pieces[] = {"a", "A", "b", "B", "ss", "SS", "ß", "é", "É", "k",
+                                         "\xe2\x84\xaa", "Кот", "кот", " ", "%", "日本"};
+    unsigned seed = 99;
+    int bad = 0;
+    for (int round = 0; round < 3000; round++) {
+        char hay[128] = "", needle[32] = "";
+        for (int i = rand_r(&seed) % 8; i > 0; i--)
+            strcat(hay, pieces[rand_r(&seed) % 16]);
+        for (int i = 1 + rand_r(&seed) % 3; i > 0; i--)
+            strcat(needle, pieces[rand_r(&seed) % 16]);
+        if (round % 3 == 0) { /* ASCII only */
+            char *o = hay;
+            for (char *p = hay; *p; p++)
+                if ((unsigned char)*p < 0x80)
+                    *o++ = *p;
+            *o = '\0';
+        }
+        char *fn = fold(needle);
+        bool want = finds(hay, needle);
+        if (uni_fold_contains(hay, strlen(hay), fn) != want)
+            bad++;
+        free(fn);
+    }
+    CHECK_INT(bad, 0);
+    CHECK(uni_fold_contains("Hello WORLD", 11, "o w") && !uni_fold_contains("Hello", 5, "é"));
+    CHECK(uni_fold_contains("STRASSE", 7, "ss") && uni_fold_contains("Straße", 7, "ss"));
+}
+
 int main(void)
 {
     test_fold();
+    test_contains();
     test_order();
     test_threads();
     TEST_DONE();
