@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unicode/ucol.h>
 #include <unicode/uchar.h>
+#include <unicode/utf8.h>
 #include <unicode/ustring.h>
 #include <unicode/uversion.h>
 
@@ -130,20 +131,28 @@ bool uni_fold_contains(const char *hay, size_t n, const char *needle_fold)
 {
     size_t m = strlen(needle_fold);
     bool upper = false;
-    for (size_t i = 0; i < n; i++) {
+    /* a text whose characters other than A-Z do not change when folded (ASCII, and
+     * e.g. dashes, quotes, CJK) is its own folding but for A-Z: compared in place */
+    for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)hay[i];
-        if (ch >= 0x80) {
+        if (ch < 0x80) {
+            upper |= ch >= 'A' && ch <= 'Z';
+            i++;
+            continue;
+        }
+        UChar32 cp;
+        U8_NEXT((const uint8_t *)hay, i, (int32_t)n, cp);
+        if (cp < 0 || u_hasBinaryProperty(cp, UCHAR_CHANGES_WHEN_CASEFOLDED)) {
             size_t flen = 0;
             char *f = uni_fold(hay, n, &flen);
             bool found = f && memmem(f, flen, needle_fold, m) != NULL;
             free(f);
             return found;
         }
-        upper |= ch >= 'A' && ch <= 'Z';
     }
     if (!upper)
         return memmem(hay, n, needle_fold, m) != NULL;
-    /* ASCII with capitals: compared folding A-Z on the fly */
+    /* with capitals A-Z: compared folding them on the fly */
     for (size_t i = 0; i + m <= n; i++) {
         size_t j = 0;
         while (j < m) {

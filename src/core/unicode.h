@@ -23,8 +23,9 @@ char *uni_fold(const char *s, size_t n, size_t *out_len);
 bool uni_fold_is_same(const char *s, size_t n);
 
 /* Whether the folding of hay[0..n) holds needle_fold (a folded, NUL-terminated text)
- * as a substring: a search's match. ASCII texts are compared in place, without a
- * folded copy. false when memory runs out. */
+ * as a substring: a search's match. A text that folding changes only in A-Z (ASCII,
+ * dashes, CJK...) is compared in place, without a folded copy. false when memory runs
+ * out. */
 bool uni_fold_contains(const char *hay, size_t n, const char *needle_fold);
 
 /* The order key of the name s[0..n): its root-collator sort key (its terminating 0

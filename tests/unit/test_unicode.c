@@ -143,15 +143,15 @@ static void test_threads(void)
 static void test_contains(void)
 {
     static const char *const pieces[] = {"a", "A", "b", "B", "ss", "SS", "ß", "é", "É", "k",
-                                         "\xe2\x84\xaa", "Кот", "кот", " ", "%", "日本"};
+                                         "\xe2\x84\xaa", "Кот", "кот", " ", "%", "日本", "—", "…"};
     unsigned seed = 99;
     int bad = 0;
     for (int round = 0; round < 3000; round++) {
-        char hay[128] = "", needle[32] = "";
+        char hay[160] = "", needle[40] = "";
         for (int i = rand_r(&seed) % 8; i > 0; i--)
-            strcat(hay, pieces[rand_r(&seed) % 16]);
+            strcat(hay, pieces[rand_r(&seed) % 18]);
         for (int i = 1 + rand_r(&seed) % 3; i > 0; i--)
-            strcat(needle, pieces[rand_r(&seed) % 16]);
+            strcat(needle, pieces[rand_r(&seed) % 18]);
         if (round % 3 == 0) { /* ASCII only */
             char *o = hay;
             for (char *p = hay; *p; p++)
