@@ -76,8 +76,8 @@ static int unicode_init(sqlite3 *db, char **err, const void *api)
     return rc;
 }
 
-/* The schema uses both functions (the name indexes and the search index's triggers,
- * migration 11), so every connection of the process needs them, the store's own and
+/* The schema uses them (the name key's and the search index's triggers, migration 11),
+ * so every connection of the process that writes needs them, the store's own and
  * any other (the index and checkpoint threads, a backup, a test): registered for all
  * of them before main() runs. */
 __attribute__((constructor)) static void unicode_register(void)
@@ -115,9 +115,9 @@ static void list_seek_sql(int k, buf_t *b)
     const char *op = k & LQ_ASC ? ">" : "<";
     if (!(k & LQ_SEEK))
         return;
-    if (k & LQ_BY_NAME) /* spelled so that the key's index is searched from ?10 (a row
-                         * value of an indexed expression is not, in SQLite 3.40) */
-        buf_printf(b, " AND ink_key(name) %s= ink_key(?10) AND (ink_key(name) %s ink_key(?10)"
+    if (k & LQ_BY_NAME) /* the boundary's key computed once; spelled as two conditions so
+                         * the key's index is searched from it */
+        buf_printf(b, " AND name_key %s= ink_key(?10) AND (name_key %s ink_key(?10)"
                       " OR id %s ?11)", op, op, op);
     else
         buf_printf(b, " AND id %s ?11", op);
@@ -128,8 +128,8 @@ static void list_seek_sql(int k, buf_t *b)
  * WINDOW_ROWS-th row, a prefix of the order (rows of that same key come along: the
  * same name). The name index is walked in order from its start, each row checked (a
  * name search on the index's own name column, a result search on the row's result),
- * and the walk stops when the page is full: no key is computed but the bound's (a
- * window of the keys themselves would compute one per row). With fewer rows than the
+ * and the walk stops when the page is full (a window sorted again by key would sort
+ * a thousand rows for every page). With fewer rows than the
  * window the bound is the end of the order: x'' or 32 bytes of 0xFF, past any key a
  * name of fewer than 16 U+FFFF characters has; a longer one only makes the window
  * shorter, which the page then tells (it is not full; the index serves it). */
@@ -138,15 +138,15 @@ static void list_window_sql(int k, const char *table, buf_t *b)
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     buf_printf(b, " FROM %s WHERE user_id = ?1", table);
     list_filters(k, b);
-    buf_printf(b, " AND ink_key(name) %s coalesce((SELECT ink_key(name) FROM %s WHERE user_id = ?1",
+    buf_printf(b, " AND name_key %s coalesce((SELECT name_key FROM %s WHERE user_id = ?1",
                k & LQ_ASC ? "<=" : ">=", table);
     list_filters(k, b);
-    buf_printf(b, " ORDER BY ink_key(name) %s, id %s LIMIT 1 OFFSET ?9 - 1), %s)", dir, dir,
+    buf_printf(b, " ORDER BY name_key %s, id %s LIMIT 1 OFFSET ?9 - 1), %s)", dir, dir,
                k & LQ_ASC ? "x'FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF'"
                           : "x''");
     buf_puts(b, k & LQ_SEARCH_RESULT ? " AND ink_has(result, ?2)"
                                      : " AND ink_has(name, ?2)");
-    buf_printf(b, " ORDER BY ink_key(name) %s, id %s LIMIT ?6 OFFSET ?7", dir, dir);
+    buf_printf(b, " ORDER BY name_key %s, id %s LIMIT ?6 OFFSET ?7", dir, dir);
 }
 
 /* The search and filter conditions of key k after "WHERE user_id = ?1". */
@@ -179,21 +179,24 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
      * its FTS rowid), then, for the name order, the name's key */
     const char *cols = k & LQ_KEYS ? "id, updated_us" : k & LQ_IMG ? IMG_COLS : DOC_COLS;
     int sort_col = (k & LQ_KEYS ? 2 : REC_NCOLS) + 1;
-    const char *key_col = k & LQ_BY_NAME ? ", ink_key(name)" : "";
+    const char *key_col = k & LQ_BY_NAME ? ", name_key" : "";
+    /* the searched column's own trigram table (migration 11) */
+    const char *fts = k & LQ_IMG ? "images_fts"
+                      : k & LQ_SEARCH_RESULT ? "documents_result_fts" : "documents_name_fts";
     for (int part = 0; part < 2; part++) {
         if (k & LQ_COUNT)
             buf_puts(b, part ? " + (SELECT COUNT(*)" : "SELECT (SELECT COUNT(*)");
         else if (part)
             buf_printf(b, " UNION ALL SELECT %s, id%s", cols, key_col);
         else
-            buf_printf(b, "SELECT %s, %s_fts.rowid%s", cols, table, key_col);
+            buf_printf(b, "SELECT %s, %s.rowid%s", cols, fts, key_col);
         if (part)
             buf_printf(b, " FROM %s WHERE id > (SELECT upto FROM search_index WHERE kind = %d)"
                           " AND user_id = ?1", table, kind);
         else
-            buf_printf(b, " FROM %s_fts CROSS JOIN %s ON %s.id = %s_fts.rowid"
-                          " WHERE %s_fts MATCH ?8 AND user_id = ?1",
-                       table, table, table, table, table);
+            buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id = %s.rowid"
+                          " WHERE %s MATCH ?8 AND user_id = ?1",
+                       fts, table, table, fts, fts);
         list_conds(k, b);
         if (k & LQ_COUNT)
             buf_puts(b, ")");
@@ -235,7 +238,7 @@ static void list_sql(int k, buf_t *b)
         return;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     if (k & LQ_BY_NAME)
-        buf_printf(b, " ORDER BY ink_key(name) %s, id %s", dir, dir);
+        buf_printf(b, " ORDER BY name_key %s, id %s", dir, dir);
     else
         buf_printf(b, " ORDER BY id %s", dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");
@@ -258,7 +261,7 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
 
 /* The search as bound to a list statement: its default case folding (the rows whose
  * folded column holds it match: ink_has(), '%' and '_' plain characters), and the
- * full-text query on the key's column: the folded search's trigrams, '"' doubled. */
+ * full-text query on the key's column's own table: the folded search's trigrams, '"' doubled. */
 typedef struct {
     const char *fold, *match;
 } list_search_t;
@@ -293,7 +296,7 @@ static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
     const char *s = ls.fold;
     size_t len = strlen(s);
     char *m = arena_alloc(a, 6 * len + 16 + 8 * MATCH_TRIGRAMS), *o = m;
-    o += sprintf(o, "%s : (", k & LQ_SEARCH_RESULT ? "sresult" : "sname");
+    *o++ = '('; /* the column's own table: no column filter */
     int n = 0;
     for (const char *t = s; *t && n < MATCH_TRIGRAMS; t = char_after(t)) {
         const char *end = char_after(char_after(char_after(t)));
