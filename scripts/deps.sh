@@ -8,7 +8,7 @@
 #   Only missing packages are installed; nothing happens when all are there.
 set -euo pipefail
 what=${1:-build}
-pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev
+pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev libicu-dev
       libcurl4-openssl-dev libpng-dev libssl-dev
       libzip-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-noto-cjk)
 # (the fonts are needed at run time too: the PDF export embeds them)

@@ -67,6 +67,7 @@ enum {
     S_IMG_REGEN,
     S_JOB_INSERT_REGEN,
     S_DOC_RESTORE,
+    S_DOC_REFOLD,
     S_IMG_RESTORE,
     S_COUNT
 };
@@ -178,6 +179,13 @@ void pg_collect_keys(const PGresult *r, arena_t *a, const char ***keys, size_t *
 /* ---- lists (pg_lists.c) */
 int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, arena_t *a,
                    record_list_t *out);
+/* The folded form of a searched column the writes store beside it (name_fold,
+ * result_fold: API.md §15, core/unicode.h), malloc'd; NULL for NULL. */
+char *pg_fold(const char *s);
+/* Migration PG_MIG_UNICODE's part in C, in its transaction: fills the folded columns
+ * of every record in batches, then builds the indexes on them. */
+#define PG_MIG_UNICODE 9
+int pg_unicode_migrate(pg_conn_t *c);
 
 /* ---- jobs and events of other processes (pg_jobs.c) */
 int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out);

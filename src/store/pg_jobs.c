@@ -149,21 +149,23 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
           cr = pg_num_f64(in->creativity), tpl = pg_num_i64(in->template_id);
     const char *regen = job->regen ? "t" : "f";
     const char *source = rev_source_name(job->regen ? SRC_REGENERATION : SRC_GENERATION);
+    bool is_img = in->kind == KIND_IMG;
+    char *rf = is_img ? NULL : pg_fold(result); /* API.md §15: the folded result */
     const char *doc[] = {id.s, job->token, result, w.s, now.s,
                          in->prompt_tokens < 0 ? NULL : pt.s,
                          in->completion_tokens < 0 ? NULL : ct.s, in->truncated ? "t" : "f",
                          regen, in->prompt, cr.s, tpl.s, in->tone, in->language, in->length,
-                         source};
+                         source, rf};
     const char *img[] = {id.s, job->token, media_key, revised_prompt, now.s, regen,
                          in->description, in->resolution, in->style, source};
     /* the record as stored, or no row: the job (with this token) is gone */
     record_t r;
     arena_t scratch;
     arena_init(&scratch);
-    bool is_img = in->kind == KIND_IMG;
     rc = pg_one_record(c, is_img ? S_JOB_COMPLETE_IMG : S_JOB_COMPLETE, is_img ? img : doc,
                        in->kind, a && out ? a : &scratch, &r);
     arena_free(&scratch);
+    free(rf);
     if (rc == STORE_OK && out)
         *out = r;
     return rc == STORE_NOTFOUND ? STORE_STALE : rc;

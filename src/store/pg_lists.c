@@ -1,11 +1,24 @@
 /* pg_lists.c — the PostgreSQL store's record lists: the list SQL assembled from fixed
  * fragments by list key (store_int.h), prepared once per connection, deep pages by
- * keyset seeks past page boundaries (lists.c), and totals. */
+ * keyset seeks past page boundaries (lists.c), and totals; and the folded columns that
+ * searches read (API.md §15: name_fold, result_fold, written with the records, filled
+ * for older records by migration PG_MIG_UNICODE). */
 #include "store/pg_int.h"
+
+#include "core/unicode.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The name order of API.md §15: PostgreSQL's ICU root collation, which orders as
+ * core/unicode.c's keys do (the same ICU; names it holds equal by their bytes). */
+#define NAME_ORDER "name COLLATE \"und-x-icu\""
+
+char *pg_fold(const char *s)
+{
+    return s ? uni_fold(s, strlen(s), NULL) : NULL;
+}
 
 /* ---- lists ----------------------------------------------------------------------- */
 
@@ -21,21 +34,20 @@ static bool has_pieces(unsigned k)
 static void list_where(buf_t *b, unsigned k, bool search)
 {
     int n = 1;
-    const char *col = k & LQ_SEARCH_RESULT ? "result" : "name";
+    const char *col = k & LQ_SEARCH_RESULT ? "result_fold" : "name_fold";
     buf_puts(b, " WHERE user_id = $1");
     if (k & LQ_SEARCH)
         ++n;
     if ((k & LQ_SEARCH) && search)
-        /* lower() under the "C" collation folds A-Z only, like SQLite's LIKE; the
-         * pattern comes lowered the same way. The index's expression (migration 4)
-         * gets the pieces, which PostgreSQL re-checks for every candidate; the whole
-         * search is checked after them in a spelling the index cannot serve (so that it
-         * does not read the posting lists of the search's common trigrams), as is a
-         * short search (a GIN scan of every entry). */
-        buf_printf(b, " AND lower(%s || '' COLLATE \"C\") LIKE $2 ESCAPE '\\'", col);
+        /* the folded column holds the folded search (the pattern of the search folded
+         * the same way). The index on the column (migration 9) gets the pieces, which
+         * PostgreSQL re-checks for every candidate; the whole search is checked after
+         * them in a spelling the index cannot serve (so that it does not read the
+         * posting lists of the search's common trigrams), as is a short search (a GIN
+         * scan of every entry). */
+        buf_printf(b, " AND (%s || '') LIKE $2 ESCAPE '\\'", col);
     if (has_pieces(k)) {
-        buf_printf(b, " AND lower(%s COLLATE \"C\") LIKE $3 ESCAPE '\\'"
-                      " AND lower(%s COLLATE \"C\") LIKE $4 ESCAPE '\\'", col, col);
+        buf_printf(b, " AND %s LIKE $3 ESCAPE '\\' AND %s LIKE $4 ESCAPE '\\'", col, col);
         n += 2;
     }
     if (k & LQ_FILTER)
@@ -48,8 +60,8 @@ static void list_where(buf_t *b, unsigned k, bool search)
     /* LQ_SEEK: after the boundary's key (its parameters follow limit and offset) */
     const char *op = k & LQ_ASC ? ">" : "<";
     if ((k & LQ_SEEK) && (k & LQ_BY_NAME))
-        buf_printf(b, " AND (name, id) %s ($%d::text COLLATE \"C\", $%d::bigint)", op, n + 3,
-                   n + 4);
+        buf_printf(b, " AND (" NAME_ORDER ", id) %s ($%d::text COLLATE \"und-x-icu\", $%d::bigint)",
+                   op, n + 3, n + 4);
     else if (k & LQ_SEEK)
         buf_printf(b, " AND id %s $%d::bigint", op, n + 3);
 }
@@ -89,7 +101,7 @@ static char *list_sql(unsigned k)
              "(SELECT version FROM record_counts WHERE user_id = $1 AND kind = %d)",
              k & LQ_IMG ? 1 : 0, k & LQ_IMG ? 1 : 0);
     if (k & LQ_BY_NAME)
-        snprintf(order, sizeof(order), "name COLLATE \"C\" %s, id %s", dir, dir);
+        snprintf(order, sizeof(order), NAME_ORDER " %s, id %s", dir, dir);
     else
         snprintf(order, sizeof(order), "id %s", dir);
     int n = list_where_nparams(k);
@@ -98,10 +110,10 @@ static char *list_sql(unsigned k)
         buf_printf(&b, "SELECT (SELECT count(*) FROM %s%s), %s", table, buf_cstr(&where), counts);
     else if (k & LQ_WINDOW)
         buf_printf(&b, "SELECT %s, %s FROM (SELECT * FROM %s%s ORDER BY %s LIMIT %d) w"
-                       " WHERE lower(%s COLLATE \"C\") LIKE $2 ESCAPE '\\'"
+                       " WHERE %s LIKE $2 ESCAPE '\\'"
                        " ORDER BY %s LIMIT $%d OFFSET $%d",
                    cols, counts, table, buf_cstr(&where), order, WINDOW_ROWS,
-                   k & LQ_SEARCH_RESULT ? "result" : "name", order, n + 1, n + 2);
+                   k & LQ_SEARCH_RESULT ? "result_fold" : "name_fold", order, n + 1, n + 2);
     else if (k & LQ_INDEXED)
         buf_printf(&b, "WITH m AS MATERIALIZED (SELECT id FROM %s%s)"
                        " SELECT %s, %s FROM m JOIN %s USING (id) ORDER BY %s"
@@ -134,12 +146,17 @@ static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char 
     int n = 0;
     pg_num_t uid = pg_num_i64(q->user_id), tpl = pg_num_i64(q->template_id);
     p[n++] = uid.s;
-    if (k & LQ_SEARCH)
-        p[n++] = store_like_pattern(q->search, true, a);
+    const char *fold = NULL;
+    if (k & LQ_SEARCH) {
+        char *f = pg_fold(q->search);
+        fold = f ? arena_strdup(a, f) : q->search;
+        free(f);
+        p[n++] = store_like_pattern(fold, false, a);
+    }
     if (has_pieces(k)) {
         int col = k & LQ_IMG ? PG_TRGM_IMG_NAME
                   : k & LQ_SEARCH_RESULT ? PG_TRGM_DOC_RESULT : PG_TRGM_DOC_NAME;
-        pg_trgm_pieces(c, col, q->search, p[n - 1], a, &p[n]);
+        pg_trgm_pieces(c, col, fold, p[n - 1], a, &p[n]);
         n += 2;
     }
     if (k & LQ_FILTER)
@@ -326,4 +343,121 @@ int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, are
     out->n = rows;
     out->total = total;
     return STORE_OK;
+}
+
+/* ---- migration PG_MIG_UNICODE: the folded columns of older records ----------------- */
+
+#define FOLD_BATCH 500
+
+/* s as an element of a PostgreSQL array literal ("..." with \ and " escaped), or NULL. */
+static void array_elem(buf_t *b, const char *s)
+{
+    if (!s) {
+        buf_puts(b, "NULL");
+        return;
+    }
+    buf_puts(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            buf_puts(b, "\\");
+        buf_printf(b, "%c", *s);
+    }
+    buf_puts(b, "\"");
+}
+
+/* Runs sql (unnamed, prepared each time) with params; *out as pg_run_named's. */
+static int run_unnamed(pg_conn_t *c, const char *sql, int n, const char *const *p,
+                       PGresult **out)
+{
+    bool prepared = false;
+    return pg_run_named(c, "", sql, n, &prepared, p, out);
+}
+
+/* Folds the name (and result) of every record of table, FOLD_BATCH rows at a time in
+ * id order: one SELECT and one UPDATE (from arrays) per batch. */
+static int fold_table(pg_conn_t *c, const char *table, bool result)
+{
+    char sel[160], upd[320];
+    snprintf(sel, sizeof(sel), "SELECT id, name, %s FROM %s WHERE id > $1 ORDER BY id LIMIT %d",
+             result ? "result" : "NULL::text", table, FOLD_BATCH);
+    snprintf(upd, sizeof(upd),
+             "UPDATE %s t SET name_fold = u.nf, result_fold = u.rf FROM unnest($1::bigint[],"
+             " $2::text[], $3::text[]) AS u(id, nf, rf) WHERE t.id = u.id",
+             table);
+    if (!result) /* images have no result */
+        snprintf(upd, sizeof(upd),
+                 "UPDATE %s t SET name_fold = u.nf FROM unnest($1::bigint[], $2::text[],"
+                 " $3::text[]) AS u(id, nf, rf) WHERE t.id = u.id",
+                 table);
+    int64_t last = 0;
+    for (;;) {
+        pg_num_t from = pg_num_i64(last);
+        const char *p[3] = {from.s};
+        PGresult *r;
+        int rc = run_unnamed(c, sel, 1, p, &r);
+        if (rc != STORE_OK)
+            return rc;
+        int rows = PQntuples(r);
+        if (rows == 0) {
+            PQclear(r);
+            return STORE_OK;
+        }
+        buf_t ids, nf, rf;
+        buf_init(&ids);
+        buf_init(&nf);
+        buf_init(&rf);
+        for (int i = 0; i < rows; i++) {
+            const char *sep = i ? "," : "{";
+            buf_printf(&ids, "%s%s", sep, PQgetvalue(r, i, 0));
+            char *fn = pg_fold(PQgetvalue(r, i, 1));
+            char *fr = PQgetisnull(r, i, 2) ? NULL : pg_fold(PQgetvalue(r, i, 2));
+            buf_puts(&nf, sep);
+            array_elem(&nf, fn);
+            buf_puts(&rf, sep);
+            array_elem(&rf, fr);
+            free(fn);
+            free(fr);
+        }
+        last = pg_col_i64(r, rows - 1, 0);
+        PQclear(r);
+        buf_puts(&ids, "}");
+        buf_puts(&nf, "}");
+        buf_puts(&rf, "}");
+        const char *up[3] = {buf_cstr(&ids), buf_cstr(&nf), buf_cstr(&rf)};
+        rc = run_unnamed(c, upd, 3, up, &r);
+        if (rc == STORE_OK)
+            PQclear(r);
+        buf_free(&ids);
+        buf_free(&nf);
+        buf_free(&rf);
+        if (rc != STORE_OK)
+            return rc;
+    }
+}
+
+int pg_unicode_migrate(pg_conn_t *c)
+{
+    int rc = fold_table(c, "documents", true);
+    if (rc == STORE_OK)
+        rc = fold_table(c, "images", false);
+    if (rc != STORE_OK)
+        return rc;
+    /* the indexes after the fill: built once instead of updated row by row */
+    return pg_command(
+        c,
+        "CREATE INDEX documents_user_name ON documents (user_id, name COLLATE \"und-x-icu\", id);"
+        "CREATE INDEX images_user_name ON images (user_id, name COLLATE \"und-x-icu\", id);"
+        "CREATE INDEX documents_name_trgm ON documents USING gin (name_fold gin_trgm_ops);"
+        "CREATE INDEX documents_result_trgm ON documents USING gin (result_fold gin_trgm_ops);"
+        "CREATE INDEX images_name_trgm ON images USING gin (name_fold gin_trgm_ops);"
+        "DO $$ BEGIN IF current_setting('server_version_num')::int >= 140000 THEN"
+        "  EXECUTE 'CREATE STATISTICS documents_name_trgm_freq"
+        "    ON (show_trgm(name_fold)) FROM documents';"
+        "  EXECUTE 'CREATE STATISTICS documents_result_trgm_freq"
+        "    ON (show_trgm(result_fold)) FROM documents';"
+        "  EXECUTE 'CREATE STATISTICS images_name_trgm_freq"
+        "    ON (show_trgm(name_fold)) FROM images';"
+        "END IF; END $$;"
+        "ANALYZE documents; ANALYZE images;",
+        "migration 9 indexes");
 }

@@ -126,6 +126,9 @@ static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, bool
 {
     pg_num_t uid = pg_num_i64(rec->user_id), ts = pg_num_i64(now);
     const char *fav = rec->favorite ? "t" : "f";
+    /* unicode (API.md §15): the folded name and result, stored beside them */
+    char *nf = pg_fold(rec->name), *rf = done ? pg_fold(rec->result) : NULL;
+    int rc;
     if (rec->kind == KIND_DOC) {
         pg_num_t cr = pg_num_f64(rec->creativity), tpl = pg_num_i64(rec->template_id),
               words = pg_num_i64(rec->words), pt = pg_num_i64(rec->prompt_tokens),
@@ -135,17 +138,23 @@ static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, bool
         const char *len = rec->length ? rec->length : "medium";
         if (!done) {
             const char *q[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s,
-                               tone, lang, len};
-            return pg_find_id(c, S_DOC_INSERT, q, id);
+                               tone, lang, len, nf};
+            rc = pg_find_id(c, S_DOC_INSERT, q, id);
+        } else {
+            const char *p[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s,
+                               rec->result, words.s, rec->prompt_tokens < 0 ? NULL : pt.s,
+                               rec->completion_tokens < 0 ? NULL : ct.s,
+                               rec->truncated ? "t" : "f", tone, lang, len, nf, rf};
+            rc = pg_find_id(c, S_DOC_INSERT_DONE, p, id);
         }
-        const char *p[] = {uid.s, rec->name, fav, ts.s, rec->prompt, cr.s, tpl.s,
-                           rec->result, words.s, rec->prompt_tokens < 0 ? NULL : pt.s,
-                           rec->completion_tokens < 0 ? NULL : ct.s,
-                           rec->truncated ? "t" : "f", tone, lang, len};
-        return pg_find_id(c, S_DOC_INSERT_DONE, p, id);
+    } else {
+        const char *p[] = {uid.s, rec->name, fav, ts.s, rec->description, rec->resolution,
+                           rec->style, nf};
+        rc = pg_find_id(c, S_IMG_INSERT, p, id);
     }
-    const char *p[] = {uid.s, rec->name, fav, ts.s, rec->description, rec->resolution, rec->style};
-    return pg_find_id(c, S_IMG_INSERT, p, id);
+    free(nf);
+    free(rf);
+    return rc;
 }
 
 int pg_record_create(store_conn_t *sc, record_t *rec, idem_keep_t *keep, int64_t *job_id)
@@ -257,14 +266,20 @@ int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
         return rc;
     pg_num_t uid = pg_num_i64(user_id), rid = pg_num_i64(id), now = pg_num_i64(now_us());
     pg_num_t fav = pg_num_i64(pt->favorite < 0 ? -1 : pt->favorite ? 1 : 0);
+    /* unicode (API.md §15): the folded name and result, stored beside them */
+    char *nf = pg_fold(pt->name), *rf = pg_fold(pt->result);
     if (kind == KIND_DOC) {
         pg_num_t words = pg_num_i64(pt->words);
         const char *p[] = {uid.s, rid.s, pt->name, pt->result ? "t" : "f", pt->result, words.s,
-                           fav.s, now.s};
-        return pg_one_record(c, S_DOC_UPDATE, p, kind, a, out);
+                           fav.s, now.s, nf, rf};
+        rc = pg_one_record(c, S_DOC_UPDATE, p, kind, a, out);
+    } else {
+        const char *p[] = {uid.s, rid.s, pt->name, fav.s, now.s, nf};
+        rc = pg_one_record(c, S_IMG_UPDATE, p, kind, a, out);
     }
-    const char *p[] = {uid.s, rid.s, pt->name, fav.s, now.s};
-    return pg_one_record(c, S_IMG_UPDATE, p, kind, a, out);
+    free(nf);
+    free(rf);
+    return rc;
 }
 
 int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,

@@ -173,6 +173,14 @@ int pg_revision_restore(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int6
     record_t r;
     const char *p[] = {uid.s, rid.s, num.s, ts.s, media_key};
     rc = pg_one_record(c, kind == KIND_DOC ? S_DOC_RESTORE : S_IMG_RESTORE, p, kind, a, &r);
+    if (rc == STORE_OK && kind == KIND_DOC) { /* API.md §15: the restored text, folded */
+        char *rf = pg_fold(r.result);
+        const char *f[] = {rid.s, rf};
+        PGresult *res;
+        if ((rc = pg_run(c, S_DOC_REFOLD, f, &res)) == STORE_OK)
+            PQclear(res);
+        free(rf);
+    }
     if (rc == STORE_OK) {
         const char *s[] = {rid.s, rev_source_name(SRC_RESTORE), ts.s};
         PGresult *res;

@@ -216,6 +216,19 @@ static const char *const migrations[] = {
     "  completion_tokens, truncated FROM documents WHERE revision = 1;"
     "INSERT INTO image_revisions SELECT id, 1, 'generation', NULL, updated_us, description,"
     "  resolution, style, media_key, revised_prompt FROM images WHERE revision = 1;",
+    /* 9 = PG_MIG_UNICODE (API.md §15): search and order for every language. The
+     * searched columns' default case folding (core/unicode.c) is kept beside them
+     * (name_fold, result_fold; the store writes them with the records); the name order
+     * is ICU's root collation ("und-x-icu", the order of core/unicode.c's keys). Here
+     * the old indexes go and the columns come; pg_unicode_migrate (pg_lists.c) then
+     * fills them in C and builds the new indexes, in this migration's transaction. */
+    "ALTER TABLE documents ADD COLUMN name_fold TEXT, ADD COLUMN result_fold TEXT;"
+    "ALTER TABLE images ADD COLUMN name_fold TEXT;"
+    "DROP INDEX documents_name_trgm; DROP INDEX documents_result_trgm;"
+    "DROP INDEX images_name_trgm;"
+    "DROP STATISTICS IF EXISTS documents_name_trgm_freq, documents_result_trgm_freq,"
+    "  images_name_trgm_freq;"
+    "DROP INDEX documents_user_name; DROP INDEX images_user_name;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */
@@ -239,10 +252,17 @@ int pg_migrate(store_conn_t *sc)
         rc = pg_run(c, S_MIG_VERSION, NULL, &r);
     if (rc != STORE_OK)
         goto out;
-    int64_t have = pg_col_i64(r, 0, 0);
+    int64_t want = (int64_t)ARRAY_LEN(migrations), have = 0;
+    bool applied[ARRAY_LEN(migrations) + 1] = {false};
+    for (int i = 0; i < PQntuples(r); i++) {
+        int64_t v = pg_col_i64(r, i, 0);
+        if (v > have)
+            have = v;
+        if (v >= 1 && v <= want)
+            applied[v] = true;
+    }
     PQclear(r);
     r = NULL;
-    int64_t want = (int64_t)ARRAY_LEN(migrations);
     if (have > want) {
         log_error("postgres: database schema version %" PRId64
                   " is newer than this program's (%" PRId64 ")",
@@ -250,10 +270,14 @@ int pg_migrate(store_conn_t *sc)
         rc = STORE_ERROR;
         goto out;
     }
-    for (int64_t v = have + 1; v <= want && rc == STORE_OK; v++) {
+    for (int64_t v = 1; v <= want && rc == STORE_OK; v++) {
+        if (applied[v])
+            continue;
         char what[48];
         snprintf(what, sizeof(what), "migration %" PRId64, v);
         rc = pg_command(c, migrations[v - 1], what);
+        if (rc == STORE_OK && v == PG_MIG_UNICODE)
+            rc = pg_unicode_migrate(c);
         if (rc != STORE_OK)
             break;
         pg_num_t nv = pg_num_i64(v), now = pg_num_i64(now_us());

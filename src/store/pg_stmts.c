@@ -34,8 +34,10 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                        "SELECT partial FROM jobs WHERE kind = $1 AND record_id = $2"},
     [S_NOTIFY] = {"ink_notify", 1, "SELECT pg_notify('" PG_CHANNEL "', $1)"},
     [S_PING] = {"ink_ping", 0, "SELECT 1"},
+    /* the versions applied; the loop applies the others (a restored or hand-edited
+     * database may lack one below the highest) */
     [S_MIG_VERSION] = {"ink_mig_version", 0,
-                       "SELECT COALESCE(max(version), 0) FROM schema_migrations"},
+                       "SELECT version FROM schema_migrations ORDER BY version"},
     [S_MIG_RECORD] = {"ink_mig_record", 2,
                       "INSERT INTO schema_migrations (version, applied_us) VALUES ($1, $2)"},
     [S_USER_FIND] = {"ink_user_find", 1, "SELECT id FROM users WHERE name = $1"},
@@ -53,24 +55,25 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                     " FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id"},
     [S_KEY_REVOKE] = {"ink_key_revoke", 2,
                       "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1"},
-    [S_DOC_INSERT] = {"ink_doc_insert", 10,
+    /* name_fold, result_fold: the folded columns of API.md §15 (pg_fold()) */
+    [S_DOC_INSERT] = {"ink_doc_insert", 11,
                       "INSERT INTO documents (user_id, name, favorite, state, created_us,"
                       " updated_us, prompt, creativity, template_id, words, tone, language,"
-                      " length)"
-                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, 0, $8, $9, $10)"
+                      " length, name_fold)"
+                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, 0, $8, $9, $10, $11)"
                       " RETURNING id"},
-    [S_IMG_INSERT] = {"ink_img_insert", 7,
+    [S_IMG_INSERT] = {"ink_img_insert", 8,
                       "INSERT INTO images (user_id, name, favorite, state, created_us, updated_us,"
-                      " description, resolution, style)"
-                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7) RETURNING id"},
+                      " description, resolution, style, name_fold)"
+                      " VALUES ($1, $2, $3, 'queued', $4, $4, $5, $6, $7, $8) RETURNING id"},
     /* with its first revision */
-    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 15,
+    [S_DOC_INSERT_DONE] = {"ink_doc_insert_done", 17,
                            "WITH d AS (INSERT INTO documents (user_id, name, favorite, state,"
                            " created_us, updated_us, prompt, creativity, template_id, result,"
                            " words, prompt_tokens, completion_tokens, truncated, tone, language,"
-                           " length, revision)"
+                           " length, revision, name_fold, result_fold)"
                            " VALUES ($1, $2, $3, 'completed', $4, $4, $5, $6, $7, $8, $9,"
-                           " $10, $11, $12, $13, $14, $15, 1) RETURNING *),"
+                           " $10, $11, $12, $13, $14, $15, 1, $16, $17) RETURNING *),"
                            " r AS (" DOC_REV_FROM("'generation'", "created_us", "d") ")"
                            " SELECT id FROM d"},
     [S_JOB_INSERT] = {"ink_job_insert", 3,
@@ -80,9 +83,11 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                    "SELECT " DOC_COLS " FROM documents WHERE user_id = $1 AND id = $2"},
     [S_IMG_GET] = {"ink_img_get", 2,
                    "SELECT " IMG_COLS " FROM images WHERE user_id = $1 AND id = $2"},
-    [S_DOC_UPDATE] = {"ink_doc_update", 8,
+    [S_DOC_UPDATE] = {"ink_doc_update", 10,
                       "WITH u AS (UPDATE documents SET name = COALESCE($3::text, name),"
+                      " name_fold = COALESCE($9::text, name_fold),"
                       " result = CASE WHEN $4::boolean THEN $5::text ELSE result END,"
+                      " result_fold = CASE WHEN $4::boolean THEN $10::text ELSE result_fold END,"
                       " words = CASE WHEN $4::boolean THEN $6::bigint ELSE words END,"
                       " favorite = CASE WHEN $7::int < 0 THEN favorite ELSE $7::int <> 0 END,"
                       " revision = revision + CASE WHEN $4::boolean THEN 1 ELSE 0 END,"
@@ -93,8 +98,9 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                       " " BUMP("$8") " WHERE user_id = $1 AND id = $2 RETURNING *),"
                       " r AS (" DOC_REV_FROM("'edit'", "updated_us", "u WHERE $4::boolean") ")"
                       " SELECT " DOC_COLS " FROM u"},
-    [S_IMG_UPDATE] = {"ink_img_update", 5,
+    [S_IMG_UPDATE] = {"ink_img_update", 6,
                       "UPDATE images SET name = COALESCE($3::text, name),"
+                      " name_fold = COALESCE($6::text, name_fold),"
                       " favorite = CASE WHEN $4::int < 0 THEN favorite ELSE $4::int <> 0 END,"
                       " " BUMP("$5") " WHERE user_id = $1 AND id = $2 RETURNING " IMG_COLS},
     [S_DOC_DELETE] = {"ink_doc_delete", 2,
@@ -140,18 +146,17 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     [S_JOB_RENEW] = {"ink_job_renew", 4,
                      "UPDATE jobs SET lease_until_us = $3, attempts = attempts - $4::int"
                      " WHERE id = $1 AND token = $2"},
-    /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now, $8 prompt tokens,
-     * $9 completion tokens, $10 truncated, $11 a regeneration (its inputs $12-$20 become
-     * the record's), $21 the revision's source; the next revision is made of the row */
     /* $1 job, $2 token, $3 result, $4 words, $5 now, $6 prompt tokens, $7 completion
      * tokens, $8 truncated, $9 a regeneration (its inputs $10-$15 become the record's),
-     * $16 the revision's source: the next revision is made of the row, which comes back
-     * (no row: the job, with this token, is gone) */
-    [S_JOB_COMPLETE] = {"ink_job_complete", 16,
+     * $16 the revision's source, $17 the result folded (pg_fold, API.md §15): the next
+     * revision is made of the row, which comes back (no row: the job, with this token,
+     * is gone) */
+    [S_JOB_COMPLETE] = {"ink_job_complete", 17,
                         "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
                         " RETURNING kind, record_id),"
                         " d AS (UPDATE documents t SET state = 'completed', error = NULL,"
-                        " result = $3::text, words = $4::bigint, prompt_tokens = $6::bigint,"
+                        " result = $3::text, result_fold = $17::text, words = $4::bigint,"
+                        " prompt_tokens = $6::bigint,"
                         " completion_tokens = $7::bigint, truncated = $8::boolean,"
                         " revision = t.revision + 1,"
                         " prompt = CASE WHEN $9::boolean THEN $10::text ELSE t.prompt END,"
@@ -294,6 +299,10 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                        " WHERE user_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM"
                        " document_revisions WHERE document_id = $2 AND number = $3)"
                        " RETURNING " DOC_COLS},
+    /* $1 id, $2 the result folded (pg_fold, API.md §15): after a restore, in its
+     * transaction */
+    [S_DOC_REFOLD] = {"ink_doc_refold", 2,
+                      "UPDATE documents SET result_fold = $2::text WHERE id = $1"},
     [S_IMG_RESTORE] = {"ink_img_restore", 5,
                        "UPDATE images SET (description, resolution, style, revised_prompt) ="
                        " (SELECT description, resolution, style, revised_prompt"

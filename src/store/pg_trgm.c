@@ -1,6 +1,6 @@
 /* pg_trgm.c — which part of a search the PostgreSQL trigram index is asked for.
  *
- * A GIN scan of `lower(name) LIKE '%garden note 4242%'` reads the posting list of every
+ * A GIN scan of `name_fold LIKE '%garden note 4242%'` reads the posting list of every
  * trigram of the pattern, and those of "not", "ote" or " 42" hold most rows: at 1M
  * documents it reads ~2,200 index pages for the rows of one name. So the list SQL
  * (pg_lists.c) asks the index for at most two rare pieces of the search (ASCII letter
@@ -8,8 +8,8 @@
  * on the candidates with a LIKE the index cannot serve: the rows are exactly those of a
  * scan, since a row holding the search holds each of its pieces.
  *
- * How rare a trigram is comes from PostgreSQL's own statistics: migration 7 creates
- * extended statistics on `show_trgm(lower(column))`, whose ANALYZE (autovacuum's, or a
+ * How rare a trigram is comes from PostgreSQL's own statistics: migration 7 (since 9:
+ * the folded columns, API.md §15) creates extended statistics on `show_trgm(column)`, whose ANALYZE (autovacuum's, or a
  * manual one) keeps the most common trigrams and their frequencies (an array's most
  * common elements); a trigram not among them is rarer than the least common listed.
  * They are read per connection and read again after STATS_TTL_S. Without them (not yet

@@ -1,7 +1,7 @@
 /* sqlite_index.c — the SQLite store's search-index follower (sqlite_index.h).
  *
- * The FTS5 trigram tables (documents_fts, images_fts; sqlite_schema.c, migrations 3, 7
- * and 8) cost about 100 µs of CPU per document to fill (every trigram of a ~1.5 KB text
+ * The FTS5 trigram tables (documents_name_fts, documents_result_fts, images_fts;
+ * sqlite_schema.c, migrations 3, 7, 8 and 11) cost about 100 µs of CPU per document to fill (every trigram of a ~1.5 KB text
  * goes through FTS5's tokenizer and hash), more than twice what the whole create costs
  * without them; inside the creating transaction they cut the builtin create throughput
  * from ~21k to ~3.8k req/s on one core. So a new record's index row is written here,
@@ -80,22 +80,25 @@ struct sq_index {
 
 /* ---- one batch ------------------------------------------------------------------------- */
 
-static const char *const kind_sql[2][4] = {
+static const char *const kind_sql[2][5] = {
     {
         "SELECT upto FROM search_index WHERE kind = 0 AND EXISTS (SELECT 1 FROM documents"
         " WHERE id > upto)",
         "SELECT max(id) FROM (SELECT id FROM documents WHERE id > ?1 ORDER BY id LIMIT ?2)",
-        "INSERT INTO documents_fts(rowid, sname, sresult) SELECT id, lower(name),"
-        " lower(result) FROM documents WHERE id > ?1 AND id <= ?2",
+        "INSERT INTO documents_name_fts(rowid, sname) SELECT id, ink_fold(name)"
+        " FROM documents WHERE id > ?1 AND id <= ?2",
         "UPDATE search_index SET upto = ?1 WHERE kind = 0",
+        "INSERT INTO documents_result_fts(rowid, sresult) SELECT id, ink_fold(result)"
+        " FROM documents WHERE id > ?1 AND id <= ?2",
     },
     {
         "SELECT upto FROM search_index WHERE kind = 1 AND EXISTS (SELECT 1 FROM images"
         " WHERE id > upto)",
         "SELECT max(id) FROM (SELECT id FROM images WHERE id > ?1 ORDER BY id LIMIT ?2)",
-        "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images"
+        "INSERT INTO images_fts(rowid, sname) SELECT id, ink_fold(name) FROM images"
         " WHERE id > ?1 AND id <= ?2",
         "UPDATE search_index SET upto = ?1 WHERE kind = 1",
+        NULL,
     },
 };
 
@@ -141,7 +144,8 @@ static int batch_kind(sqlite3 *db, int kind, int max, int *indexed)
         (rc = run(db, sql[1], upto, max, &hi)) == SQLITE_OK && hi > upto &&
         (rc = run(db, sql[2], upto, hi, NULL)) == SQLITE_OK) {
         int n = sqlite3_changes(db);
-        if ((rc = run(db, sql[3], hi, 0, NULL)) == SQLITE_OK &&
+        if ((!sql[4] || (rc = run(db, sql[4], upto, hi, NULL)) == SQLITE_OK) &&
+            (rc = run(db, sql[3], hi, 0, NULL)) == SQLITE_OK &&
             (rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) == SQLITE_OK) {
             *indexed += n;
             return SQLITE_OK;
@@ -151,18 +155,19 @@ static int batch_kind(sqlite3 *db, int kind, int max, int *indexed)
     return rc;
 }
 
-/* One step of compaction of both tables: FTS5's 'merge' writes up to `pages` pages of
+/* One step of compaction of the three tables: FTS5's 'merge' writes up to `pages` pages of
  * merged segments, merging any level of two segments or more (usermerge 2, migration
  * 9). *worked: whether either table had anything to merge (FTS5 says so only through
  * the change count: under two changes, no work was done). */
 int sq_index_merge(sqlite3 *db, int pages, bool *worked)
 {
-    static const char *const sql[2] = {
-        "INSERT INTO documents_fts(documents_fts, rank) VALUES('merge', ?1)",
+    static const char *const sql[3] = {
+        "INSERT INTO documents_name_fts(documents_name_fts, rank) VALUES('merge', ?1)",
+        "INSERT INTO documents_result_fts(documents_result_fts, rank) VALUES('merge', ?1)",
         "INSERT INTO images_fts(images_fts, rank) VALUES('merge', ?1)",
     };
     *worked = false;
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; kind < 3; kind++) {
         int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
         if (rc != SQLITE_OK)
             return rc;

@@ -1,11 +1,89 @@
 /* sqlite_lists.c — record lists in the SQLite store: the SQL of each list key (from
- * fixed fragments only), prepared once per connection, the bound search (LIKE pattern
- * and FTS5 trigram query), the page and its total (cached in lists.c). Part of the
+ * fixed fragments only), prepared once per connection, the bound search (the folded
+ * search and its FTS5 trigram query), the page and its total (cached in lists.c), and
+ * the SQL functions of API.md §15 every connection of the process has. Part of the
  * SQLite backend (sqlite.c). */
 #include "store/sqlite_int.h"
 
+#include "core/unicode.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* ---- ink_fold() and ink_key() ---------------------------------------------------------- */
+
+/* ink_fold(text): its default case folding (core/unicode.c); NULL stays NULL. */
+static void fn_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    const char *t = (const char *)sqlite3_value_text(argv[0]);
+    size_t n = (size_t)sqlite3_value_bytes(argv[0]), len = 0;
+    if (!t) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    if (uni_fold_is_same(t, n)) {
+        sqlite3_result_value(ctx, argv[0]);
+        return;
+    }
+    char *f = uni_fold(t, n, &len);
+    if (!f)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_text64(ctx, f, len, free, SQLITE_UTF8);
+}
+
+/* ink_has(text, folded search): whether the text's folding holds the folded search (a
+ * search's match without a folded copy of an ASCII text); NULL text: NULL. */
+static void fn_has(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    const char *t = (const char *)sqlite3_value_text(argv[0]);
+    const char *needle = (const char *)sqlite3_value_text(argv[1]);
+    if (!t || !needle) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    sqlite3_result_int(ctx, uni_fold_contains(t, (size_t)sqlite3_value_bytes(argv[0]), needle));
+}
+
+/* ink_key(name): its order key, a BLOB (uni_sort_key); NULL stays NULL. */
+static void fn_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    const char *t = (const char *)sqlite3_value_text(argv[0]);
+    size_t len = 0;
+    uint8_t *k = t ? uni_sort_key(t, (size_t)sqlite3_value_bytes(argv[0]), &len) : NULL;
+    if (!k)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_blob64(ctx, k, len, free);
+}
+
+static int unicode_init(sqlite3 *db, char **err, const void *api)
+{
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+    int rc = sqlite3_create_function_v2(db, "ink_fold", 1, flags, NULL, fn_fold, NULL, NULL,
+                                        NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(db, "ink_key", 1, flags, NULL, fn_key, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(db, "ink_has", 2, flags, NULL, fn_has, NULL, NULL, NULL);
+    return rc;
+}
+
+/* The schema uses them (the name key's and the search index's triggers, migration 11),
+ * so every connection of the process that writes needs them, the store's own and
+ * any other (the index and checkpoint threads, a backup, a test): registered for all
+ * of them before main() runs. */
+__attribute__((constructor)) static void unicode_register(void)
+{
+    sqlite3_auto_extension((void (*)(void))unicode_init);
+}
 
 /* ---- lists ----------------------------------------------------------------------------- */
 
@@ -37,40 +115,47 @@ static void list_seek_sql(int k, buf_t *b)
     const char *op = k & LQ_ASC ? ">" : "<";
     if (!(k & LQ_SEEK))
         return;
-    if (k & LQ_BY_NAME)
-        buf_printf(b, " AND (name, id) %s (?10, ?11)", op);
+    if (k & LQ_BY_NAME) /* the boundary's key computed once; spelled as two conditions so
+                         * the key's index is searched from it */
+        buf_printf(b, " AND name_key %s= ink_key(?10) AND (name_key %s ink_key(?10)"
+                      " OR id %s ?11)", op, op, op);
     else
         buf_printf(b, " AND id %s ?11", op);
 }
 
 /* LQ_WINDOW: the page among the first WINDOW_ROWS rows of the name order (with the
- * filters) only. The window's ids and names come from the name index; the page is
- * picked from them (a name search checks the name there, a result search reads each
- * row's result), and only the page's rows are read whole. */
+ * filters) only: the rows whose key is at most (asc; at least, desc) the key of the
+ * WINDOW_ROWS-th row, a prefix of the order (rows of that same key come along: the
+ * same name). The name index is walked in order from its start, each row checked (a
+ * name search on the index's own name column, a result search on the row's result),
+ * and the walk stops when the page is full (a window sorted again by key would sort
+ * a thousand rows for every page). With fewer rows than the
+ * window the bound is the end of the order: x'' or 32 bytes of 0xFF, past any key a
+ * name of fewer than 16 U+FFFF characters has; a longer one only makes the window
+ * shorter, which the page then tells (it is not full; the index serves it). */
 static void list_window_sql(int k, const char *table, buf_t *b)
 {
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
-    buf_printf(b, " FROM (SELECT wid FROM (SELECT id AS wid, name AS wname FROM %s"
-                  " WHERE user_id = ?1", table);
+    buf_printf(b, " FROM %s WHERE user_id = ?1", table);
     list_filters(k, b);
-    buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s LIMIT ?9)", dir, dir);
-    if (k & LQ_SEARCH_RESULT)
-        buf_printf(b, " CROSS JOIN %s ON %s.id = wid WHERE result LIKE ?2 ESCAPE '\\'", table,
-                   table);
-    else
-        buf_puts(b, " WHERE wname LIKE ?2 ESCAPE '\\'");
-    buf_printf(b, " ORDER BY wname COLLATE BINARY %s, wid %s LIMIT ?6 OFFSET ?7)"
-                  " CROSS JOIN %s ON %s.id = wid ORDER BY name COLLATE BINARY %s, id %s",
-               dir, dir, table, table, dir, dir);
+    buf_printf(b, " AND name_key %s coalesce((SELECT name_key FROM %s WHERE user_id = ?1",
+               k & LQ_ASC ? "<=" : ">=", table);
+    list_filters(k, b);
+    buf_printf(b, " ORDER BY name_key %s, id %s LIMIT 1 OFFSET ?9 - 1), %s)", dir, dir,
+               k & LQ_ASC ? "x'FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF'"
+                          : "x''");
+    buf_puts(b, k & LQ_SEARCH_RESULT ? " AND ink_has(result, ?2)"
+                                     : " AND ink_has(name, ?2)");
+    buf_printf(b, " ORDER BY name_key %s, id %s LIMIT ?6 OFFSET ?7", dir, dir);
 }
 
 /* The search and filter conditions of key k after "WHERE user_id = ?1". */
 static void list_conds(int k, buf_t *b)
 {
     if (k & LQ_SEARCH_NAME)
-        buf_puts(b, " AND name LIKE ?2 ESCAPE '\\'");
+        buf_puts(b, " AND ink_has(name, ?2)");
     if (k & LQ_SEARCH_RESULT)
-        buf_puts(b, " AND result LIKE ?2 ESCAPE '\\'");
+        buf_puts(b, " AND ink_has(result, ?2)");
     list_filters(k, b);
 }
 
@@ -79,9 +164,9 @@ static void list_conds(int k, buf_t *b)
  * watermark) come from the trigram table, each candidate's row read by its id
  * (CROSS JOIN keeps that order: the full-text table gives its rowids in id order, so an
  * id-ordered page stops after its rows); the records above the watermark, not indexed
- * yet (sqlite_index.c), are scanned on the user's id index. LIKE checks every row with
- * the contract's semantics: the index gives a superset (the rows holding every trigram,
- * migration 7), the check keeps results exactly those of a scan.
+ * yet (sqlite_index.c), are scanned on the user's id index. ink_has(column, folded search)
+ * checks every row with the contract's semantics: the index gives a superset (the rows
+ * holding every trigram, migration 7), the check keeps results exactly those of a scan.
  *
  * Rows: the two parts are one UNION ALL ordered by the page's order, which SQLite runs
  * as a merge of the two, each in its own order (a last column carries the id for the
@@ -90,22 +175,28 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
 {
     int kind = (k & LQ_IMG) != 0;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
+    /* a compound SELECT orders by its result columns only: the id (the index part's is
+     * its FTS rowid), then, for the name order, the name's key */
     const char *cols = k & LQ_KEYS ? "id, updated_us" : k & LQ_IMG ? IMG_COLS : DOC_COLS;
-    int sort_col = k & LQ_KEYS ? 3 : REC_NCOLS + 1;
+    int sort_col = (k & LQ_KEYS ? 2 : REC_NCOLS) + 1;
+    const char *key_col = k & LQ_BY_NAME ? ", name_key" : "";
+    /* the searched column's own trigram table (migration 11) */
+    const char *fts = k & LQ_IMG ? "images_fts"
+                      : k & LQ_SEARCH_RESULT ? "documents_result_fts" : "documents_name_fts";
     for (int part = 0; part < 2; part++) {
         if (k & LQ_COUNT)
             buf_puts(b, part ? " + (SELECT COUNT(*)" : "SELECT (SELECT COUNT(*)");
         else if (part)
-            buf_printf(b, " UNION ALL SELECT %s, id", cols);
+            buf_printf(b, " UNION ALL SELECT %s, id%s", cols, key_col);
         else
-            buf_printf(b, "SELECT %s, %s_fts.rowid", cols, table);
+            buf_printf(b, "SELECT %s, %s.rowid%s", cols, fts, key_col);
         if (part)
             buf_printf(b, " FROM %s WHERE id > (SELECT upto FROM search_index WHERE kind = %d)"
                           " AND user_id = ?1", table, kind);
         else
-            buf_printf(b, " FROM %s_fts CROSS JOIN %s ON %s.id = %s_fts.rowid"
-                          " WHERE %s_fts MATCH ?8 AND user_id = ?1",
-                       table, table, table, table, table);
+            buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id = %s.rowid"
+                          " WHERE %s MATCH ?8 AND user_id = ?1",
+                       fts, table, table, fts, fts);
         list_conds(k, b);
         if (k & LQ_COUNT)
             buf_puts(b, ")");
@@ -113,7 +204,7 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
     if (k & LQ_COUNT)
         return;
     if (k & LQ_BY_NAME)
-        buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
+        buf_printf(b, " ORDER BY %d %s, %d %s", sort_col + 1, dir, sort_col, dir);
     else
         buf_printf(b, " ORDER BY %d %s", sort_col, dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");
@@ -147,7 +238,7 @@ static void list_sql(int k, buf_t *b)
         return;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     if (k & LQ_BY_NAME)
-        buf_printf(b, " ORDER BY name COLLATE BINARY %s, id %s", dir, dir);
+        buf_printf(b, " ORDER BY name_key %s, id %s", dir, dir);
     else
         buf_printf(b, " ORDER BY id %s", dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");
@@ -168,10 +259,11 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
     return STORE_OK;
 }
 
-/* The search as bound to a list statement: the LIKE pattern, and the full-text query
- * on the key's column: its trigrams, folded like the index, '"' doubled. */
+/* The search as bound to a list statement: its default case folding (the rows whose
+ * folded column holds it match: ink_has(), '%' and '_' plain characters), and the
+ * full-text query on the key's column's own table: the folded search's trigrams, '"' doubled. */
 typedef struct {
-    const char *like, *match;
+    const char *fold, *match;
 } list_search_t;
 
 #define MATCH_TRIGRAMS 32
@@ -192,16 +284,19 @@ static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
     list_search_t ls = {0};
     if (!(k & LQ_SEARCH))
         return ls;
-    ls.like = store_like_pattern(q->search, false, a);
+    size_t flen = 0;
+    char *f = uni_fold(q->search, strlen(q->search), &flen);
+    ls.fold = f ? arena_strdup(a, f) : q->search;
+    free(f);
     if (!(k & LQ_INDEXED))
         return ls;
     /* an AND of the search's trigrams, one phrase each (the index has no positions,
      * migration 7): each character starts one while three remain, at most
      * MATCH_TRIGRAMS of them (any subset still gives a superset) */
-    const char *s = q->search;
+    const char *s = ls.fold;
     size_t len = strlen(s);
     char *m = arena_alloc(a, 6 * len + 16 + 8 * MATCH_TRIGRAMS), *o = m;
-    o += sprintf(o, "%s : (", k & LQ_SEARCH_RESULT ? "sresult" : "sname");
+    *o++ = '('; /* the column's own table: no column filter */
     int n = 0;
     for (const char *t = s; *t && n < MATCH_TRIGRAMS; t = char_after(t)) {
         const char *end = char_after(char_after(char_after(t)));
@@ -211,7 +306,7 @@ static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
         for (const char *c = t; c < end; c++) {
             if (*c == '"')
                 *o++ = '"';
-            *o++ = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+            *o++ = *c;
         }
         *o++ = '"';
     }
@@ -225,7 +320,7 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list
 {
     sqlite3_bind_int64(st, LP_USER, q->user_id);
     if (k & LQ_SEARCH)
-        sq_bind_text(st, LP_PATTERN, ls->like);
+        sq_bind_text(st, LP_PATTERN, ls->fold);
     if ((k & LQ_INDEXED) && !(k & LQ_WINDOW))
         sq_bind_text(st, LP_MATCH, ls->match);
     if (k & LQ_WINDOW)

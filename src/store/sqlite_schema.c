@@ -292,6 +292,83 @@ static const char *const migrations[] = {
     "  completion_tokens, truncated FROM documents WHERE revision = 1;"
     "INSERT INTO image_revisions SELECT id, 1, 'generation', NULL, updated_us, description,"
     "  resolution, style, media_key, revised_prompt FROM images WHERE revision = 1;",
+    /* 11 (unicode, API.md §15): search and order for every language, through the SQL
+     * functions ink_fold() and ink_key() (core/unicode.c, registered on every
+     * connection by sqlite_lists.c). The name order's indexes become indexes on the
+     * name's root-collation key, with the name (a name search or count walks the index
+     * alone); the search index holds the default case folding of
+     * name and result instead of lower(): both tables are emptied and the watermark
+     * goes back to 0, so the index thread refills them after the start (searches scan
+     * what it has not reached, exact meanwhile) instead of this migration taking
+     * minutes at a million documents. */
+    "DROP INDEX documents_user_name;"
+    "ALTER TABLE documents ADD COLUMN name_key BLOB;"
+    "UPDATE documents SET name_key = ink_key(name);"
+    "CREATE INDEX documents_user_key ON documents(user_id, name_key, id, name);"
+    "DROP INDEX images_user_name;"
+    "ALTER TABLE images ADD COLUMN name_key BLOB;"
+    "UPDATE images SET name_key = ink_key(name);"
+    "CREATE INDEX images_user_key ON images(user_id, name_key, id, name);"
+    /* the store's inserts give the key (sq_stmt_sql); any other write of a name gets
+     * it here: an insert without one, a rename */
+    "CREATE TRIGGER documents_key_ins AFTER INSERT ON documents WHEN NEW.name_key IS NULL"
+    "  BEGIN UPDATE documents SET name_key = ink_key(NEW.name) WHERE id = NEW.id; END;"
+    "CREATE TRIGGER documents_key_upd AFTER UPDATE OF name ON documents"
+    "  WHEN OLD.name IS NOT NEW.name"
+    "  BEGIN UPDATE documents SET name_key = ink_key(NEW.name) WHERE id = NEW.id; END;"
+    "CREATE TRIGGER images_key_ins AFTER INSERT ON images WHEN NEW.name_key IS NULL"
+    "  BEGIN UPDATE images SET name_key = ink_key(NEW.name) WHERE id = NEW.id; END;"
+    "CREATE TRIGGER images_key_upd AFTER UPDATE OF name ON images WHEN OLD.name IS NOT NEW.name"
+    "  BEGIN UPDATE images SET name_key = ink_key(NEW.name) WHERE id = NEW.id; END;"
+    "DROP TRIGGER documents_fts_del; DROP TRIGGER documents_fts_upd;"
+    "DROP TRIGGER images_fts_del; DROP TRIGGER images_fts_upd;"
+    "DROP TABLE documents_fts; DROP TABLE images_fts;"
+    /* one table per searched column, without column lists (detail=none): 272 bytes
+     * a document at 100k against 773 for the two columns with detail=column
+     * (docs/benchmarks.md); a column filter needs detail=column, a table of its own
+     * does not */
+    "CREATE VIRTUAL TABLE documents_name_fts USING fts5(sname, content='', columnsize=0,"
+    "  detail=none, tokenize='trigram case_sensitive 1');"
+    "CREATE VIRTUAL TABLE documents_result_fts USING fts5(sresult, content='', columnsize=0,"
+    "  detail=none, tokenize='trigram case_sensitive 1');"
+    "CREATE VIRTUAL TABLE images_fts USING fts5(sname, content='', columnsize=0,"
+    "  detail=none, tokenize='trigram case_sensitive 1');"
+    "INSERT INTO documents_name_fts(documents_name_fts, rank) VALUES ('automerge', 16);"
+    "INSERT INTO documents_result_fts(documents_result_fts, rank) VALUES ('automerge', 16);"
+    "INSERT INTO images_fts(images_fts, rank) VALUES ('automerge', 16);"
+    "INSERT INTO documents_name_fts(documents_name_fts, rank) VALUES ('usermerge', 2);"
+    "INSERT INTO documents_result_fts(documents_result_fts, rank) VALUES ('usermerge', 2);"
+    "INSERT INTO images_fts(images_fts, rank) VALUES ('usermerge', 2);"
+    "UPDATE search_index SET upto = 0;"
+    "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents"
+    "  WHEN OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT INTO documents_name_fts(documents_name_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, ink_fold(OLD.name));"
+    "  INSERT INTO documents_result_fts(documents_result_fts, rowid, sresult)"
+    "  VALUES ('delete', OLD.id, ink_fold(OLD.result)); END;"
+    "CREATE TRIGGER documents_name_fts_upd AFTER UPDATE OF name ON documents"
+    "  WHEN OLD.name IS NOT NEW.name"
+    "  AND OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT INTO documents_name_fts(documents_name_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, ink_fold(OLD.name));"
+    "  INSERT INTO documents_name_fts(rowid, sname) VALUES (NEW.id, ink_fold(NEW.name)); END;"
+    "CREATE TRIGGER documents_result_fts_upd AFTER UPDATE OF result ON documents"
+    "  WHEN OLD.result IS NOT NEW.result"
+    "  AND OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT INTO documents_result_fts(documents_result_fts, rowid, sresult)"
+    "  VALUES ('delete', OLD.id, ink_fold(OLD.result));"
+    "  INSERT INTO documents_result_fts(rowid, sresult)"
+    "  VALUES (NEW.id, ink_fold(NEW.result)); END;"
+    "CREATE TRIGGER images_fts_del AFTER DELETE ON images"
+    "  WHEN OLD.id <= (SELECT upto FROM search_index WHERE kind = 1) BEGIN"
+    "  INSERT INTO images_fts(images_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, ink_fold(OLD.name)); END;"
+    "CREATE TRIGGER images_fts_upd AFTER UPDATE OF name ON images"
+    "  WHEN OLD.name IS NOT NEW.name"
+    "  AND OLD.id <= (SELECT upto FROM search_index WHERE kind = 1) BEGIN"
+    "  INSERT INTO images_fts(images_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, ink_fold(OLD.name));"
+    "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, ink_fold(NEW.name)); END;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -315,20 +392,22 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_KEY_LIST] = "SELECT k.id, k.user_id, u.name, k.prefix, k.created_us, k.revoked_us "
                     "FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id",
     [ST_KEY_REVOKE] = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, ?2) WHERE id = ?1",
+    /* name_key: the name's order key (API.md §15, migration 11) */
     [ST_INSERT_DOC] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
                       "updated_us, prompt, creativity, template_id, words, tone, language, "
-                      "length) VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7, 0, ?13, ?14, ?15)",
+                      "length, name_key) VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7, 0, "
+                      "?13, ?14, ?15, ink_key(?2))",
     [ST_INSERT_IMG] = "INSERT INTO images(user_id, name, favorite, state, created_us, "
-                      "updated_us, description, resolution, style) "
-                      "VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7)",
+                      "updated_us, description, resolution, style, name_key) "
+                      "VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?5, ?6, ?7, ink_key(?2))",
     [ST_INSERT_DOC_DONE] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
                            "updated_us, prompt, creativity, template_id, result, words, "
                            "prompt_tokens, completion_tokens, truncated, tone, language, "
-                           "length, revision) "
+                           "length, revision, name_key) "
                            "VALUES (?1, ?2, ?3, 'completed', ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                           "?11, ?12, ?13, ?14, ?15, 1)",
-    [ST_FTS_COMMON_DOC] = "SELECT count(*) FROM (SELECT 1 FROM documents_fts "
-                          "WHERE documents_fts MATCH ?1 LIMIT ?2)",
+                           "?11, ?12, ?13, ?14, ?15, 1, ink_key(?2))",
+    [ST_FTS_COMMON_DOC] = "SELECT count(*) FROM (SELECT 1 FROM documents_name_fts "
+                          "WHERE documents_name_fts MATCH ?1 LIMIT ?2)",
     [ST_FTS_COMMON_IMG] = "SELECT count(*) FROM (SELECT 1 FROM images_fts "
                           "WHERE images_fts MATCH ?1 LIMIT ?2)",
     [ST_JOB_INSERT] = "INSERT INTO jobs(kind, record_id, attempts, created_us) "

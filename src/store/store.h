@@ -6,10 +6,9 @@
  *  - ids are positive, never reused after a delete;
  *  - every query for a record is by (user_id, id): another user's record is
  *    STORE_NOTFOUND, exactly like a missing one;
- *  - search is a substring match that folds ASCII letters A-Z only (other characters
- *    match exactly); '%', '_' and '\' in the search text are literal;
- *  - sort by name compares bytes (SQLite BINARY, PostgreSQL COLLATE "C"); ties, and
- *    sort by id, break by id in the same direction;
+ *  - search is a substring match under Unicode default case folding (API.md §15,
+ *    core/unicode.h); '%', '_' and '\' in the search text are literal; name order is
+ *    the CLDR root collation; ties, and sort by id, break by id in the same direction;
  *  - strings handed in are valid UTF-8 without NUL (the HTTP layer checks);
  *  - every change to a record moves its updated_us strictly forward (it becomes
  *    max(now, updated_us + 1)), so (id, updated_us) names one version of a record.

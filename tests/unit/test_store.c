@@ -6,6 +6,7 @@
  * admin URL in INKWELL_TEST_PG_URL (postgres://user@host:port/postgres; tests/run.sh
  * gives it). Without that URL the PostgreSQL half fails: it is never skipped. */
 #include "core/log.h"
+#include "core/unicode.h"
 #include "store/store.h"
 #include "store/writer.h"
 #include "test.h"
@@ -404,18 +405,20 @@ static void test_search(ctx_t *t)
     EXPECT_NAMES(t, KIND_DOC, &q, "HELLO there", "Hello World");
     q.search = "hELLO w";
     EXPECT_NAMES(t, KIND_DOC, &q, "Hello World");
-    /* only A-Z fold: É and é are different characters */
+    /* Unicode default case folding (API.md §15): É and é alike; accents count */
     q.search = "école";
-    EXPECT_NAMES(t, KIND_DOC, &q, "école");
+    EXPECT_NAMES(t, KIND_DOC, &q, "école", "ÉCOLE");
     q.search = "ÉCOLE";
-    EXPECT_NAMES(t, KIND_DOC, &q, "ÉCOLE");
+    EXPECT_NAMES(t, KIND_DOC, &q, "école", "ÉCOLE");
     q.search = "cole";
-    EXPECT_NAMES(t, KIND_DOC, &q, "ÉCOLE", "école");
+    EXPECT_NAMES(t, KIND_DOC, &q, "école", "ÉCOLE");
+    q.search = "ecole";
+    EXPECT_NONE(t, KIND_DOC, &q);
     q.search = "no such thing";
     EXPECT_NONE(t, KIND_DOC, &q);
     q.search = "";
-    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent", "100% pure", "HELLO there", "Hello World",
-                 "a_b", "axb", "back\\slash", "backxslash", "ÉCOLE", "école");
+    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent", "100% pure", "a_b", "axb", "back\\slash",
+                 "backxslash", "école", "ÉCOLE", "HELLO there", "Hello World");
 
     /* search on result */
     q.search = "needle";
@@ -437,8 +440,8 @@ static void test_search(ctx_t *t)
     q.favorite = 1;
     EXPECT_NAMES(t, KIND_DOC, &q, "100% pure", "école");
     q.favorite = 0;
-    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent", "HELLO there", "Hello World", "a_b", "axb",
-                 "back\\slash", "backxslash", "ÉCOLE");
+    EXPECT_NAMES(t, KIND_DOC, &q, "100 percent", "a_b", "axb", "back\\slash", "backxslash",
+                 "ÉCOLE", "HELLO there", "Hello World");
     q.favorite = 1;
     q.template_id = 7;
     EXPECT_NONE(t, KIND_DOC, &q);
@@ -466,20 +469,20 @@ static void test_image_filters(ctx_t *t)
 
     list_query_t q = query(me);
     q.sort_by_name = q.asc = true;
-    EXPECT_NAMES(t, KIND_IMG, &q, "Sunrise", "forest", "sunXdog", "sun_dog", "sunset");
+    EXPECT_NAMES(t, KIND_IMG, &q, "forest", "sun_dog", "Sunrise", "sunset", "sunXdog");
     q.resolution = "1024x1024";
-    EXPECT_NAMES(t, KIND_IMG, &q, "sunXdog", "sun_dog", "sunset");
+    EXPECT_NAMES(t, KIND_IMG, &q, "sun_dog", "sunset", "sunXdog");
     q.style = "natural";
     EXPECT_NAMES(t, KIND_IMG, &q, "sun_dog");
     q.resolution = NULL;
-    EXPECT_NAMES(t, KIND_IMG, &q, "Sunrise", "sun_dog");
+    EXPECT_NAMES(t, KIND_IMG, &q, "sun_dog", "Sunrise");
     q.style = "vivid";
     EXPECT_NAMES(t, KIND_IMG, &q, "sunset");
     q.style = NULL;
     q.search = "sun_";
     EXPECT_NAMES(t, KIND_IMG, &q, "sun_dog");
     q.search = "SUN";
-    EXPECT_NAMES(t, KIND_IMG, &q, "Sunrise", "sunXdog", "sun_dog", "sunset");
+    EXPECT_NAMES(t, KIND_IMG, &q, "sun_dog", "Sunrise", "sunset", "sunXdog");
     q.search = "sun";
     q.resolution = "1024x1024";
     q.style = "vivid";
@@ -506,11 +509,12 @@ static void test_sort(ctx_t *t)
     list_query_t q = query(me);
     q.sort_by_name = true;
     q.asc = true;
-    /* bytes: "B" < "a" < ... < "z" < "é"; equal names by id in the same direction */
-    int64_t asc[] = {i[5], i[1], i[4], i[0], i[2], i[3], i[7], i[6]};
+    /* CLDR root order: "a" < "b" < "B" < "c" < "é" < "z"; equal names by id in the same
+     * direction */
+    int64_t asc[] = {i[1], i[4], i[0], i[2], i[5], i[3], i[6], i[7]};
     expect_ids(t, KIND_DOC, &q, asc, 8, 8, __LINE__);
     q.asc = false;
-    int64_t desc[] = {i[6], i[7], i[3], i[2], i[0], i[4], i[1], i[5]};
+    int64_t desc[] = {i[7], i[6], i[3], i[5], i[2], i[0], i[4], i[1]};
     expect_ids(t, KIND_DOC, &q, desc, 8, 8, __LINE__);
 
     q.sort_by_name = false;
@@ -1207,28 +1211,54 @@ static char *prop_text(unsigned *seed, int max_pieces)
     return buf_steal(&b);
 }
 
-/* The contract's match, written plainly: A-Z folded, every other byte exact. */
+/* The contract's match (API.md §15), written plainly: the needle's default case
+ * folding is a substring of the text's (core/unicode.c, tested alone there). */
 static bool prop_match(const char *hay, const char *needle)
 {
     if (!hay)
         return false;
-    size_t hn = strlen(hay), nn = strlen(needle);
-    for (size_t i = 0; i + nn <= hn; i++) {
-        size_t j = 0;
-        while (j < nn) {
-            unsigned char x = (unsigned char)hay[i + j], y = (unsigned char)needle[j];
-            if (x >= 'A' && x <= 'Z')
-                x = (unsigned char)(x - 'A' + 'a');
-            if (y >= 'A' && y <= 'Z')
-                y = (unsigned char)(y - 'A' + 'a');
-            if (x != y)
-                break;
-            j++;
-        }
-        if (j == nn)
-            return true;
+    char *h = uni_fold(hay, strlen(hay), NULL), *n = uni_fold(needle, strlen(needle), NULL);
+    bool found = h && n && strstr(h, n) != NULL;
+    free(h);
+    free(n);
+    return found;
+}
+
+/* The model of the name order: the names' root-collation keys, made once per sort,
+ * compared bytewise; ties by id. */
+typedef struct {
+    uint8_t *key;
+    size_t len;
+    int64_t id;
+    int i;
+} model_key_t;
+
+static int model_key_cmp(const void *x, const void *y)
+{
+    const model_key_t *a = x, *b = y;
+    int c = memcmp(a->key, b->key, a->len < b->len ? a->len : b->len);
+    if (c == 0)
+        c = (a->len > b->len) - (a->len < b->len);
+    return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+/* Sorts idx[0..n) (ascending) by names[idx[j]], ids[idx[j]] through the accessors. */
+static void model_name_sort(int *idx, int n, const char *(*name_of)(const void *, int),
+                            int64_t (*id_of)(const void *, int), const void *recs)
+{
+    model_key_t *k = xcalloc((size_t)n + 1, sizeof(*k));
+    for (int j = 0; j < n; j++) {
+        const char *name = name_of(recs, idx[j]);
+        k[j].key = uni_sort_key(name, strlen(name), &k[j].len);
+        k[j].id = id_of(recs, idx[j]);
+        k[j].i = idx[j];
     }
-    return false;
+    qsort(k, (size_t)n, sizeof(*k), model_key_cmp);
+    for (int j = 0; j < n; j++) {
+        idx[j] = k[j].i;
+        free(k[j].key);
+    }
+    free(k);
 }
 
 typedef struct {
@@ -1237,28 +1267,32 @@ typedef struct {
     bool alive;
 } prop_doc_t;
 
-static const prop_doc_t *prop_sorted; /* for prop_by_name */
-
-/* Name order (bytes), ties by id; both ascending. */
-static int prop_by_name(const void *x, const void *y)
+static const char *prop_name(const void *recs, int i)
 {
-    const prop_doc_t *a = &prop_sorted[*(const int *)x], *b = &prop_sorted[*(const int *)y];
-    int c = strcmp(a->name, b->name);
-    return c ? c : (a->id > b->id) - (a->id < b->id);
+    return ((const prop_doc_t *)recs)[i].name;
+}
+
+static int64_t prop_id(const void *recs, int i)
+{
+    return ((const prop_doc_t *)recs)[i].id;
+}
+
+static bool prop_probe_none(void *arg, rec_kind_t kind, int64_t id, int64_t updated_us)
+{
+    return false;
 }
 
 /* Lists every page of q (in the order asked) and compares ids and total with the
- * documents of docs that match. */
+ * documents of docs that match; with probe, as the record cache asks (keys first). */
 static void prop_compare(ctx_t *t, int64_t uid, const prop_doc_t *docs, int n,
-                         const char *needle, bool by_result, bool by_name, bool asc)
+                         const char *needle, bool by_result, bool by_name, bool asc, bool probe)
 {
     int idx[512], nidx = 0;
     for (int i = 0; i < n; i++)
         if (docs[i].alive && prop_match(by_result ? docs[i].result : docs[i].name, needle))
             idx[nidx++] = i;
     if (by_name) {
-        prop_sorted = docs;
-        qsort(idx, (size_t)nidx, sizeof(int), prop_by_name);
+        model_name_sort(idx, nidx, prop_name, prop_id, docs);
     }
     int64_t want[512];
     for (int i = 0; i < nidx; i++)
@@ -1269,6 +1303,8 @@ static void prop_compare(ctx_t *t, int64_t uid, const prop_doc_t *docs, int n,
     q.sort_by_name = by_name;
     q.asc = asc;
     q.per_page = 10;
+    if (probe && t->ops->list_probes)
+        q.probe = prop_probe_none;
     int got = 0;
     bool same = true;
     int64_t total = -1;
@@ -1286,9 +1322,9 @@ static void prop_compare(ctx_t *t, int64_t uid, const prop_doc_t *docs, int n,
             break;
     }
     CHECK_MSG(same && got == nidx && total == nidx,
-              "search %s \"%s\" (%s %s): %d rows (total %lld), a scan finds %d",
+              "search %s \"%s\" (%s %s%s): %d rows (total %lld), a scan finds %d",
               by_result ? "result" : "name", needle, by_name ? "name" : "id", asc ? "asc" : "desc",
-              got, (long long)total, nidx);
+              q.probe ? ", probed" : "", got, (long long)total, nidx);
 }
 
 /* Random needles: pieces of stored texts (whole characters, ASCII case flipped at
@@ -1326,10 +1362,13 @@ static void prop_queries(ctx_t *t, int64_t uid, const prop_doc_t *docs, int n, c
         if (!needles[i][0])
             continue;
         for (int rep = 0; rep < 2; rep++) {
-            prop_compare(t, uid, docs, n, needles[i], false, false, false);
-            prop_compare(t, uid, docs, n, needles[i], true, false, i % 2);
+            prop_compare(t, uid, docs, n, needles[i], false, false, false, rep);
+            prop_compare(t, uid, docs, n, needles[i], true, false, i % 2, !rep);
         }
-        prop_compare(t, uid, docs, n, needles[i], i % 3 == 0, true, i % 2);
+        /* name order, without and with the record cache's probe (the indexed search's
+         * key query once failed to sort by name) */
+        prop_compare(t, uid, docs, n, needles[i], i % 3 == 0, true, i % 2, false);
+        prop_compare(t, uid, docs, n, needles[i], i % 3 != 0, true, !(i % 2), true);
     }
 }
 
@@ -1461,13 +1500,14 @@ typedef struct {
     bool favorite, alive;
 } page_rec_t;
 
-static const page_rec_t *page_sorted; /* for page_by_name */
-
-static int page_by_name(const void *x, const void *y)
+static const char *page_name(const void *recs, int i)
 {
-    const page_rec_t *a = &page_sorted[*(const int *)x], *b = &page_sorted[*(const int *)y];
-    int c = strcmp(a->name, b->name);
-    return c ? c : (a->id > b->id) - (a->id < b->id);
+    return ((const page_rec_t *)recs)[i].name;
+}
+
+static int64_t page_id(const void *recs, int i)
+{
+    return ((const page_rec_t *)recs)[i].id;
 }
 
 static bool page_probe_none(void *arg, rec_kind_t kind, int64_t id, int64_t updated_us)
@@ -1478,7 +1518,37 @@ static bool page_probe_none(void *arg, rec_kind_t kind, int64_t id, int64_t upda
 static const char *const page_res[] = {"1024x1024", "1792x1024"};
 static const char *const page_style[] = {"vivid", "natural"};
 
-/* One random list of recs (without search), compared with the full ordered list. */
+/* A random search for the pages property: none (a third), else a piece of a record's
+ * name of one to four characters (under three: the scan; three or more: the index),
+ * ASCII case flipped at random. */
+static char *page_needle(unsigned *seed, const page_rec_t *recs, int n)
+{
+    if (rand_r(seed) % 3 == 0)
+        return NULL;
+    const char *name = recs[rand_r(seed) % (unsigned)n].name;
+    size_t len = strlen(name), from = rand_r(seed) % len;
+    while (from > 0 && ((unsigned char)name[from] & 0xC0) == 0x80)
+        from--;
+    size_t to = from;
+    for (unsigned chars = 1 + rand_r(seed) % 4; chars > 0 && to < len; chars--) {
+        to++;
+        while (to < len && ((unsigned char)name[to] & 0xC0) == 0x80)
+            to++;
+    }
+    char *needle = xmalloc(to - from + 1);
+    for (size_t j = from; j < to; j++) {
+        char ch = name[j];
+        if (((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) && rand_r(seed) % 2)
+            ch ^= 0x20;
+        needle[j - from] = ch;
+    }
+    needle[to - from] = '\0';
+    return needle;
+}
+
+/* One random list of recs (search or none, order, direction, filters, page), compared
+ * with the full ordered list; asked twice, with and without the record cache's probe
+ * (the second also finds the boundaries and totals cached). */
 static void page_compare(ctx_t *t, rec_kind_t kind, int64_t uid, const page_rec_t *recs, int n,
                          unsigned *seed)
 {
@@ -1495,22 +1565,24 @@ static void page_compare(ctx_t *t, rec_kind_t kind, int64_t uid, const page_rec_
         q.resolution = page_res[group];
     if (style >= 0)
         q.style = page_style[style];
-    if (rand_r(seed) % 2 && t->ops->list_probes)
-        q.probe = page_probe_none;
+    bool probe_first = rand_r(seed) % 2;
+    char *needle = page_needle(seed, recs, n);
+    q.search = needle;
     int *idx = xmalloc((size_t)n * sizeof(int)), nidx = 0;
     for (int i = 0; i < n; i++)
-        if (recs[i].alive && (group < 0 || recs[i].group == group) &&
+        if (recs[i].alive && (!needle || prop_match(recs[i].name, needle)) &&
+            (group < 0 || recs[i].group == group) &&
             (style < 0 || recs[i].style == style) &&
             (q.favorite < 0 || recs[i].favorite == (q.favorite != 0)))
             idx[nidx++] = i;
     if (q.sort_by_name) {
-        page_sorted = recs;
-        qsort(idx, (size_t)nidx, sizeof(int), page_by_name);
+        model_name_sort(idx, nidx, page_name, page_id, recs);
     }
     /* mostly deep pages, some past the end */
     q.page = 1 + rand_r(seed) % (unsigned)(nidx / q.per_page + 2);
     int64_t from = (q.page - 1) * q.per_page;
     for (int rep = 0; rep < 2; rep++) { /* again: the boundaries are then cached */
+        q.probe = (rep == 0) == probe_first && t->ops->list_probes ? page_probe_none : NULL;
         record_list_t l = {0};
         int rc = t->ops->record_list(t->c, kind, &q, &t->a, &l);
         bool same = rc == STORE_OK && l.total == nidx;
@@ -1521,19 +1593,22 @@ static void page_compare(ctx_t *t, rec_kind_t kind, int64_t uid, const page_rec_
             same = l.items[i].id == r->id && str_eq(l.items[i].name, r->name);
         }
         CHECK_MSG(same,
-                  "%s page %lld of %d by %s %s (group %d, style %d, favorite %d): rc %d, %zu rows "
-                  "(total %lld), want %zu of %d",
+                  "%s page %lld of %d by %s %s (search \"%s\", group %d, style %d, favorite %d%s):"
+                  " rc %d, %zu rows (total %lld), want %zu of %d",
                   kind == KIND_DOC ? "documents" : "images", (long long)q.page, q.per_page,
-                  q.sort_by_name ? "name" : "id", q.asc ? "asc" : "desc", group, style,
-                  q.favorite, rc, l.n, (long long)l.total, want, nidx);
+                  q.sort_by_name ? "name" : "id", q.asc ? "asc" : "desc",
+                  needle ? needle : "", group, style, q.favorite, q.probe ? ", probed" : "", rc,
+                  l.n, (long long)l.total, want, nidx);
     }
     free(idx);
+    free(needle);
 }
 
 /* Creates record i of recs (random name with ties, group, style, favorite). */
 static void page_make(ctx_t *t, rec_kind_t kind, int64_t uid, page_rec_t *r, unsigned *seed)
 {
-    static const char *const names[] = {"a", "b", "B", "ab", "a b", "é", "日本", "zz", "Z"};
+    static const char *const names[] = {"a", "b", "B", "ab", "a b", "é", "日本", "zz", "Z",
+                                        "Кот", "кОТ", "Ωmega", "ß", "SS", "Ärger", "apple pie"};
     char name[48];
     snprintf(name, sizeof(name), "%s%s", names[rand_r(seed) % ARRAY_LEN(names)],
              rand_r(seed) % 4 ? "" : names[rand_r(seed) % ARRAY_LEN(names)]);
@@ -1603,6 +1678,125 @@ static void test_pages_property(ctx_t *t)
     free(imgs);
 }
 
+/* ---- migration to API.md §15 ------------------------------------------------------------ */
+
+/* The schema before §15 (SQLite's migration 9 and 10, PostgreSQL's 7 and 8), made from
+ * the current one: what an existing database had. */
+static const char *const before_unicode[2] = {
+    "DELETE FROM schema_migrations WHERE version = 11;"
+    "DROP TRIGGER documents_key_ins; DROP TRIGGER documents_key_upd;"
+    "DROP TRIGGER images_key_ins; DROP TRIGGER images_key_upd;"
+    "DROP INDEX documents_user_key; DROP INDEX images_user_key;"
+    "ALTER TABLE documents DROP COLUMN name_key; ALTER TABLE images DROP COLUMN name_key;"
+    "CREATE INDEX documents_user_name ON documents(user_id, name COLLATE BINARY, id);"
+    "CREATE INDEX images_user_name ON images(user_id, name COLLATE BINARY, id);"
+    "DROP TRIGGER documents_fts_del; DROP TRIGGER documents_name_fts_upd;"
+    "DROP TRIGGER documents_result_fts_upd;"
+    "DROP TABLE documents_name_fts; DROP TABLE documents_result_fts;"
+    "CREATE VIRTUAL TABLE documents_fts USING fts5(sname, sresult, content='', columnsize=0,"
+    "  detail=column, tokenize='trigram case_sensitive 1');"
+    "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents"
+    "  WHEN OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result)); END;"
+    "CREATE TRIGGER documents_fts_upd AFTER UPDATE OF name, result ON documents"
+    "  WHEN OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT INTO documents_fts(documents_fts, rowid, sname, sresult)"
+    "  VALUES ('delete', OLD.id, lower(OLD.name), lower(OLD.result));"
+    "  INSERT INTO documents_fts(rowid, sname, sresult)"
+    "  VALUES (NEW.id, lower(NEW.name), lower(NEW.result)); END;"
+    "INSERT INTO images_fts(images_fts) VALUES ('delete-all');"
+    "INSERT INTO documents_fts(rowid, sname, sresult)"
+    "  SELECT id, lower(name), lower(result) FROM documents;"
+    "INSERT INTO images_fts(rowid, sname) SELECT id, lower(name) FROM images;"
+    "UPDATE search_index SET upto = (SELECT coalesce(max(id), 0) FROM documents) WHERE kind = 0;"
+    "UPDATE search_index SET upto = (SELECT coalesce(max(id), 0) FROM images) WHERE kind = 1;",
+    "DELETE FROM schema_migrations WHERE version = 9;"
+    "DROP INDEX documents_user_name, images_user_name, documents_name_trgm,"
+    "  documents_result_trgm, images_name_trgm;"
+    "DROP STATISTICS IF EXISTS documents_name_trgm_freq, documents_result_trgm_freq,"
+    "  images_name_trgm_freq;"
+    "ALTER TABLE documents DROP COLUMN name_fold, DROP COLUMN result_fold;"
+    "ALTER TABLE images DROP COLUMN name_fold;"
+    "CREATE INDEX documents_user_name ON documents (user_id, name COLLATE \"C\", id);"
+    "CREATE INDEX images_user_name ON images (user_id, name COLLATE \"C\", id);"
+    "CREATE INDEX documents_name_trgm ON documents"
+    "  USING gin (lower(name COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX documents_result_trgm ON documents"
+    "  USING gin (lower(result COLLATE \"C\") gin_trgm_ops);"
+    "CREATE INDEX images_name_trgm ON images USING gin (lower(name COLLATE \"C\") gin_trgm_ops);",
+};
+
+/* A database of the schema before §15 is converted in place when a store opens it
+ * (SQLite migration 11, PostgreSQL migration 9): its records are then searched and
+ * ordered as §15 says. Runs last: the suite's own store is not used after it. */
+static void test_unicode_migration(ctx_t *t, const char *url)
+{
+    bool pg = strcmp(t->ops->name, "postgres") == 0;
+    int64_t uid = user(t, "migrated");
+    static const char *const names[] = {"Кот", "zebra", "кот дома", "Ωmega", "apple pie",
+                                        "STRASSE", "Ärger", "Zürich"};
+    for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+        make_doc(t, uid, names[i], 1, 0);
+        make_img(t, uid, names[i], "1024x1024", NULL, 0);
+    }
+    record_t r = {.kind = KIND_DOC, .user_id = uid, .name = "tale", .prompt = "p",
+                  .creativity = 0.5, .template_id = 1, .result = "Жил-был КОТ", .words = 3};
+    record_t *rs[] = {&r};
+    CHECK_INT(t->ops->docs_create_completed(t->c, rs, NULL, 1), STORE_OK);
+    if (!pg) {
+        store_sqlite_index_hold(t->s, true);
+        while (store_sqlite_index_now(t->c, 1000) > 0)
+            ; /* the old index held every record */
+    }
+    CHECK(raw_sql(t, url, before_unicode[pg]));
+    char err[256] = "";
+    ctx_t n = *t;
+    n.s = store_open(url, err, sizeof(err));
+    n.c = n.s ? store_conn(n.s, err, sizeof(err)) : NULL;
+    CHECK_MSG(n.c != NULL, "store_open after the old schema: %s", err);
+    if (n.c)
+        CHECK_INT(n.c->ops->migrate(n.c), STORE_OK); /* as a server's start does */
+    if (n.c) {
+        list_query_t q = query(uid);
+        q.sort_by_name = q.asc = true;
+        EXPECT_NAMES(&n, KIND_DOC, &q, "apple pie", "Ärger", "STRASSE", "tale", "zebra", "Zürich",
+                     "Ωmega", "Кот", "кот дома");
+        EXPECT_NAMES(&n, KIND_IMG, &q, "apple pie", "Ärger", "STRASSE", "zebra", "Zürich", "Ωmega",
+                     "Кот", "кот дома");
+        for (int i = 0; i < 2; i++) {
+            rec_kind_t kind = i ? KIND_IMG : KIND_DOC;
+            q.search = "КОТ";
+            EXPECT_NAMES(&n, kind, &q, "Кот", "кот дома");
+            q.search = "ß";
+            EXPECT_NAMES(&n, kind, &q, "STRASSE");
+            q.search = "äRG";
+            EXPECT_NAMES(&n, kind, &q, "Ärger");
+        }
+        q.search = "кот";
+        q.search_result = true;
+        EXPECT_NAMES(&n, KIND_DOC, &q, "tale");
+        /* a record changed after the migration is searched by its new name */
+        q = query(uid);
+        q.search = "ωMEGA";
+        record_list_t l = {0};
+        CHECK_INT(n.ops->record_list(n.c, KIND_DOC, &q, &n.a, &l), STORE_OK);
+        CHECK_INT(l.n, 1);
+        if (l.n == 1) {
+            record_patch_t p = {.name = "ΣΊΣΥΦΟΣ", .words = -1, .favorite = -1};
+            record_t u = {0};
+            CHECK_INT(n.ops->record_update(n.c, KIND_DOC, uid, l.items[0].id, &p, &n.a, &u),
+                      STORE_OK);
+            q.search = "σίσυφοσ";
+            EXPECT_NAMES(&n, KIND_DOC, &q, "ΣΊΣΥΦΟΣ");
+        }
+    }
+    t->a = n.a;
+    store_close(n.s);
+    if (!pg)
+        store_sqlite_index_hold(t->s, false);
+}
+
 static void run_suite(const char *url)
 {
     char err[256] = "";
@@ -1638,6 +1832,7 @@ static void run_suite(const char *url)
         test_docs_completed(&t);
         test_updated_moves_forward(&t, url);
         test_writer(&t);
+        test_unicode_migration(&t, url);
     }
     arena_free(&t.a);
     store_close(t.s);

@@ -1,0 +1,252 @@
+/* unicode.c — case folding and the root collation order with ICU (unicode.h).
+ *
+ * ASCII characters take a short path (folding is A-Z to a-z there, as ICU's would be);
+ * the others go through UTF-16, ICU's own form. Each thread opens its own root collator on
+ * first use (a UCollator is not to be shared by threads) and closes it at its exit. */
+#include "core/unicode.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicode/ucol.h>
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+#include <unicode/ustring.h>
+#include <unicode/uversion.h>
+
+bool uni_fold_is_same(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x80 || (ch >= 'A' && ch <= 'Z'))
+            return false;
+    }
+    return true;
+}
+
+/* s[0..n) as UTF-16 in a malloc'd buffer (bad sequences as U+FFFD); NULL on failure. */
+static UChar *to_utf16(const char *s, size_t n, int32_t *len)
+{
+    if (n > INT32_MAX / 2)
+        return NULL;
+    UErrorCode e = U_ZERO_ERROR;
+    u_strFromUTF8WithSub(NULL, 0, len, s, (int32_t)n, 0xFFFD, NULL, &e);
+    if (e != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(e))
+        return NULL;
+    UChar *u = malloc(((size_t)*len + 1) * sizeof(UChar));
+    if (!u)
+        return NULL;
+    e = U_ZERO_ERROR;
+    u_strFromUTF8WithSub(u, *len + 1, len, s, (int32_t)n, 0xFFFD, NULL, &e);
+    if (U_FAILURE(e)) {
+        free(u);
+        return NULL;
+    }
+    return u;
+}
+
+/* ICU's folding of s[0..n) (UTF-8 -> UTF-16 -> folded -> UTF-8), malloc'd. */
+static char *fold_icu(const char *s, size_t n, size_t *out_len)
+{
+    int32_t ulen;
+    UChar *u = to_utf16(s, n, &ulen), *f = NULL;
+    char *o = NULL;
+    if (!u)
+        return NULL;
+    /* a full folding grows a text at most threefold (U+0390 -> three code points) */
+    int32_t cap = ulen * 3 + 1, flen, blen;
+    UErrorCode e = U_ZERO_ERROR;
+    if (!(f = malloc((size_t)cap * sizeof(UChar))))
+        goto out;
+    flen = u_strFoldCase(f, cap, u, ulen, U_FOLD_CASE_DEFAULT, &e);
+    if (U_FAILURE(e))
+        goto out;
+    u_strToUTF8(NULL, 0, &blen, f, flen, &e);
+    if (e != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(e))
+        goto out;
+    e = U_ZERO_ERROR;
+    if (!(o = malloc((size_t)blen + 1)))
+        goto out;
+    u_strToUTF8(o, blen + 1, &blen, f, flen, &e);
+    if (U_FAILURE(e)) {
+        free(o);
+        o = NULL;
+        goto out;
+    }
+    *out_len = (size_t)blen;
+out:
+    free(u);
+    free(f);
+    return o;
+}
+
+/* The default case folding maps each code point alone (no context), so a text is
+ * folded piece by piece: ASCII bytes here (A-Z to a-z, as ICU would), each run of
+ * other characters by ICU. A UTF-8 sequence has no ASCII byte, so runs end between
+ * characters. */
+char *uni_fold(const char *s, size_t n, size_t *out_len)
+{
+    size_t cap = n + 1, len = 0;
+    char *o = malloc(cap);
+    if (!o)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x80) {
+            o[len++] = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : (char)ch;
+            i++;
+            continue;
+        }
+        size_t j = i, fl = 0;
+        while (j < n && (unsigned char)s[j] >= 0x80)
+            j++;
+        char *f = fold_icu(s + i, j - i, &fl);
+        if (f && len + fl + (n - j) + 1 > cap) {
+            size_t ncap = (len + fl + (n - j) + 1) * 2;
+            char *no = realloc(o, ncap);
+            if (no) {
+                o = no;
+                cap = ncap;
+            } else {
+                free(f);
+                f = NULL;
+            }
+        }
+        if (!f) {
+            free(o);
+            return NULL;
+        }
+        memcpy(o + len, f, fl);
+        len += fl;
+        free(f);
+        i = j;
+    }
+    o[len] = '\0';
+    if (out_len)
+        *out_len = len;
+    return o;
+}
+
+bool uni_fold_contains(const char *hay, size_t n, const char *needle_fold)
+{
+    size_t m = strlen(needle_fold);
+    bool upper = false;
+    /* a text whose characters other than A-Z do not change when folded (ASCII, and
+     * e.g. dashes, quotes, CJK) is its own folding but for A-Z: compared in place */
+    for (size_t i = 0; i < n;) {
+        unsigned char ch = (unsigned char)hay[i];
+        if (ch < 0x80) {
+            upper |= ch >= 'A' && ch <= 'Z';
+            i++;
+            continue;
+        }
+        UChar32 cp;
+        U8_NEXT((const uint8_t *)hay, i, (int32_t)n, cp);
+        if (cp < 0 || u_hasBinaryProperty(cp, UCHAR_CHANGES_WHEN_CASEFOLDED)) {
+            size_t flen = 0;
+            char *f = uni_fold(hay, n, &flen);
+            bool found = f && memmem(f, flen, needle_fold, m) != NULL;
+            free(f);
+            return found;
+        }
+    }
+    if (!upper)
+        return memmem(hay, n, needle_fold, m) != NULL;
+    /* with capitals A-Z: compared folding them on the fly */
+    for (size_t i = 0; i + m <= n; i++) {
+        size_t j = 0;
+        while (j < m) {
+            unsigned char ch = (unsigned char)hay[i + j];
+            if ((ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch) != (unsigned char)needle_fold[j])
+                break;
+            j++;
+        }
+        if (j == m)
+            return true;
+    }
+    return false;
+}
+
+/* ---- the root collator, one per thread ----------------------------------------------- */
+
+static pthread_key_t coll_key;
+static pthread_once_t coll_once = PTHREAD_ONCE_INIT;
+
+static void coll_close(void *p)
+{
+    ucol_close(p);
+}
+
+static void coll_key_make(void)
+{
+    pthread_key_create(&coll_key, coll_close);
+}
+
+static UCollator *collator(void)
+{
+    pthread_once(&coll_once, coll_key_make);
+    UCollator *c = pthread_getspecific(coll_key);
+    if (!c) {
+        UErrorCode e = U_ZERO_ERROR;
+        c = ucol_open("", &e); /* the root locale: CLDR root order, default strength */
+        if (U_FAILURE(e)) {
+            ucol_close(c);
+            return NULL;
+        }
+        pthread_setspecific(coll_key, c);
+    }
+    return c;
+}
+
+uint8_t *uni_sort_key(const char *s, size_t n, size_t *out_len)
+{
+    UCollator *c = collator();
+    int32_t ulen;
+    UChar *u = c ? to_utf16(s, n, &ulen) : NULL;
+    if (!u)
+        return NULL;
+    uint8_t small[512], *k = small;
+    int32_t klen = ucol_getSortKey(c, u, ulen, small, (int32_t)sizeof(small));
+    uint8_t *out = NULL;
+    if (klen > (int32_t)sizeof(small)) {
+        if (!(k = malloc((size_t)klen)))
+            goto done;
+        klen = ucol_getSortKey(c, u, ulen, k, klen);
+    }
+    if (klen <= 0 || !(out = malloc((size_t)klen + n + 1)))
+        goto done;
+    memcpy(out, k, (size_t)klen); /* ends with its 0 */
+    memcpy(out + klen, s, n);
+    *out_len = (size_t)klen + n;
+done:
+    if (k != small)
+        free(k);
+    free(u);
+    return out;
+}
+
+int uni_name_cmp(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    uint8_t *ka = uni_sort_key(a, strlen(a), &la), *kb = uni_sort_key(b, strlen(b), &lb);
+    int c;
+    if (!ka || !kb) {
+        c = strcmp(a, b);
+    } else {
+        c = memcmp(ka, kb, la < lb ? la : lb);
+        if (c == 0)
+            c = (la > lb) - (la < lb);
+    }
+    free(ka);
+    free(kb);
+    return c < 0 ? -1 : c > 0;
+}
+
+const char *uni_icu_version(void)
+{
+    static char v[U_MAX_VERSION_STRING_LENGTH];
+    UVersionInfo info;
+    u_getVersion(info);
+    u_versionToString(info, v);
+    return v;
+}
