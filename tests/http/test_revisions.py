@@ -10,6 +10,7 @@ import os
 import sqlite3
 import subprocess
 import unittest
+from urllib.parse import quote
 
 from harness import BACKEND, BIN, Server, ServerTest, poll_state
 from test_images import fetch
@@ -115,6 +116,27 @@ class Revisions(ServerTest):
         # the export gives the latest revision
         e = self.req("GET", f"/api/v1/documents/{d['id']}/export?format=txt")
         self.assertEqual(e.body.decode(), d["result"])
+
+    def test_search_follows_edit_regenerate_and_restore(self):
+        """Every way a text changes keeps search exact (§15 folding, §16 revisions):
+        on PostgreSQL each writer also writes the folded column."""
+        d = self.make_doc(prompt="lighthouse keepers")
+
+        def found(word):
+            r = self.req("GET", f"/api/v1/documents?search_by=result&search={quote(word)}")
+            self.assertEqual(r.status, 200, r)
+            return d["id"] in [x["id"] for x in r.json["data"]]
+
+        self.req("PUT", f"/api/v1/documents/{d['id']}", form={"result": "Учёный КОТ и ΩMEGA"})
+        self.assertTrue(found("учёный кот"))
+        self.assertTrue(found("ωmega"))
+        self.regen("documents", d["id"], form={"prompt": "zanzibar spices"})
+        self.assertFalse(found("учёный кот"))
+        self.assertTrue(found("zanzibar"))
+        r = self.req("POST", f"/api/v1/documents/{d['id']}/revisions/2/restore")
+        self.assertEqual(r.status, 200, r)
+        self.assertTrue(found("учёный кот"))
+        self.assertFalse(found("zanzibar"))
 
     def test_failed_regeneration_keeps_the_previous_text(self):
         d = self.make_doc(prompt="good prompt")
