@@ -60,7 +60,7 @@ int pg_record_create(store_conn_t *sc, record_t *rec, idem_keep_t *keep, int64_t
     if (rc == STORE_OK)
         rc = store_keep_answer(sc, keep, rec, id, REC_QUEUED, now);
     if (rc == STORE_OK)
-        rc = pg_command(c, "COMMIT", "record create commit");
+        rc = pg_commit_record(c, "record create commit", rec->kind, id);
     if (rc != STORE_OK) {
         pg_rollback(c);
         return rc;
@@ -93,7 +93,7 @@ int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs,
     if (rc == STORE_OK) /* the words generated, counted in the same transaction */
         rc = store_usage_add_docs(sc, recs, n);
     if (rc == STORE_OK)
-        rc = pg_command(c, "COMMIT", "docs create commit");
+        rc = pg_commit_record(c, "docs create commit", KIND_DOC, recs[0]->id);
     if (rc != STORE_OK) {
         pg_rollback(c);
         return rc;
