@@ -318,6 +318,38 @@ class TeamTest(ServerTest):
         self.assertEqual(self.srv.cli("user", "show", "hank", check=False).returncode, 1)
 
 
+class ProviderTokens(unittest.TestCase):
+    """Tokens as the provider reported them (the fake OpenAI-compatible server), summed in
+    GET /usage and counted by provider in the metrics; words too."""
+
+    def test_tokens_counted(self):
+        from test_openai import Fake, SECRET
+        fake = Fake()
+        srv = Server("--provider", "openai", "--openai-base-url", fake.base + "/v1",
+                     env={"OPENAI_API_KEY": SECRET, "INKWELL_TEST_NOW": NOW}).start()
+        try:
+            key = srv.key("tok")
+            fake.script(chat=[{"pieces": ["one ", "two ", "three"], "usage": {"prompt_tokens": 11, "completion_tokens": 5}},
+                              {"pieces": ["four five"], "usage": {"prompt_tokens": 7, "completion_tokens": 2}}])
+            docs = []
+            for i in range(2):
+                r = srv.request("POST", API + "/documents", key=key, form={"name": f"t{i}", "prompt": "p"})
+                self.assertEqual(r.status, 201, r)
+                docs.append(r.json["data"])
+            self.assertEqual([d["usage"] for d in docs], [{"prompt_tokens": 11, "completion_tokens": 5},
+                                                          {"prompt_tokens": 7, "completion_tokens": 2}])
+            u = srv.request("GET", API + "/usage", key=key).json["data"]
+            self.assertEqual(u["tokens"], {"prompt": 18, "completion": 7})
+            self.assertEqual(u["words"]["used"], 5)
+            m = parse_metrics(srv.request("GET", "/metrics").body.decode())
+            self.assertEqual(value(m, "inkwell_generated_tokens_total", provider="openai", type="prompt"), 18)
+            self.assertEqual(value(m, "inkwell_generated_tokens_total", provider="openai", type="completion"), 7)
+            self.assertEqual(value(m, "inkwell_generated_words_total", provider="openai"), 5)
+        finally:
+            self.assertEqual(srv.stop(), 0)
+            fake.stop()
+
+
 class MonthEnd(unittest.TestCase):
     """The month's end, with the settable clock: usage starts again at zero, quotas
     allow again, last month's usage stays readable; a key past its expiry is refused."""
