@@ -167,7 +167,8 @@ static void test_migrate_race(void)
         /* each migration applied exactly once, every table there */
         int64_t n = sql_int(db.url, "SELECT count(*) FROM schema_migrations", NULL, NULL);
         CHECK(n >= 1);
-        CHECK_INT(sql_int(db.url, "SELECT max(version) FROM schema_migrations", NULL, NULL), n);
+        /* (>=: a branch's migration may leave a gap for another's number) */
+        CHECK(sql_int(db.url, "SELECT max(version) FROM schema_migrations", NULL, NULL) >= n);
         CHECK_INT(sql_int(db.url,
                           "SELECT count(*) FROM unnest(ARRAY['users', 'api_keys', 'documents',"
                           " 'images', 'jobs', 'rate_tat']) t WHERE to_regclass(t) IS NOT NULL",
