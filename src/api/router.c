@@ -312,7 +312,8 @@ static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
  * used up (used >= limit) answers 403 before anything is stored. A generation that
  * started under the limit is never cut off, so a month may end a little over it.
  * (Regenerate and action routes, when they come, belong here too.) */
-static bool quota_allows(http_req_t *r, const key_auth_t *k, route_t rt, rec_kind_t kind)
+static bool quota_allows(app_t *app, http_req_t *r, const key_auth_t *k, route_t rt,
+                         rec_kind_t kind)
 {
     if (rt != ROUTE_STORE)
         return true;
@@ -320,6 +321,13 @@ static bool quota_allows(http_req_t *r, const key_auth_t *k, route_t rt, rec_kin
     int64_t limit = img ? k->quota_images : k->quota_words;
     int64_t used = img ? k->used.images : k->used.words;
     if (limit < 0 || used < limit)
+        return true;
+    /* a retry of a create already answered (Idempotency-Key, §11) gets that answer: the
+     * key's hook replays it (or answers 409/422) and creates nothing */
+    const char *idem = http_header(r, "Idempotency-Key");
+    bool held = false;
+    store_conn_t *c = idem ? api_conn(app, r) : NULL;
+    if (c && c->ops->idem_held(c, k->user_id, idem, now_us(), &held) == STORE_OK && held)
         return true;
     metrics_quota_refused(img ? MQ_IMAGES : MQ_WORDS);
     api_error(r, 403, img ? "Your monthly image quota is used up."
@@ -346,7 +354,7 @@ void api_handle(void *appv, http_req_t *r)
     /* everything under /api/v1 is authenticated and rate limited, known route or not;
      * then the key's scope and the user's quota are checked (§19) */
     key_auth_t key;
-    if (!api || (admit(app, r, &key) && scope_allows(r, &key, rt) && quota_allows(r, &key, rt, kind)))
+    if (!api || (admit(app, r, &key) && scope_allows(r, &key, rt) && quota_allows(app, r, &key, rt, kind)))
         dispatch(app, r, rt, kind, id, allowed);
     if (session)
         store_read_end(session);

@@ -139,6 +139,8 @@ int pg_key_get(store_conn_t *sc, int64_t key_id, arena_t *a, key_info_t *out);
 int pg_key_revoke(store_conn_t *sc, int64_t key_id);
 int pg_usage_add(store_conn_t *sc, int64_t user_id, const char *period,
                  const usage_counts_t *add);
+int pg_idem_held(store_conn_t *sc, int64_t user_id, const char *key, int64_t now_us,
+                 bool *held);
 int pg_usage_list(store_conn_t *sc, const char *period, int64_t user_id, int64_t limit,
                   int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
 

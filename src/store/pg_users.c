@@ -24,6 +24,7 @@ enum {
     U_KEY_REVOKE,
     U_USAGE_ADD,
     U_USAGE_LIST,
+    U_IDEM_HELD,
     U_COUNT
 };
 _Static_assert(U_COUNT <= 64, "pg_conn_t.users_prepared has one bit per statement");
@@ -100,6 +101,10 @@ static const pg_stmt_t stmts[U_COUNT] = {
                       " COALESCE(g.completion_tokens, 0), count(*) OVER () FROM users u"
                       " LEFT JOIN usage_months g ON g.user_id = u.id AND g.period = $1"
                       " WHERE $2::bigint = 0 OR u.id = $2 ORDER BY u.id LIMIT $3 OFFSET $4"},
+    [U_IDEM_HELD] = {"ink_u_idem_held", 3,
+                     "SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND idem_key = $2"
+                     " AND expires_us >= $3 AND (state = 1 OR status IS NOT NULL"
+                     " OR lease_until_us >= $3)"},
 };
 
 static int run(pg_conn_t *c, int id, const char *const *params, PGresult **out)
@@ -476,4 +481,21 @@ int pg_usage_list(store_conn_t *sc, const char *period, int64_t user_id, int64_t
     *out = v;
     *n = rows;
     return rc;
+}
+
+int pg_idem_held(store_conn_t *sc, int64_t user_id, const char *key, int64_t now_us,
+                 bool *held)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(user_id), now = pg_num_i64(now_us);
+    const char *p[] = {uid.s, key, now.s};
+    PGresult *r;
+    if ((rc = run(c, U_IDEM_HELD, p, &r)) != STORE_OK)
+        return rc;
+    *held = PQntuples(r) > 0;
+    PQclear(r);
+    return STORE_OK;
 }

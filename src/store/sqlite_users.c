@@ -24,6 +24,7 @@ enum {
     U_KEY_REVOKE,
     U_USAGE_ADD,
     U_USAGE_LIST,
+    U_IDEM_HELD,
     U_COUNT
 };
 _Static_assert(U_COUNT <= SQ_USER_STMTS, "sq_conn_t.users has a slot per statement");
@@ -72,6 +73,9 @@ static const char *const sql[U_COUNT] = {
                      "coalesce(g.completion_tokens, 0) FROM users u "
                      "LEFT JOIN usage_months g ON g.user_id = u.id AND g.period = ?1 "
                      "WHERE ?2 = 0 OR u.id = ?2 ORDER BY u.id LIMIT ?3 OFFSET ?4",
+    [U_IDEM_HELD] = "SELECT 1 FROM idempotency_keys WHERE user_id = ?1 AND idem_key = ?2 "
+                    "AND expires_us >= ?3 AND (state = 1 OR status IS NOT NULL "
+                    "OR lease_until_us >= ?3)",
 };
 
 static int stmt(sq_conn_t *c, int id, sqlite3_stmt **out)
@@ -506,4 +510,22 @@ int sq_usage_list(store_conn_t *conn, const char *period, int64_t user_id, int64
     *out = v;
     *n = len;
     return sq_tx_end(c, rc);
+}
+
+int sq_idem_held(store_conn_t *conn, int64_t user_id, const char *key, int64_t now_us,
+                 bool *held)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, U_IDEM_HELD, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, user_id);
+    sq_bind_text(st, 2, key);
+    sqlite3_bind_int64(st, 3, now_us);
+    rc = sq_step_row(c, st, "idem_held");
+    *held = rc == STORE_OK;
+    if (rc == STORE_OK)
+        sq_stmt_done(st);
+    return rc == STORE_NOTFOUND ? STORE_OK : rc;
 }

@@ -286,6 +286,12 @@ typedef struct store_ops {
      * the caller's transaction when one is open. */
     int (*usage_add)(store_conn_t *c, int64_t user_id, const char *period,
                      const usage_counts_t *add);
+    /* True in *held when the user's Idempotency-Key is taken and would not be given to a
+     * new request (idem_begin would replay it, or answer 409 or 422): not expired, and
+     * done, or holding a kept answer, or in progress with a live lease. A create over
+     * its quota with such a key goes on to get its replay (§11) instead of the 403. */
+    int (*idem_held)(store_conn_t *c, int64_t user_id, const char *key, int64_t now_us,
+                     bool *held);
     /* Every user (user_id 0) or one, by id ascending, with its usage of period (zeros
      * when none). */
     int (*usage_list)(store_conn_t *c, const char *period, int64_t user_id, int64_t limit,

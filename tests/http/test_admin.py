@@ -265,6 +265,22 @@ class TeamTest(ServerTest):
         self.assertGreaterEqual(value(after, "inkwell_generated_images_total", provider="builtin") -
                                 value(before, "inkwell_generated_images_total", provider="builtin"), 1)
 
+    def test_retry_of_the_create_that_used_the_quota_is_replayed(self):
+        u = self.new_user("ruth", quota_words="1")
+        key = self.new_key(u["id"])["key"]
+        form = {"name": "n", "prompt": "p"}
+        first = self.req("POST", API + "/documents", key=key, form=form, headers={"Idempotency-Key": "k1"})
+        self.assertEqual(first.status, 201, first)
+        again = self.req("POST", API + "/documents", key=key, form=form, headers={"Idempotency-Key": "k1"})
+        self.assertEqual((again.status, again.header("Idempotent-Replayed")), (201, "true"))
+        self.assertEqual(again.json, first.json)
+        r = self.req("POST", API + "/documents", key=key, form={"name": "other", "prompt": "p"},
+                     headers={"Idempotency-Key": "k1"})
+        self.assertEqual(r.status, 422, r)  # the key's own rule, nothing made
+        self.assertError(self.req("POST", API + "/documents", key=key, form=form,
+                                  headers={"Idempotency-Key": "k2"}), 403, "Your monthly word quota is used up.")
+        self.assertEqual(self.req("GET", API + "/documents", key=key).json["meta"]["total"], 1)
+
     def test_image_quota_and_async_counting(self):
         u = self.new_user("gina", quota_images="2")
         key = self.new_key(u["id"])["key"]
