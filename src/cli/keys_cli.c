@@ -209,6 +209,11 @@ int cli_key(int argc, char **argv)
         usage();
         return 2;
     }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage();
+            return 0;
+        }
     log_level = LOG_WARN;
     if (strcmp(argv[1], "create") == 0)
         return key_create(argc - 2, argv + 2);

@@ -181,9 +181,22 @@ out:
     return rc;
 }
 
+/* --help or -h anywhere: the usage, exit 0. */
+static bool wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage();
+            return true;
+        }
+    return false;
+}
+
 int cli_user(int argc, char **argv)
 {
     log_level = LOG_WARN;
+    if (wants_help(argc, argv))
+        return 0;
     static const struct {
         const char *cmd, *o1, *o2;
         bool name;
@@ -220,6 +233,8 @@ int cli_user(int argc, char **argv)
 int cli_usage(int argc, char **argv)
 {
     log_level = LOG_WARN;
+    if (wants_help(argc, argv))
+        return 0;
     args_t a;
     take_args(argc - 1, argv + 1, "--period", NULL, false, &a);
     char period[8];
