@@ -183,9 +183,6 @@ static int apply(jobs_t *j, store_conn_t *c, const job_t *job, const char *text,
             break;
         sleep_ms(500);
     }
-    if (rc == STORE_OK && !error) /* usage (§19): counted once the outcome is stored */
-        store_usage_add(c, job->rec.user_id, words, media_key ? 1 : 0, job->rec.prompt_tokens,
-                        job->rec.completion_tokens);
     return rc;
 }
 

@@ -132,7 +132,17 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
                        job->rec.prompt_tokens < 0 ? NULL : pt.s,
                        job->rec.completion_tokens < 0 ? NULL : ct.s,
                        job->rec.truncated ? "t" : "f"};
-    return job_finish(c, S_JOB_COMPLETE, p);
+    /* the outcome and its usage (§19) in one transaction */
+    if ((rc = pg_command(c, "BEGIN", "job complete begin")) != STORE_OK)
+        return rc;
+    rc = job_finish(c, S_JOB_COMPLETE, p);
+    if (rc == STORE_OK)
+        rc = store_usage_add_job(sc, job, words, media_key);
+    if (rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "job complete commit");
+    if (rc != STORE_OK)
+        pg_rollback(c);
+    return rc;
 }
 
 int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error)

@@ -153,6 +153,8 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
         sq_bind_text(st, 4, revised_prompt);
     }
     rc = sq_run(c, st, "job_complete");
+    if (rc == STORE_OK) /* usage (§19), in the same transaction */
+        rc = store_usage_add_job(conn, job, words, media_key);
 out:
     return sq_tx_end(c, rc);
 }

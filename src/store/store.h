@@ -513,9 +513,13 @@ void store_period(int64_t us, char out[8]);
 /* Counts a finished generation (words, pictures, the provider's tokens: < 0 = not
  * said) in its user's usage of the current period: THE place usage is counted. The
  * backends call it inside the transaction that stores a generated record
- * (docs_create_completed); jobs call it once job_complete has stored one. */
+ * (docs_create_completed, job_complete), through the two wrappers below. */
 int store_usage_add(store_conn_t *c, int64_t user_id, int64_t words, int64_t images,
                     int64_t prompt_tokens, int64_t completion_tokens);
+/* The same for a job's outcome (documents: words and tokens; images: one picture), in
+ * job_complete's transaction. */
+int store_usage_add_job(store_conn_t *c, const job_t *job, int64_t words,
+                        const char *media_key);
 /* The same for a batch of documents just inserted (docs_create_completed), inside its
  * transaction: one upsert per user of the batch. */
 int store_usage_add_docs(store_conn_t *c, record_t *const *recs, size_t n);

@@ -92,6 +92,14 @@ int store_usage_add(store_conn_t *c, int64_t user_id, int64_t words, int64_t ima
     return rc;
 }
 
+int store_usage_add_job(store_conn_t *c, const job_t *job, int64_t words,
+                        const char *media_key)
+{
+    bool img = job->rec.kind == KIND_IMG;
+    return store_usage_add(c, job->rec.user_id, img ? 0 : words, img && media_key ? 1 : 0,
+                           job->rec.prompt_tokens, job->rec.completion_tokens);
+}
+
 int store_usage_add_docs(store_conn_t *c, record_t *const *recs, size_t n)
 {
     char period[8];
