@@ -29,7 +29,10 @@
 static void usage(void)
 {
     fputs("usage: inkwell serve [options]      run the server (inkwell serve --help)\n"
-          "       inkwell key create --user NAME | key list | key revoke ID\n"
+          "       inkwell key create --user NAME [--scope S] [--expires TIME] | key list |\n"
+          "       inkwell key revoke ID\n"
+          "       inkwell user create|list|show|set-quota|delete ... (inkwell user)\n"
+          "       inkwell usage [--period YYYY-MM]\n"
           "       inkwell backup --to FILE      consistent copy of the SQLite data\n",
           stderr);
 }
@@ -209,6 +212,10 @@ int main(int argc, char **argv)
         return serve(argc - 2, argv + 2);
     if (strcmp(argv[1], "key") == 0)
         return cli_key(argc - 1, argv + 1);
+    if (strcmp(argv[1], "user") == 0)
+        return cli_user(argc - 1, argv + 1);
+    if (strcmp(argv[1], "usage") == 0)
+        return cli_usage(argc - 1, argv + 1);
     if (strcmp(argv[1], "backup") == 0)
         return cli_backup(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

@@ -53,7 +53,20 @@ typedef enum {
     ROUTE_REVISIONS,  /* GET /{kind}/{id}/revisions */
     ROUTE_REVISION,   /* GET /{kind}/{id}/revisions/{n} */
     ROUTE_RESTORE,    /* POST /{kind}/{id}/revisions/{n}/restore */
+    ROUTE_USAGE, /* GET /usage (§19) */
+    /* /admin/… (§19), for admin keys only; the handler (admin.c) tells methods apart */
+    ROUTE_ADMIN_USERS,     /* /admin/users */
+    ROUTE_ADMIN_USER,      /* /admin/users/{id} */
+    ROUTE_ADMIN_USER_KEYS, /* /admin/users/{id}/keys */
+    ROUTE_ADMIN_KEY,       /* /admin/keys/{id} */
+    ROUTE_ADMIN_USAGE,     /* /admin/usage */
 } route_t;
+
+/* True for the /admin routes. */
+static inline bool api_route_admin(route_t rt)
+{
+    return rt >= ROUTE_ADMIN_USERS && rt <= ROUTE_ADMIN_USAGE;
+}
 
 /* The route of a request: pure, no I/O. kind and id are set for record routes;
  * allowed gets the method bits the path takes (for 405's Allow). */
@@ -186,6 +199,15 @@ void api_templates(app_t *app, http_req_t *r);
 void api_healthz(app_t *app, http_req_t *r);
 void api_readyz(app_t *app, http_req_t *r);
 void api_media(app_t *app, http_req_t *r, const char *file);
+
+/* ---- admin.c, usage.c (§19) ---- */
+/* The /admin routes (rt, with the path's {id}); the method is one the route takes. */
+void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id);
+/* GET /usage: the key's user's usage of the current month. */
+void api_usage(app_t *app, http_req_t *r);
+/* A usage object of §19 ({"period","words":{"used","limit"},"images":…,"tokens":…}),
+ * with "user_id" and "name" first when with_user. */
+void api_usage_json(jw_t *w, const usage_row_t *u, const char *period, bool with_user);
 
 /* ---- ops.c ---- */
 /* GET /metrics (404 when metrics are off) and GET /api/v1/openapi.json. */

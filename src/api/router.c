@@ -3,7 +3,8 @@
  * Order for /api/v1: authentication (401; bad keys are rate limited per client
  * address), the key's rate limit (429), then the route: an unknown path is 404,
  * a known path with another method 405 with Allow, an {id} that is not a positive
- * decimal integer 404. Other paths: /healthz, /readyz, /media/<key>.png, /metrics,
+ * decimal integer 404; then the key's scope (403) and, for a create, the user's
+ * monthly quota (403, §19). Other paths: /healthz, /readyz, /media/<key>.png, /metrics,
  * /api/v1/openapi.json and the web app (/ and its compiled-in files, api/web.c), all
  * without auth. Each request is labelled with its route template for the metrics
  * (never its raw path). */
@@ -69,14 +70,14 @@ static void client_bucket(http_req_t *r, char *out, size_t outlen)
     snprintf(out, outlen, "ip:%s", addr);
 }
 
-/* Authenticates and rate limits; false when it has answered. */
-static bool admit(app_t *app, http_req_t *r)
+/* Authenticates and rate limits; false when it has answered. *k: the key, its user's
+ * quotas and usage this month. */
+static bool admit(app_t *app, http_req_t *r, key_auth_t *k)
 {
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return false;
-    int64_t uid, kid;
-    int rc = keys_authenticate(c, http_header(r, "Authorization"), &uid, &kid);
+    int rc = keys_authenticate(c, http_header(r, "Authorization"), k);
     if (rc == STORE_NOTFOUND) {
         char bucket[80];
         client_bucket(r, bucket, sizeof(bucket));
@@ -93,9 +94,9 @@ static bool admit(app_t *app, http_req_t *r)
         api_store_error(r, rc);
         return false;
     }
-    r->user_id = uid;
+    r->user_id = k->user_id;
     char bucket[40];
-    snprintf(bucket, sizeof(bucket), "key:%lld", (long long)kid);
+    snprintf(bucket, sizeof(bucket), "key:%lld", (long long)k->key_id);
     if (!ratelimit_check(app->rl, c, r, bucket)) {
         metrics_ratelimit_refused();
         api_error(r, 429, "Too Many Attempts.");
@@ -136,6 +137,50 @@ static route_t sub_route(const char *sub, rec_kind_t kind, int m, int *allowed)
     return ROUTE_NOT_FOUND;
 }
 
+/* The /usage and /admin/… routes (§19) of a path below /api/v1/ (rest), whatever the
+ * method: sets *allowed and *id; ROUTE_NOT_FOUND when rest is none of them. */
+static route_t admin_path(const char *rest, int64_t *id, int *allowed)
+{
+    if (strcmp(rest, "usage") == 0) {
+        *allowed = M_GET;
+        return ROUTE_USAGE;
+    }
+    if (strncmp(rest, "admin/", 6) != 0)
+        return ROUTE_NOT_FOUND;
+    rest += 6;
+    if (strcmp(rest, "users") == 0) {
+        *allowed = M_GET | M_POST;
+        return ROUTE_ADMIN_USERS;
+    }
+    if (strcmp(rest, "usage") == 0) {
+        *allowed = M_GET;
+        return ROUTE_ADMIN_USAGE;
+    }
+    bool users = strncmp(rest, "users/", 6) == 0, keys = strncmp(rest, "keys/", 5) == 0;
+    if (!users && !keys)
+        return ROUTE_NOT_FOUND;
+    const char *idp = rest + (users ? 6 : 5), *sub = strchr(idp, '/');
+    size_t idlen = sub ? (size_t)(sub - idp) : strlen(idp);
+    if (!parse_id(idp, idlen, id)) {
+        *id = 0;
+        return ROUTE_NOT_FOUND;
+    }
+    if (keys && !sub) {
+        *allowed = M_DELETE;
+        return ROUTE_ADMIN_KEY;
+    }
+    if (users && !sub) {
+        *allowed = M_GET | M_PATCH | M_DELETE;
+        return ROUTE_ADMIN_USER;
+    }
+    if (users && strcmp(sub, "/keys") == 0) {
+        *allowed = M_GET | M_POST;
+        return ROUTE_ADMIN_USER_KEYS;
+    }
+    *id = 0;
+    return ROUTE_NOT_FOUND;
+}
+
 route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, int64_t *id,
                   int *allowed)
 {
@@ -161,6 +206,9 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
             *allowed = M_GET;
             return m == M_GET ? ROUTE_TEMPLATES : ROUTE_NOT_ALLOWED;
         }
+        route_t ar = admin_path(rest, id, allowed);
+        if (ar != ROUTE_NOT_FOUND)
+            return (m & *allowed) ? ar : ROUTE_NOT_ALLOWED;
         if (strncmp(rest, "documents", 9) == 0) {
             tail = rest + 9;
         } else if (strncmp(rest, "images", 6) == 0) {
@@ -242,8 +290,20 @@ static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kin
     case ROUTE_MEDIA: return MR_MEDIA;
     case ROUTE_METRICS: return MR_METRICS;
     case ROUTE_OPENAPI: return MR_OPENAPI;
+    case ROUTE_USAGE:
+    case ROUTE_ADMIN_USERS:
+    case ROUTE_ADMIN_USER:
+    case ROUTE_ADMIN_USER_KEYS:
+    case ROUTE_ADMIN_KEY:
+    case ROUTE_ADMIN_USAGE: return MR_USAGE + (int)(rt - ROUTE_USAGE);
     case ROUTE_NOT_ALLOWED: break;
     }
+    int64_t id;
+    int any;
+    route_t ar = strncmp(path, "/api/v1/", 8) == 0 ? admin_path(path + 8, &id, &any)
+                                                   : ROUTE_NOT_FOUND;
+    if (ar != ROUTE_NOT_FOUND)
+        return MR_USAGE + (int)(ar - ROUTE_USAGE);
     if (allowed & M_POST)
         return img ? MR_IMAGES : MR_DOCUMENTS;
     if (allowed & M_DELETE)
@@ -267,6 +327,52 @@ static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kin
 static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int64_t id,
                      int allowed);
 
+/* The key's scope (§19): admin keys take the /admin routes only, and only they do; read
+ * keys only GET (and HEAD). Unknown paths and refused methods are answered 404/405 by
+ * dispatch first. False when it has answered 403. */
+static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
+{
+    if (rt == ROUTE_NOT_FOUND || rt == ROUTE_NOT_ALLOWED)
+        return true;
+    if (api_route_admin(rt) != (k->scope == SCOPE_ADMIN)) {
+        api_error(r, 403, "This action is unauthorized.");
+        return false;
+    }
+    if (k->scope == SCOPE_READ && method_bit(r->method) != M_GET) {
+        api_error(r, 403, "This key may only read.");
+        return false;
+    }
+    return true;
+}
+
+/* The monthly quota of a route that generates (§19), from the usage read with the key:
+ * used up (used >= limit) answers 403 before anything is stored. A generation that
+ * started under the limit is never cut off, so a month may end a little over it.
+ * Creates and regenerations (§16) generate; action routes, when they come, belong here
+ * too. */
+static bool quota_allows(app_t *app, http_req_t *r, const key_auth_t *k, route_t rt,
+                         rec_kind_t kind)
+{
+    if (rt != ROUTE_STORE && rt != ROUTE_REGENERATE)
+        return true;
+    bool img = kind == KIND_IMG;
+    int64_t limit = img ? k->quota_images : k->quota_words;
+    int64_t used = img ? k->used.images : k->used.words;
+    if (limit < 0 || used < limit)
+        return true;
+    /* a retry of a create already answered (Idempotency-Key, §11) gets that answer: the
+     * key's hook replays it (or answers 409/422) and creates nothing */
+    const char *idem = http_header(r, "Idempotency-Key");
+    bool held = false;
+    store_conn_t *c = idem ? api_conn(app, r) : NULL;
+    if (c && c->ops->idem_held(c, k->user_id, idem, now_us(), &held) == STORE_OK && held)
+        return true;
+    metrics_quota_refused(img ? MQ_IMAGES : MQ_WORDS);
+    api_error(r, 403, img ? "Your monthly image quota is used up."
+                          : "Your monthly word quota is used up.");
+    return false;
+}
+
 void api_handle(void *appv, http_req_t *r)
 {
     app_t *app = appv;
@@ -283,8 +389,10 @@ void api_handle(void *appv, http_req_t *r)
         return;
     if (session)
         store_read_begin(session); /* nothing on a backend without read sessions */
-    /* everything under /api/v1 is authenticated and rate limited, known route or not */
-    if (!api || admit(app, r))
+    /* everything under /api/v1 is authenticated and rate limited, known route or not;
+     * then the key's scope and the user's quota are checked (§19) */
+    key_auth_t key;
+    if (!api || (admit(app, r, &key) && scope_allows(r, &key, rt) && quota_allows(app, r, &key, rt, kind)))
         dispatch(app, r, rt, kind, id, allowed);
     if (session)
         store_read_end(session);
@@ -313,5 +421,11 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_METRICS: api_metrics(app, r); break;
     case ROUTE_OPENAPI: api_openapi(app, r); break;
     case ROUTE_WEB: api_web(app, r); break;
+    case ROUTE_USAGE: api_usage(app, r); break;
+    case ROUTE_ADMIN_USERS:
+    case ROUTE_ADMIN_USER:
+    case ROUTE_ADMIN_USER_KEYS:
+    case ROUTE_ADMIN_KEY:
+    case ROUTE_ADMIN_USAGE: api_admin(app, r, rt, id); break;
     }
 }

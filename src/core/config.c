@@ -61,6 +61,8 @@ static const setting_t settings[] = {
     D("job-lease", job_lease, "30", 0.2, 86400, "seconds a worker holds a job before another may take it over (renewed while it works)"),
     S("log-level", log_level, "info", "error, warn, info (one access line per request) or debug"),
     S("metrics", metrics, "on", "Prometheus metrics at GET /metrics: on, or off (no counting; /metrics is 404)"),
+    L("quota-words", quota_words, "-1", -1, 1e15, "monthly words of generated text a new user may have (API.md §19); -1 = no limit"),
+    L("quota-images", quota_images, "-1", -1, 1e15, "monthly pictures a new user may have generated; -1 = no limit"),
     L("builtin-delay-ms", builtin_delay_ms, "0", 0, 3600000, "tests and demos: each builtin generation takes this long"),
     L("builtin-busy-ms", builtin_busy_ms, "0", 0, 3600000, "tests: each builtin generation first keeps a CPU busy this long without reporting progress"),
     S("builtin-fail-pattern", builtin_fail_pattern, "", "tests and demos: builtin generations whose input contains this text fail"),

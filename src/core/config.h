@@ -40,6 +40,8 @@ typedef struct {
     double job_lease;    /* seconds a claimed job is held before another worker may take it */
     char *log_level;
     char *metrics;       /* on | off: GET /metrics and the counting behind it */
+    long quota_words;    /* monthly words a new user may generate (§19); -1 = no limit */
+    long quota_images;   /* monthly pictures a new user may generate; -1 = no limit */
     long builtin_delay_ms;       /* tests and demos: each builtin generation sleeps this long */
     long builtin_busy_ms;        /* tests: each builtin generation first spins this long */
     char *builtin_fail_pattern;  /* tests and demos: prompts/descriptions containing it fail */

@@ -30,6 +30,12 @@ static const char *const route_names[MR_COUNT] = {
     [MR_METRICS] = "/metrics",
     [MR_MEDIA] = "/media/{file}",
     [MR_WEBAPP] = "/",
+    [MR_USAGE] = "/api/v1/usage",
+    [MR_ADMIN_USERS] = "/api/v1/admin/users",
+    [MR_ADMIN_USER] = "/api/v1/admin/users/{id}",
+    [MR_ADMIN_USER_KEYS] = "/api/v1/admin/users/{id}/keys",
+    [MR_ADMIN_KEY] = "/api/v1/admin/keys/{id}",
+    [MR_ADMIN_USAGE] = "/api/v1/admin/usage",
 };
 
 enum { MM_GET, MM_HEAD, MM_POST, MM_PUT, MM_PATCH, MM_DELETE, MM_OTHER, MM_COUNT };
@@ -66,6 +72,9 @@ typedef struct {
     counter_t tokens_prompt, tokens_completion;
     counter_t store_unavailable, store_other;
     counter_t ratelimit_refused;
+    counter_t usage_words[MP_COUNT], usage_images[MP_COUNT];
+    counter_t usage_tokens[MP_COUNT][2]; /* prompt, completion */
+    counter_t quota_refused[MQ_COUNT];
 } metrics_t;
 
 static metrics_t M;
@@ -238,6 +247,28 @@ void metrics_ratelimit_refused(void)
         inc(&M.ratelimit_refused, 1);
 }
 
+void metrics_usage(const char *provider, int64_t words, int64_t images, int64_t prompt_tokens,
+                   int64_t completion_tokens)
+{
+    if (!enabled)
+        return;
+    int p = provider_index(provider);
+    if (words > 0)
+        inc(&M.usage_words[p], (uint64_t)words);
+    if (images > 0)
+        inc(&M.usage_images[p], (uint64_t)images);
+    if (prompt_tokens > 0)
+        inc(&M.usage_tokens[p][0], (uint64_t)prompt_tokens);
+    if (completion_tokens > 0)
+        inc(&M.usage_tokens[p][1], (uint64_t)completion_tokens);
+}
+
+void metrics_quota_refused(metrics_quota_t kind)
+{
+    if (enabled && (unsigned)kind < MQ_COUNT)
+        inc(&M.quota_refused[kind], 1);
+}
+
 /* ---- exposition ------------------------------------------------------------------- */
 
 static void head(buf_t *o, const char *name, const char *type, const char *help)
@@ -352,6 +383,31 @@ void metrics_render(buf_t *o, const metrics_gauges_t *g)
          "Tokens the provider reported using, by type (prompt or completion).");
     counter_line(o, "inkwell_tokens_total", "type=\"prompt\"", &M.tokens_prompt);
     counter_line(o, "inkwell_tokens_total", "type=\"completion\"", &M.tokens_completion);
+
+    head(o, "inkwell_generated_words_total", "counter",
+         "Words of text generated (generations, regenerations, actions), by provider.");
+    for (int p = 0; p < MP_COUNT; p++) {
+        snprintf(labels, sizeof(labels), "provider=\"%s\"", provider_names[p]);
+        counter_line(o, "inkwell_generated_words_total", labels, &M.usage_words[p]);
+    }
+    head(o, "inkwell_generated_images_total", "counter", "Pictures generated, by provider.");
+    for (int p = 0; p < MP_COUNT; p++) {
+        snprintf(labels, sizeof(labels), "provider=\"%s\"", provider_names[p]);
+        counter_line(o, "inkwell_generated_images_total", labels, &M.usage_images[p]);
+    }
+    head(o, "inkwell_generated_tokens_total", "counter",
+         "Tokens the provider reported for finished generations, by provider and type.");
+    for (int p = 0; p < MP_COUNT; p++)
+        for (int t = 0; t < 2; t++) {
+            snprintf(labels, sizeof(labels), "provider=\"%s\",type=\"%s\"", provider_names[p],
+                     t ? "completion" : "prompt");
+            counter_line(o, "inkwell_generated_tokens_total", labels, &M.usage_tokens[p][t]);
+        }
+    head(o, "inkwell_quota_refusals_total", "counter",
+         "Creates refused because the user's monthly quota was used up, by kind.");
+    counter_line(o, "inkwell_quota_refusals_total", "kind=\"words\"", &M.quota_refused[MQ_WORDS]);
+    counter_line(o, "inkwell_quota_refusals_total", "kind=\"images\"",
+                 &M.quota_refused[MQ_IMAGES]);
 
     if (g && g->jobs_queued >= 0) {
         head(o, "inkwell_jobs_queued", "gauge",

@@ -32,6 +32,13 @@ typedef enum {
     MR_METRICS,
     MR_MEDIA,
     MR_WEBAPP, /* / and the web app's static files */
+    /* §19, in the order of route_t's ROUTE_USAGE … ROUTE_ADMIN_USAGE */
+    MR_USAGE,
+    MR_ADMIN_USERS,
+    MR_ADMIN_USER,
+    MR_ADMIN_USER_KEYS,
+    MR_ADMIN_KEY,
+    MR_ADMIN_USAGE,
     MR_COUNT
 } metrics_route_t;
 
@@ -74,6 +81,14 @@ void metrics_provider_outcome(bool ok);
 int metrics_provider_last(double *at);
 /* Tokens the provider reported (negative = unknown, not counted). */
 void metrics_tokens(int64_t prompt, int64_t completion);
+
+/* What a finished generation used (§19): words of text, pictures, the provider's
+ * tokens (< 0 = not said), by provider (never by user). */
+void metrics_usage(const char *provider, int64_t words, int64_t images, int64_t prompt_tokens,
+                   int64_t completion_tokens);
+/* A create refused because its user's monthly quota is used up. */
+typedef enum { MQ_WORDS, MQ_IMAGES, MQ_COUNT } metrics_quota_t;
+void metrics_quota_refused(metrics_quota_t kind);
 
 /* A store operation failed: unavailable (true) or another error. */
 void metrics_store_error(bool unavailable);

@@ -17,6 +17,10 @@ static void on_event(void *arg, const rev_t *ev)
         metrics_provider_outcome(ok); /* first: whoever sees the count sees this too */
     metrics_generation(ev->kind == KIND_IMG ? MK_IMAGE : MK_DOCUMENT, ev->provider,
                        ok ? MO_COMPLETED : MO_FAILED, ev->duration_s);
+    if (ok && ev->rec) /* what it used (§19) */
+        metrics_usage(ev->provider, ev->kind == KIND_DOC ? ev->rec->words : 0,
+                      ev->kind == KIND_IMG ? 1 : 0, ev->rec->prompt_tokens,
+                      ev->rec->completion_tokens);
 }
 
 void obs_observe_records(records_t *s)

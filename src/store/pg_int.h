@@ -17,12 +17,6 @@ enum {
     S_PING,
     S_MIG_VERSION,
     S_MIG_RECORD,
-    S_USER_FIND,
-    S_USER_INSERT,
-    S_KEY_INSERT,
-    S_KEY_AUTH,
-    S_KEY_LIST,
-    S_KEY_REVOKE,
     S_DOC_INSERT,
     S_IMG_INSERT,
     S_DOC_INSERT_DONE,
@@ -91,6 +85,7 @@ typedef struct {
     bool broken;          /* a connection-level error was seen: reconnect before use */
     double last_try;      /* mono_s() of the last reconnect attempt */
     uint64_t prepared;    /* bit i: pg_stmts[i] is prepared on this connection */
+    uint64_t users_prepared; /* the same for pg_users.c's statements */
     bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
     struct pg_trgm_stats *trgm;   /* trigram frequencies (pg_trgm.c); NULL until used */
 } pg_conn_t;
@@ -139,13 +134,32 @@ void pg_trgm_free(pg_trgm_stats_t *st);
 int pg_migrate(store_conn_t *sc);
 int pg_ping(store_conn_t *sc);
 
-/* ---- users, keys and records (pg_records.c) */
+/* ---- users, keys and usage (pg_users.c) */
 int pg_user_ensure(store_conn_t *sc, const char *name, int64_t *user_id);
-int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex,
-                  const char *prefix, int64_t *key_id);
-int pg_key_auth(store_conn_t *sc, const char *hash_hex, int64_t *user_id, int64_t *key_id);
-int pg_key_list(store_conn_t *sc, arena_t *a, key_info_t **out, size_t *n);
+int pg_user_create(store_conn_t *sc, const char *name, int64_t quota_words,
+                   int64_t quota_images, arena_t *a, user_info_t *out);
+int pg_user_get(store_conn_t *sc, int64_t id, const char *name, arena_t *a, user_info_t *out);
+int pg_user_list(store_conn_t *sc, int64_t limit, int64_t offset, arena_t *a,
+                 user_info_t **out, size_t *n, int64_t *total);
+int pg_user_update(store_conn_t *sc, int64_t id, const user_patch_t *p, arena_t *a,
+                   user_info_t *out);
+int pg_user_delete(store_conn_t *sc, int64_t id, arena_t *a, const char ***media_keys,
+                   size_t *n);
+int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex, const char *prefix,
+                  key_scope_t scope, int64_t expires_us, int64_t *key_id);
+int pg_key_auth(store_conn_t *sc, const char *hash_hex, const char *period, key_auth_t *out);
+int pg_key_list(store_conn_t *sc, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
+                key_info_t **out, size_t *n, int64_t *total);
+int pg_key_get(store_conn_t *sc, int64_t key_id, arena_t *a, key_info_t *out);
 int pg_key_revoke(store_conn_t *sc, int64_t key_id);
+int pg_usage_add(store_conn_t *sc, int64_t user_id, const char *period,
+                 const usage_counts_t *add);
+int pg_idem_held(store_conn_t *sc, int64_t user_id, const char *key, int64_t now_us,
+                 bool *held);
+int pg_usage_list(store_conn_t *sc, const char *period, int64_t user_id, int64_t limit,
+                  int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
+
+/* ---- records (pg_records.c) */
 int pg_record_create(store_conn_t *sc, record_t *rec, idem_keep_t *keep, int64_t *job_id);
 int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs,
                             idem_keep_t *const *keeps, size_t n);

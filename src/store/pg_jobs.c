@@ -158,12 +158,21 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
                          source, rf};
     const char *img[] = {id.s, job->token, media_key, revised_prompt, now.s, regen,
                          in->description, in->resolution, in->style, source};
-    /* the record as stored, or no row: the job (with this token) is gone */
+    /* the record as stored, or no row: the job (with this token) is gone; with its
+     * usage (§19), in one transaction */
     record_t r;
     arena_t scratch;
     arena_init(&scratch);
-    rc = pg_one_record(c, is_img ? S_JOB_COMPLETE_IMG : S_JOB_COMPLETE, is_img ? img : doc,
-                       in->kind, a && out ? a : &scratch, &r);
+    if ((rc = pg_command(c, "BEGIN", "job complete begin")) == STORE_OK) {
+        rc = pg_one_record(c, is_img ? S_JOB_COMPLETE_IMG : S_JOB_COMPLETE,
+                           is_img ? img : doc, in->kind, a && out ? a : &scratch, &r);
+        if (rc == STORE_OK)
+            rc = store_usage_add_job(sc, job, words, media_key);
+        if (rc == STORE_OK)
+            rc = pg_command(c, "COMMIT", "job complete commit");
+        else
+            pg_rollback(c);
+    }
     arena_free(&scratch);
     free(rf);
     if (rc == STORE_OK && out)

@@ -1,11 +1,9 @@
-/* pg_records.c — the PostgreSQL store's users, API keys and records (create, get,
+/* pg_records.c — the PostgreSQL store's records (create, get,
  * update, delete; lists are in pg_lists.c). */
 #include "store/pg_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- users and keys -------------------------------------------------------------- */
 
 /* Runs a statement whose first column is an id; NOTFOUND when it gives no row. */
 static int pg_find_id(pg_conn_t *c, int id, const char *const *p, int64_t *out)
@@ -18,102 +16,6 @@ static int pg_find_id(pg_conn_t *c, int id, const char *const *p, int64_t *out)
         rc = STORE_NOTFOUND;
     else
         *out = pg_col_i64(r, 0, 0);
-    PQclear(r);
-    return rc;
-}
-
-int pg_user_ensure(store_conn_t *sc, const char *name, int64_t *user_id)
-{
-    pg_conn_t *c = pg_cast(sc);
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    const char *find[] = {name};
-    rc = pg_find_id(c, S_USER_FIND, find, user_id);
-    if (rc != STORE_NOTFOUND)
-        return rc;
-    pg_num_t now = pg_num_i64(now_us());
-    const char *ins[] = {name, now.s};
-    rc = pg_find_id(c, S_USER_INSERT, ins, user_id);
-    if (rc != STORE_NOTFOUND)
-        return rc;
-    /* another process inserted the same name in between */
-    rc = pg_find_id(c, S_USER_FIND, find, user_id);
-    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
-}
-
-int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex,
-                  const char *prefix, int64_t *key_id)
-{
-    pg_conn_t *c = pg_cast(sc);
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    pg_num_t uid = pg_num_i64(user_id), now = pg_num_i64(now_us());
-    const char *p[] = {uid.s, hash_hex, prefix, now.s};
-    return pg_find_id(c, S_KEY_INSERT, p, key_id);
-}
-
-int pg_key_auth(store_conn_t *sc, const char *hash_hex, int64_t *user_id, int64_t *key_id)
-{
-    pg_conn_t *c = pg_cast(sc);
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    const char *p[] = {hash_hex};
-    PGresult *r;
-    if ((rc = pg_run(c, S_KEY_AUTH, p, &r)) != STORE_OK)
-        return rc;
-    /* the index found it; the digest is confirmed in constant time all the same */
-    if (PQntuples(r) == 0 || PQgetlength(r, 0, 2) != 64 ||
-        !ct_equal(PQgetvalue(r, 0, 2), hash_hex, 64)) {
-        rc = STORE_NOTFOUND;
-    } else {
-        *user_id = pg_col_i64(r, 0, 0);
-        *key_id = pg_col_i64(r, 0, 1);
-    }
-    PQclear(r);
-    return rc;
-}
-
-int pg_key_list(store_conn_t *sc, arena_t *a, key_info_t **out, size_t *n)
-{
-    pg_conn_t *c = pg_cast(sc);
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    PGresult *r;
-    if ((rc = pg_run(c, S_KEY_LIST, NULL, &r)) != STORE_OK)
-        return rc;
-    size_t rows = (size_t)PQntuples(r);
-    key_info_t *keys = arena_alloc(a, (rows ? rows : 1) * sizeof(*keys));
-    for (size_t i = 0; i < rows; i++) {
-        int row = (int)i;
-        keys[i].id = pg_col_i64(r, row, 0);
-        keys[i].user_id = pg_col_i64(r, row, 1);
-        keys[i].user_name = pg_col_str(r, row, 2, a);
-        keys[i].prefix = pg_col_str(r, row, 3, a);
-        keys[i].created_us = pg_col_i64(r, row, 4);
-        keys[i].revoked_us = pg_col_i64(r, row, 5);
-    }
-    PQclear(r);
-    *out = keys;
-    *n = rows;
-    return STORE_OK;
-}
-
-int pg_key_revoke(store_conn_t *sc, int64_t key_id)
-{
-    pg_conn_t *c = pg_cast(sc);
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    pg_num_t id = pg_num_i64(key_id), now = pg_num_i64(now_us());
-    const char *p[] = {id.s, now.s};
-    PGresult *r;
-    if ((rc = pg_run(c, S_KEY_REVOKE, p, &r)) != STORE_OK)
-        return rc;
-    rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
     PQclear(r);
     return rc;
 }
@@ -205,6 +107,8 @@ int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs,
         if (rc == STORE_OK && keeps)
             rc = store_keep_answer(sc, keeps[i], recs[i], recs[i]->id, REC_COMPLETED, now);
     }
+    if (rc == STORE_OK) /* the words generated, counted in the same transaction */
+        rc = store_usage_add_docs(sc, recs, n);
     if (rc == STORE_OK)
         rc = pg_commit_record(c, "docs create commit", KIND_DOC, recs[0]->id);
     if (rc != STORE_OK) {

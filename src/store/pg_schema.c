@@ -229,6 +229,21 @@ static const char *const migrations[] = {
     "DROP STATISTICS IF EXISTS documents_name_trgm_freq, documents_result_trgm_freq,"
     "  images_name_trgm_freq;"
     "DROP INDEX documents_user_name; DROP INDEX images_user_name;",
+    /* 10 (admin): key scopes and expiry, users' monthly
+     * quotas (NULL = none) and usage per user and calendar month (API.md §19).
+     * Existing keys become write keys that never expire. */
+    "ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'write'"
+    "  CHECK (scope IN ('write', 'read', 'admin')),"
+    "  ADD COLUMN expires_us BIGINT;" /* NULL = never */
+    "ALTER TABLE users ADD COLUMN quota_words BIGINT, ADD COLUMN quota_images BIGINT;"
+    "CREATE TABLE usage_months ("
+    "  user_id BIGINT NOT NULL,"
+    "  period TEXT NOT NULL," /* YYYY-MM, UTC */
+    "  words BIGINT NOT NULL,"
+    "  images BIGINT NOT NULL,"
+    "  prompt_tokens BIGINT NOT NULL,"
+    "  completion_tokens BIGINT NOT NULL,"
+    "  PRIMARY KEY (user_id, period));",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

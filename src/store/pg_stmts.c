@@ -40,21 +40,6 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                        "SELECT version FROM schema_migrations ORDER BY version"},
     [S_MIG_RECORD] = {"ink_mig_record", 2,
                       "INSERT INTO schema_migrations (version, applied_us) VALUES ($1, $2)"},
-    [S_USER_FIND] = {"ink_user_find", 1, "SELECT id FROM users WHERE name = $1"},
-    [S_USER_INSERT] = {"ink_user_insert", 2,
-                       "INSERT INTO users (name, created_us) VALUES ($1, $2)"
-                       " ON CONFLICT (name) DO NOTHING RETURNING id"},
-    [S_KEY_INSERT] = {"ink_key_insert", 4,
-                      "INSERT INTO api_keys (user_id, hash, prefix, created_us)"
-                      " VALUES ($1, $2, $3, $4) RETURNING id"},
-    [S_KEY_AUTH] = {"ink_key_auth", 1,
-                    "SELECT user_id, id, hash FROM api_keys WHERE hash = $1 AND revoked_us IS NULL"},
-    [S_KEY_LIST] = {"ink_key_list", 0,
-                    "SELECT k.id, k.user_id, u.name, k.prefix, k.created_us,"
-                    " COALESCE(k.revoked_us, 0)"
-                    " FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id"},
-    [S_KEY_REVOKE] = {"ink_key_revoke", 2,
-                      "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1"},
     /* name_fold, result_fold: the folded columns of API.md §15 (pg_fold()) */
     [S_DOC_INSERT] = {"ink_doc_insert", 11,
                       "INSERT INTO documents (user_id, name, favorite, state, created_us,"

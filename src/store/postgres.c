@@ -15,7 +15,7 @@
  *    without user data.
  *  - pg_migrate() (pg_schema.c) applies the numbered migrations inside one transaction
  *    holding an advisory lock, so processes starting at once are safe.
- *  - users, keys and records: pg_records.c; jobs and the events of other processes:
+ *  - records: pg_records.c; users, keys and usage: pg_users.c; jobs and the events of other processes:
  *    pg_jobs.c; rate limiting and idempotency keys: pg_limits.c; LISTEN: pg_listen.c.
  * Several server processes share the job queue: job_claim uses FOR UPDATE SKIP LOCKED. */
 #include "store/pg_int.h"
@@ -183,6 +183,7 @@ int pg_ready(pg_conn_t *c)
     }
     c->broken = false;
     c->prepared = 0;
+    c->users_prepared = 0;
     memset(c->list_prepared, 0, sizeof(c->list_prepared));
     log_info("postgres: reconnected");
     return STORE_OK;

@@ -1,7 +1,8 @@
 /* sqlite.c — the SQLite backend of store.h (store_sqlite_ops): the ops table, errors,
- * statement helpers, transactions, the connection, users and keys. The rest of the
+ * statement helpers, transactions, the connection. The rest of the
  * backend: sqlite_schema.c (migrations, the fixed statements' SQL), sqlite_records.c,
- * sqlite_lists.c, sqlite_jobs.c, sqlite_limits.c (rate limits, idempotency keys);
+ * sqlite_lists.c, sqlite_jobs.c, sqlite_limits.c (rate limits, idempotency keys),
+ * sqlite_users.c (users, keys, usage);
  * what they share: sqlite_int.h.
  *
  * One connection per thread (store.c caches it). Each connection runs in WAL mode with
@@ -209,6 +210,8 @@ static void sq_disconnect(store_conn_t *conn)
         sqlite3_finalize(c->stmt[i]);
     for (int i = 0; i < LQ_SLOTS; i++)
         sqlite3_finalize(c->list[i]);
+    for (int i = 0; i < SQ_USER_STMTS; i++)
+        sqlite3_finalize(c->users[i]);
     sqlite3_close(c->db);
     free(c);
 }
@@ -371,66 +374,6 @@ static int sq_ping(store_conn_t *conn)
 }
 
 
-/* ---- users and keys -------------------------------------------------------------------- */
-
-static int user_find(sq_conn_t *c, const char *name, int64_t *user_id)
-{
-    sqlite3_stmt *st;
-    int rc = sq_stmt(c, ST_USER_FIND, &st);
-    if (rc != STORE_OK)
-        return rc;
-    sq_bind_text(st, 1, name);
-    rc = sq_step_row(c, st, "user_find");
-    if (rc == STORE_OK) {
-        *user_id = sqlite3_column_int64(st, 0);
-        sq_stmt_done(st);
-    }
-    return rc;
-}
-
-static int sq_user_ensure(store_conn_t *conn, const char *name, int64_t *user_id)
-{
-    sq_conn_t *c = sq(conn);
-    int rc = user_find(c, name, user_id);
-    if (rc != STORE_NOTFOUND)
-        return rc;
-    if ((rc = sq_tx_begin(c)) != STORE_OK)
-        return rc;
-    sqlite3_stmt *st;
-    if ((rc = sq_stmt(c, ST_USER_INSERT, &st)) == STORE_OK) {
-        sq_bind_text(st, 1, name);
-        sqlite3_bind_int64(st, 2, now_us());
-        rc = sq_run(c, st, "user_ensure");
-    }
-    if (rc == STORE_OK)
-        rc = user_find(c, name, user_id);
-    if (rc == STORE_NOTFOUND)
-        rc = STORE_ERROR;
-    return sq_tx_end(c, rc);
-}
-
-static int sq_key_insert(store_conn_t *conn, int64_t user_id, const char *hash_hex,
-                         const char *prefix, int64_t *key_id)
-{
-    sq_conn_t *c = sq(conn);
-    int rc = sq_tx_begin(c);
-    if (rc != STORE_OK)
-        return rc;
-    sqlite3_stmt *st;
-    if ((rc = sq_stmt(c, ST_KEY_INSERT, &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, user_id);
-        sq_bind_text(st, 2, hash_hex);
-        sq_bind_text(st, 3, prefix);
-        sqlite3_bind_int64(st, 4, now_us());
-        rc = sq_run(c, st, "key_insert");
-    }
-    int64_t id = sqlite3_last_insert_rowid(c->db);
-    rc = sq_tx_end(c, rc);
-    if (rc == STORE_OK)
-        *key_id = id;
-    return rc;
-}
-
 /* A read session: BEGIN now, so the reads of one request (its key, then its
  * records) share one read transaction — one snapshot, one lock. */
 static void sq_read_begin(store_conn_t *conn)
@@ -444,80 +387,6 @@ static void sq_read_begin(store_conn_t *conn)
 static void sq_read_end(store_conn_t *conn)
 {
     session_close(sq(conn));
-}
-
-static int sq_key_auth(store_conn_t *conn, const char *hash_hex, int64_t *user_id,
-                       int64_t *key_id)
-{
-    sq_conn_t *c = sq(conn);
-    sqlite3_stmt *st;
-    int rc = sq_stmt(c, ST_KEY_AUTH, &st);
-    if (rc != STORE_OK)
-        return rc;
-    sq_bind_text(st, 1, hash_hex);
-    rc = sq_step_row(c, st, "key_auth");
-    if (rc == STORE_OK) {
-        /* the index found it; the digest is confirmed in constant time all the same */
-        const unsigned char *stored = sqlite3_column_text(st, 2);
-        if (!stored || strlen((const char *)stored) != 64 || !ct_equal(stored, hash_hex, 64))
-            rc = STORE_NOTFOUND;
-        *user_id = sqlite3_column_int64(st, 0);
-        *key_id = sqlite3_column_int64(st, 1);
-        sq_stmt_done(st);
-    }
-    return rc;
-}
-
-static int sq_key_list(store_conn_t *conn, arena_t *a, key_info_t **out, size_t *n)
-{
-    sq_conn_t *c = sq(conn);
-    sqlite3_stmt *st;
-    int rc = sq_stmt(c, ST_KEY_LIST, &st);
-    if (rc != STORE_OK)
-        return rc;
-    key_info_t *v = NULL;
-    size_t len = 0, cap = 0;
-    int src;
-    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 16;
-            v = xrealloc(v, cap * sizeof(*v));
-        }
-        key_info_t *k = &v[len++];
-        k->id = sqlite3_column_int64(st, 0);
-        k->user_id = sqlite3_column_int64(st, 1);
-        k->user_name = sq_col_text(st, 2, a);
-        k->prefix = sq_col_text(st, 3, a);
-        k->created_us = sqlite3_column_int64(st, 4);
-        k->revoked_us = sqlite3_column_int64(st, 5); /* NULL reads as 0 = active */
-    }
-    rc = src == SQLITE_DONE ? STORE_OK : sq_error(c, src, "key_list");
-    sq_stmt_done(st);
-    if (rc == STORE_OK) {
-        *out = arena_alloc(a, (len ? len : 1) * sizeof(**out));
-        if (len)
-            memcpy(*out, v, len * sizeof(*v));
-        *n = len;
-    }
-    free(v);
-    return rc;
-}
-
-static int sq_key_revoke(store_conn_t *conn, int64_t key_id)
-{
-    sq_conn_t *c = sq(conn);
-    int rc = sq_tx_begin(c);
-    if (rc != STORE_OK)
-        return rc;
-    sqlite3_stmt *st;
-    if ((rc = sq_stmt(c, ST_KEY_REVOKE, &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, key_id);
-        sqlite3_bind_int64(st, 2, now_us());
-        rc = sq_run(c, st, "key_revoke");
-        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
-            rc = STORE_NOTFOUND;
-    }
-    return sq_tx_end(c, rc);
 }
 
 /* ---- the ops table --------------------------------------------------------------------- */

@@ -22,12 +22,6 @@ enum {
     ST_PING,
     ST_MIG_HAS,
     ST_MIG_ADD,
-    ST_USER_FIND,
-    ST_USER_INSERT,
-    ST_KEY_INSERT,
-    ST_KEY_AUTH,
-    ST_KEY_LIST,
-    ST_KEY_REVOKE,
     ST_INSERT_DOC,
     ST_INSERT_IMG,
     ST_INSERT_DOC_DONE,
@@ -86,11 +80,14 @@ extern const char *const sq_stmt_sql[ST_COUNT];
 
 /* ---- the connection -------------------------------------------------------------------- */
 
+#define SQ_USER_STMTS 24 /* statements of sqlite_users.c (users, keys, usage) */
+
 typedef struct {
     store_conn_t base;
     sqlite3 *db;
     sqlite3_stmt *stmt[ST_COUNT];
     sqlite3_stmt *list[LQ_SLOTS];
+    sqlite3_stmt *users[SQ_USER_STMTS]; /* sqlite_users.c's, prepared on first use */
     bool session; /* a read session (read_begin) holds a read transaction open */
     bool nested;  /* a read transaction of an operation runs inside the session */
 } sq_conn_t;
@@ -131,6 +128,30 @@ int sq_collect_keys(sq_conn_t *c, sqlite3_stmt *st, arena_t *a, const char ***ke
 
 /* ---- ops (the ops table: sqlite.c) ----------------------------------------------------- */
 
+/* sqlite_users.c */
+int sq_user_ensure(store_conn_t *conn, const char *name, int64_t *user_id);
+int sq_user_create(store_conn_t *conn, const char *name, int64_t quota_words,
+                   int64_t quota_images, arena_t *a, user_info_t *out);
+int sq_user_get(store_conn_t *conn, int64_t id, const char *name, arena_t *a, user_info_t *out);
+int sq_user_list(store_conn_t *conn, int64_t limit, int64_t offset, arena_t *a,
+                 user_info_t **out, size_t *n, int64_t *total);
+int sq_user_update(store_conn_t *conn, int64_t id, const user_patch_t *p, arena_t *a,
+                   user_info_t *out);
+int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, const char ***media_keys,
+                   size_t *n);
+int sq_key_insert(store_conn_t *conn, int64_t user_id, const char *hash_hex, const char *prefix,
+                  key_scope_t scope, int64_t expires_us, int64_t *key_id);
+int sq_key_auth(store_conn_t *conn, const char *hash_hex, const char *period, key_auth_t *out);
+int sq_key_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
+                key_info_t **out, size_t *n, int64_t *total);
+int sq_key_get(store_conn_t *conn, int64_t key_id, arena_t *a, key_info_t *out);
+int sq_key_revoke(store_conn_t *conn, int64_t key_id);
+int sq_usage_add(store_conn_t *conn, int64_t user_id, const char *period,
+                 const usage_counts_t *add);
+int sq_idem_held(store_conn_t *conn, int64_t user_id, const char *key, int64_t now_us,
+                 bool *held);
+int sq_usage_list(store_conn_t *conn, const char *period, int64_t user_id, int64_t limit,
+                  int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
 /* sqlite_schema.c */
 int sq_migrate(store_conn_t *conn);
 /* After the migrations: starts the search index thread (sqlite_index.c), which then

@@ -187,6 +187,8 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
         sq_read_record(st, kind, a, &r);
     sq_stmt_done(st);
     rc = sq_rev_snapshot(c, kind, record_id, job->regen ? SRC_REGENERATION : SRC_GENERATION, now);
+    if (rc == STORE_OK) /* usage (§19), in the same transaction */
+        rc = store_usage_add_job(conn, job, words, media_key);
 out:
     rc = sq_tx_end(c, rc);
     if (rc == STORE_OK && out)

@@ -146,6 +146,8 @@ int sq_docs_create_completed(store_conn_t *conn, record_t *const *recs,
         if (rc == STORE_OK && keeps)
             rc = store_keep_answer(conn, keeps[i], recs[i], recs[i]->id, REC_COMPLETED, now);
     }
+    if (rc == STORE_OK) /* the words generated, counted in the same transaction */
+        rc = store_usage_add_docs(conn, recs, n);
     if ((rc = sq_tx_end(c, rc)) != STORE_OK)
         return rc;
     for (size_t i = 0; i < n; i++)

@@ -369,6 +369,23 @@ static const char *const migrations[] = {
     "  INSERT INTO images_fts(images_fts, rowid, sname)"
     "  VALUES ('delete', OLD.id, ink_fold(OLD.name));"
     "  INSERT INTO images_fts(rowid, sname) VALUES (NEW.id, ink_fold(NEW.name)); END;",
+    /* 12 (admin): key scopes and expiry, users' monthly
+     * quotas (NULL = none) and usage per user and calendar month (API.md §19).
+     * Existing keys become write keys that never expire. */
+    "ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'write'"
+    "  CHECK (scope IN ('write', 'read', 'admin'));"
+    "ALTER TABLE api_keys ADD COLUMN expires_us INTEGER;" /* NULL = never */
+    "ALTER TABLE users ADD COLUMN quota_words INTEGER;"
+    "ALTER TABLE users ADD COLUMN quota_images INTEGER;"
+    "CREATE TABLE usage_months ("
+    "  user_id INTEGER NOT NULL,"
+    "  period TEXT NOT NULL," /* YYYY-MM, UTC */
+    "  words INTEGER NOT NULL,"
+    "  images INTEGER NOT NULL,"
+    "  prompt_tokens INTEGER NOT NULL,"
+    "  completion_tokens INTEGER NOT NULL,"
+    "  PRIMARY KEY (user_id, period)"
+    ") WITHOUT ROWID, STRICT;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -383,15 +400,6 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_PING] = "SELECT 1",
     [ST_MIG_HAS] = "SELECT 1 FROM schema_migrations WHERE version = ?1",
     [ST_MIG_ADD] = "INSERT INTO schema_migrations(version, applied_us) VALUES (?1, ?2)",
-    [ST_USER_FIND] = "SELECT id FROM users WHERE name = ?1",
-    [ST_USER_INSERT] = "INSERT INTO users(name, created_us) VALUES (?1, ?2) "
-                       "ON CONFLICT(name) DO NOTHING",
-    [ST_KEY_INSERT] = "INSERT INTO api_keys(user_id, hash, prefix, created_us) "
-                      "VALUES (?1, ?2, ?3, ?4)",
-    [ST_KEY_AUTH] = "SELECT user_id, id, hash FROM api_keys WHERE hash = ?1 AND revoked_us IS NULL",
-    [ST_KEY_LIST] = "SELECT k.id, k.user_id, u.name, k.prefix, k.created_us, k.revoked_us "
-                    "FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id",
-    [ST_KEY_REVOKE] = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, ?2) WHERE id = ?1",
     /* name_key: the name's order key (API.md §15, migration 11) */
     [ST_INSERT_DOC] = "INSERT INTO documents(user_id, name, favorite, state, created_us, "
                       "updated_us, prompt, creativity, template_id, words, tone, language, "

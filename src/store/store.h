@@ -128,13 +128,58 @@ typedef struct {
     int64_t total; /* all matching rows of this user, across pages */
 } record_list_t;
 
+/* What a key may do (API.md §19): write (everything a user does), read (GET only),
+ * admin (the /admin routes only). Stored as its name. */
+typedef enum { SCOPE_WRITE = 0, SCOPE_READ = 1, SCOPE_ADMIN = 2 } key_scope_t;
+const char *key_scope_name(key_scope_t s);
+/* False when name is not a scope. */
+bool key_scope_parse(const char *name, key_scope_t *out);
+
 typedef struct {
     int64_t id, user_id;
     const char *user_name;
     const char *prefix; /* the key's first characters, e.g. "ink_3fa9c2" */
+    key_scope_t scope;
     int64_t created_us;
     int64_t revoked_us; /* 0 = active */
+    int64_t expires_us; /* 0 = never */
 } key_info_t;
+
+/* A user and its monthly quotas (-1 = none). */
+typedef struct {
+    int64_t id;
+    const char *name;
+    int64_t quota_words, quota_images;
+    int64_t created_us;
+} user_info_t;
+
+/* A partial change of a user: NULL name / false set_* leave it as it is. */
+typedef struct {
+    const char *name;
+    bool set_words, set_images;
+    int64_t quota_words, quota_images; /* -1 = none */
+} user_patch_t;
+
+/* What a user generated in one period (a calendar month, "YYYY-MM", UTC). */
+typedef struct {
+    int64_t words, images, prompt_tokens, completion_tokens;
+} usage_counts_t;
+
+/* One user's usage of a period, with its quotas (store.h usage_list). */
+typedef struct {
+    user_info_t user;
+    usage_counts_t used;
+} usage_row_t;
+
+/* A key as authentication finds it, with its user's quotas and usage of the period
+ * asked for, in the same lookup (no second round trip before a create). */
+typedef struct {
+    int64_t user_id, key_id;
+    key_scope_t scope;
+    int64_t expires_us; /* 0 = never */
+    int64_t quota_words, quota_images; /* -1 = none */
+    usage_counts_t used;
+} key_auth_t;
 
 /* A claimed generation job, with the inputs of its record. */
 typedef struct {
@@ -232,14 +277,49 @@ typedef struct store_ops {
     void (*read_begin)(store_conn_t *c);
     void (*read_end)(store_conn_t *c);
 
-    /* Users and keys. */
+    /* Users, keys and usage (API.md §19; sqlite_users.c, pg_users.c). */
     int (*user_ensure)(store_conn_t *c, const char *name, int64_t *user_id);
+    /* A new user; STORE_CONFLICT when the name is taken. */
+    int (*user_create)(store_conn_t *c, const char *name, int64_t quota_words,
+                       int64_t quota_images, arena_t *a, user_info_t *out);
+    /* By id (name NULL) or by name (id 0). */
+    int (*user_get)(store_conn_t *c, int64_t id, const char *name, arena_t *a,
+                    user_info_t *out);
+    /* By id ascending; limit < 0 = all. *total: every user. */
+    int (*user_list)(store_conn_t *c, int64_t limit, int64_t offset, arena_t *a,
+                     user_info_t **out, size_t *n, int64_t *total);
+    /* NOTFOUND, or CONFLICT when the new name is taken. */
+    int (*user_update)(store_conn_t *c, int64_t id, const user_patch_t *p, arena_t *a,
+                       user_info_t *out);
+    /* Removes the user with its keys, records, jobs, idempotency keys and usage, in one
+     * transaction; *media_keys gets the media keys of its images (the caller removes
+     * the files after). */
+    int (*user_delete)(store_conn_t *c, int64_t id, arena_t *a, const char ***media_keys,
+                       size_t *n);
     int (*key_insert)(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
-                      int64_t *key_id);
-    /* By SHA-256 hex of the key; NOTFOUND when unknown or revoked. */
-    int (*key_auth)(store_conn_t *c, const char *hash_hex, int64_t *user_id, int64_t *key_id);
-    int (*key_list)(store_conn_t *c, arena_t *a, key_info_t **out, size_t *n); /* by id asc */
+                      key_scope_t scope, int64_t expires_us, int64_t *key_id);
+    /* By SHA-256 hex of the key; NOTFOUND when unknown or revoked (expiry is the
+     * caller's to check); with the user's quotas and its usage of period. */
+    int (*key_auth)(store_conn_t *c, const char *hash_hex, const char *period, key_auth_t *out);
+    /* By id ascending, of one user (user_id > 0) or all; limit < 0 = all. */
+    int (*key_list)(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
+                    key_info_t **out, size_t *n, int64_t *total);
+    int (*key_get)(store_conn_t *c, int64_t key_id, arena_t *a, key_info_t *out);
     int (*key_revoke)(store_conn_t *c, int64_t key_id); /* NOTFOUND when no such key */
+    /* Adds to user's usage of period: one atomic upsert (exact across processes), in
+     * the caller's transaction when one is open. */
+    int (*usage_add)(store_conn_t *c, int64_t user_id, const char *period,
+                     const usage_counts_t *add);
+    /* True in *held when the user's Idempotency-Key is taken and would not be given to a
+     * new request (idem_begin would replay it, or answer 409 or 422): not expired, and
+     * done, or holding a kept answer, or in progress with a live lease. A create over
+     * its quota with such a key goes on to get its replay (§11) instead of the 403. */
+    int (*idem_held)(store_conn_t *c, int64_t user_id, const char *key, int64_t now_us,
+                     bool *held);
+    /* Every user (user_id 0) or one, by id ascending, with its usage of period (zeros
+     * when none). */
+    int (*usage_list)(store_conn_t *c, const char *period, int64_t user_id, int64_t limit,
+                      int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
 
     /* Records. create: in one transaction inserts the record (state "queued",
      * created = updated = now) and its job; sets rec->id, timestamps and *job_id.
@@ -495,6 +575,27 @@ void store_listen_stop(store_t *s, store_listener_t *l);
 /* True when the backend reads lists and shows with probes (a rendered-record cache
  * pays off). */
 bool store_probes(const store_t *s);
+
+/* ---- users, keys and usage (store/users.c) ---- */
+/* The clock of quotas and key expiry: now_us(), or the fixed time of the test-only
+ * environment variable INKWELL_TEST_NOW (an RFC 3339 time), so tests can stand on
+ * either side of a month's end. */
+int64_t store_clock_us(void);
+/* "YYYY-MM" of a time (UTC). */
+void store_period(int64_t us, char out[8]);
+/* Counts a finished generation (words, pictures, the provider's tokens: < 0 = not
+ * said) in its user's usage of the current period: THE place usage is counted. The
+ * backends call it inside the transaction that stores a generated record
+ * (docs_create_completed, job_complete), through the two wrappers below. */
+int store_usage_add(store_conn_t *c, int64_t user_id, int64_t words, int64_t images,
+                    int64_t prompt_tokens, int64_t completion_tokens);
+/* The same for a job's outcome (documents: words and tokens; images: one picture), in
+ * job_complete's transaction. */
+int store_usage_add_job(store_conn_t *c, const job_t *job, int64_t words,
+                        const char *media_key);
+/* The same for a batch of documents just inserted (docs_create_completed), inside its
+ * transaction: one upsert per user of the batch. */
+int store_usage_add_docs(store_conn_t *c, record_t *const *recs, size_t n);
 
 /* For the backends (store.c). True when every record is a document with its result
  * (what docs_create_completed takes). */

@@ -121,6 +121,10 @@ store_pages_t *store_pages(store_t *s);
     .connect = p##_connect, .disconnect = p##_disconnect, .migrate = p##_migrate,         \
     .ping = p##_ping, .user_ensure = p##_user_ensure, .key_insert = p##_key_insert,       \
     .key_auth = p##_key_auth, .key_list = p##_key_list, .key_revoke = p##_key_revoke,     \
+    .user_create = p##_user_create, .user_get = p##_user_get, .user_list = p##_user_list,  \
+    .user_update = p##_user_update, .user_delete = p##_user_delete,                      \
+    .key_get = p##_key_get, .usage_add = p##_usage_add, .usage_list = p##_usage_list,      \
+    .idem_held = p##_idem_held,                                                            \
     .record_create = p##_record_create, .docs_create_completed = p##_docs_create_completed, \
     .record_get = p##_record_get, .record_update = p##_record_update,                     \
     .record_delete = p##_record_delete, .record_list = p##_record_list,                   \

@@ -181,30 +181,41 @@ static void test_keys(ctx_t *t)
     sha256_hex("ink_key_one", 11, h1);
     sha256_hex("ink_key_two", 11, h2);
     sha256_hex("ink_key_unknown", 15, h3);
-    int64_t k1 = 0, k2 = 0, k3 = 0, uid = 0, kid = 0;
-    CHECK_INT(t->ops->key_insert(t->c, t->alice, h1, "ink_aaaaaa", &k1), STORE_OK);
-    CHECK_INT(t->ops->key_insert(t->c, t->bob, h2, "ink_bbbbbb", &k2), STORE_OK);
+    int64_t k1 = 0, k2 = 0, k3 = 0;
+    key_auth_t ka;
+    CHECK_INT(t->ops->key_insert(t->c, t->alice, h1, "ink_aaaaaa", SCOPE_WRITE, 0, &k1), STORE_OK);
+    CHECK_INT(t->ops->key_insert(t->c, t->bob, h2, "ink_bbbbbb", SCOPE_READ, 4000000000000000LL,
+                                 &k2),
+              STORE_OK);
     CHECK(k1 > 0 && k2 > k1);
-    CHECK_INT(t->ops->key_insert(t->c, t->bob, h1, "ink_aaaaaa", &k3), STORE_CONFLICT);
+    CHECK_INT(t->ops->key_insert(t->c, t->bob, h1, "ink_aaaaaa", SCOPE_WRITE, 0, &k3),
+              STORE_CONFLICT);
 
-    CHECK_INT(t->ops->key_auth(t->c, h1, &uid, &kid), STORE_OK);
-    CHECK_INT(uid, t->alice);
-    CHECK_INT(kid, k1);
-    CHECK_INT(t->ops->key_auth(t->c, h2, &uid, &kid), STORE_OK);
-    CHECK_INT(uid, t->bob);
-    CHECK_INT(kid, k2);
-    CHECK_INT(t->ops->key_auth(t->c, h3, &uid, &kid), STORE_NOTFOUND);
+    CHECK_INT(t->ops->key_auth(t->c, h1, "2026-11", &ka), STORE_OK);
+    CHECK_INT(ka.user_id, t->alice);
+    CHECK_INT(ka.key_id, k1);
+    CHECK_INT(ka.scope, SCOPE_WRITE);
+    CHECK_INT(ka.expires_us, 0);
+    CHECK_INT(ka.quota_words, -1);
+    CHECK_INT(t->ops->key_auth(t->c, h2, "2026-11", &ka), STORE_OK);
+    CHECK_INT(ka.user_id, t->bob);
+    CHECK_INT(ka.key_id, k2);
+    CHECK_INT(ka.scope, SCOPE_READ);
+    CHECK_INT(ka.expires_us, 4000000000000000LL);
+    CHECK_INT(t->ops->key_auth(t->c, h3, "2026-11", &ka), STORE_NOTFOUND);
 
     int64_t before = now_us();
     CHECK_INT(t->ops->key_revoke(t->c, k1), STORE_OK);
-    CHECK_INT(t->ops->key_auth(t->c, h1, &uid, &kid), STORE_NOTFOUND);
+    CHECK_INT(t->ops->key_auth(t->c, h1, "2026-11", &ka), STORE_NOTFOUND);
     CHECK_INT(t->ops->key_revoke(t->c, k2 + 1000), STORE_NOTFOUND);
-    CHECK_INT(t->ops->key_auth(t->c, h2, &uid, &kid), STORE_OK);
+    CHECK_INT(t->ops->key_auth(t->c, h2, "2026-11", &ka), STORE_OK);
 
     key_info_t *keys = NULL;
     size_t n = 0;
-    CHECK_INT(t->ops->key_list(t->c, &t->a, &keys, &n), STORE_OK);
+    int64_t total = 0;
+    CHECK_INT(t->ops->key_list(t->c, 0, -1, 0, &t->a, &keys, &n, &total), STORE_OK);
     CHECK_INT(n, 2);
+    CHECK_INT(total, 2);
     if (n == 2) {
         CHECK_INT(keys[0].id, k1);
         CHECK_INT(keys[0].user_id, t->alice);
@@ -216,7 +227,66 @@ static void test_keys(ctx_t *t)
         CHECK_STR(keys[1].user_name, "bob");
         CHECK_STR(keys[1].prefix, "ink_bbbbbb");
         CHECK_INT(keys[1].revoked_us, 0);
+        CHECK_INT(keys[1].scope, SCOPE_READ);
     }
+    CHECK_INT(t->ops->key_list(t->c, t->bob, 10, 0, &t->a, &keys, &n, &total), STORE_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(total, 1);
+}
+
+/* Users, quotas and usage (§19): the upsert adds, periods are apart, quotas read with
+ * the key. */
+static void test_users_usage(ctx_t *t)
+{
+    user_info_t u, u2;
+    CHECK_INT(t->ops->user_create(t->c, "carol", 100, -1, &t->a, &u), STORE_OK);
+    CHECK_INT(u.quota_words, 100);
+    CHECK_INT(u.quota_images, -1);
+    CHECK_INT(t->ops->user_create(t->c, "carol", -1, -1, &t->a, &u2), STORE_CONFLICT);
+    CHECK_INT(t->ops->user_get(t->c, 0, "carol", &t->a, &u2), STORE_OK);
+    CHECK_INT(u2.id, u.id);
+    user_patch_t p = {.set_images = true, .quota_images = 3};
+    CHECK_INT(t->ops->user_update(t->c, u.id, &p, &t->a, &u2), STORE_OK);
+    CHECK_INT(u2.quota_words, 100);
+    CHECK_INT(u2.quota_images, 3);
+    p = (user_patch_t){.name = "alice"};
+    CHECK_INT(t->ops->user_update(t->c, u.id, &p, &t->a, &u2), STORE_CONFLICT);
+    usage_counts_t add = {7, 1, 11, 13};
+    CHECK_INT(t->ops->usage_add(t->c, u.id, "2026-11", &add), STORE_OK);
+    CHECK_INT(t->ops->usage_add(t->c, u.id, "2026-11", &add), STORE_OK);
+    CHECK_INT(t->ops->usage_add(t->c, u.id, "2026-12", &add), STORE_OK);
+    usage_row_t *rows;
+    size_t n;
+    int64_t total;
+    CHECK_INT(t->ops->usage_list(t->c, "2026-11", u.id, 1, 0, &t->a, &rows, &n, &total), STORE_OK);
+    CHECK_INT(n, 1);
+    if (n == 1) {
+        CHECK_INT(rows[0].used.words, 14);
+        CHECK_INT(rows[0].used.images, 2);
+        CHECK_INT(rows[0].used.prompt_tokens, 22);
+        CHECK_INT(rows[0].used.completion_tokens, 26);
+        CHECK_INT(rows[0].user.quota_images, 3);
+    }
+    CHECK_INT(t->ops->usage_list(t->c, "2026-10", 0, -1, 0, &t->a, &rows, &n, &total), STORE_OK);
+    CHECK(n >= 3 && (int64_t)n == total);
+    for (size_t i = 0; i < n; i++)
+        CHECK_INT(rows[i].used.words, 0);
+    char h[65];
+    sha256_hex("ink_key_carol", 13, h);
+    int64_t kid;
+    key_auth_t ka;
+    CHECK_INT(t->ops->key_insert(t->c, u.id, h, "ink_cccccc", SCOPE_ADMIN, 0, &kid), STORE_OK);
+    CHECK_INT(t->ops->key_auth(t->c, h, "2026-12", &ka), STORE_OK);
+    CHECK_INT(ka.scope, SCOPE_ADMIN);
+    CHECK_INT(ka.used.words, 7);
+    CHECK_INT(ka.used.images, 1);
+    CHECK_INT(ka.quota_words, 100);
+    const char **media;
+    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_OK);
+    CHECK_INT(n, 0);
+    CHECK_INT(t->ops->user_get(t->c, u.id, NULL, &t->a, &u2), STORE_NOTFOUND);
+    CHECK_INT(t->ops->key_auth(t->c, h, "2026-12", &ka), STORE_NOTFOUND);
+    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_NOTFOUND);
 }
 
 /* ---- records --------------------------------------------------------------------------- */
@@ -1814,6 +1884,7 @@ static void run_suite(const char *url)
         printf("store suite on %s\n", t.ops->name);
         test_migrate(&t);
         test_keys(&t);
+        test_users_usage(&t);
         test_documents(&t);
         test_images(&t);
         test_isolation(&t);

@@ -167,6 +167,7 @@ static void test_migrate_race(void)
         /* each migration applied exactly once, every table there */
         int64_t n = sql_int(db.url, "SELECT count(*) FROM schema_migrations", NULL, NULL);
         CHECK(n >= 1);
+        /* versions 1..n, each once: no gap, no double */
         CHECK_INT(sql_int(db.url, "SELECT max(version) FROM schema_migrations", NULL, NULL), n);
         CHECK_INT(sql_int(db.url,
                           "SELECT count(*) FROM unnest(ARRAY['users', 'api_keys', 'documents',"
@@ -430,7 +431,8 @@ static void check_all_calls(store_conn_t *c, int64_t uid, int64_t doc, int want,
     record_list_t l;
     list_query_t q = {.user_id = uid, .favorite = -1, .per_page = 10, .page = 1,
                       .search = "Doc", .sort_by_name = true};
-    int64_t n, kid;
+    int64_t n;
+    key_auth_t ka;
     bool allowed;
     job_t j;
     record_t r = {.kind = KIND_DOC, .user_id = uid, .name = "during", .prompt = "p",
@@ -444,7 +446,7 @@ static void check_all_calls(store_conn_t *c, int64_t uid, int64_t doc, int want,
         c->ops->job_count(c, &n),
         c->ops->rate_gcra(c, "outage", 7, 1, 60, false, &n, &allowed),
         /* an unknown key is NOTFOUND while the database answers */
-        c->ops->key_auth(c, "0000", &n, &kid) == STORE_NOTFOUND ? STORE_OK : STORE_UNAVAILABLE,
+        c->ops->key_auth(c, "0000", "2026-11", &ka) == STORE_NOTFOUND ? STORE_OK : STORE_UNAVAILABLE,
         c->ops->record_create(c, &r, NULL, &n),
         c->ops->job_claim(c, 60, &a, &j),
     };

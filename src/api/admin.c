@@ -1,0 +1,512 @@
+/* admin.c — the /admin routes of API.md §19, for admin keys (router.c checks the
+ * scope): users and their monthly quotas, their keys, and everyone's usage.
+ *
+ *   GET  /admin/users              page of users          POST  create (201)
+ *   GET  /admin/users/{id}         one user               PATCH change, DELETE remove
+ *   GET  /admin/users/{id}/keys    page of the user's keys POST  make one (201; the key
+ *                                                                shown in this answer only)
+ *   DELETE /admin/keys/{id}        revoke (200, the key as it now is)
+ *   GET  /admin/usage?period=YYYY-MM  page of every user's usage
+ *
+ * Lists are §4 page envelopes (per_page 10/25/50/100, page; other values fall back to
+ * the defaults), ordered by id. Bad input is a 422 naming the field; an unknown id 404.
+ * Quotas are whole numbers >= 0, or null / empty for none. */
+#include "api/api.h"
+
+#include "auth/keys.h"
+#include "auth/users.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <strings.h>
+
+#define QUOTA_MAX 1000000000000000LL
+
+/* ---- JSON of the objects ---- */
+
+static void ts_json(jw_t *w, int64_t us)
+{
+    char ts[32];
+    fmt_timestamp(us, ts);
+    jw_str(w, ts);
+}
+
+static void opt_int(jw_t *w, int64_t v)
+{
+    if (v < 0)
+        jw_null(w);
+    else
+        jw_int(w, v);
+}
+
+static void user_json(jw_t *w, const user_info_t *u)
+{
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_int(w, u->id);
+    jw_key(w, "name");
+    jw_str(w, u->name);
+    jw_key(w, "quota_words");
+    opt_int(w, u->quota_words);
+    jw_key(w, "quota_images");
+    opt_int(w, u->quota_images);
+    jw_key(w, "created_at");
+    ts_json(w, u->created_us);
+    jw_obj_end(w);
+}
+
+static void key_json(jw_t *w, const key_info_t *k, const char *key)
+{
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_int(w, k->id);
+    jw_key(w, "user_id");
+    jw_int(w, k->user_id);
+    jw_key(w, "prefix");
+    jw_str(w, k->prefix);
+    jw_key(w, "scope");
+    jw_str(w, key_scope_name(k->scope));
+    jw_key(w, "expires_at");
+    if (k->expires_us)
+        ts_json(w, k->expires_us);
+    else
+        jw_null(w);
+    jw_key(w, "revoked");
+    jw_bool(w, k->revoked_us != 0);
+    jw_key(w, "created_at");
+    ts_json(w, k->created_us);
+    if (key) {
+        jw_key(w, "key");
+        jw_str(w, key);
+    }
+    jw_obj_end(w);
+}
+
+/* {"data": <one object>, "status": status} */
+typedef enum { OBJ_USER, OBJ_KEY } obj_t;
+
+static void respond_one(http_req_t *r, int status, obj_t kind, const void *obj, const char *key)
+{
+    buf_reset(&r->resp);
+    jw_t w;
+    jw_init(&w, &r->resp);
+    jw_obj_begin(&w);
+    jw_key(&w, "data");
+    if (kind == OBJ_USER)
+        user_json(&w, obj);
+    else
+        key_json(&w, obj, key);
+    jw_key(&w, "status");
+    jw_int(&w, status);
+    jw_obj_end(&w);
+    http_respond(r, status);
+}
+
+/* ---- pages ---- */
+
+typedef struct {
+    int per_page;
+    int64_t page;
+    const char *path; /* the list's absolute URL without a query */
+} page_t;
+
+static void page_params(app_t *app, http_req_t *r, const char *path, page_t *p)
+{
+    kvlist_t q;
+    api_query(r, &q);
+    p->per_page = 10;
+    p->page = 1;
+    p->path = arena_printf(&r->arena, "%s%s", app->public_url, path);
+    const kv_t *kv;
+    int64_t n;
+    if ((kv = kv_get(&q, "per_page")) && kv->status == KV_OK && parse_uint(kv->val, &n) &&
+        (n == 10 || n == 25 || n == 50 || n == 100))
+        p->per_page = (int)n;
+    if ((kv = kv_get(&q, "page")) && kv->status == KV_OK && parse_uint(kv->val, &n) && n >= 1 &&
+        n <= 1000000000000LL)
+        p->page = n;
+}
+
+/* The list's URL with page set and every other parameter of the query kept. */
+static void page_link(jw_t *w, http_req_t *r, const page_t *p, int64_t page, bool present)
+{
+    if (!present) {
+        jw_null(w);
+        return;
+    }
+    buf_t u;
+    buf_init(&u);
+    buf_printf(&u, "%s?", p->path);
+    for (const char *q = r->query; q && *q;) {
+        const char *amp = strchr(q, '&');
+        size_t len = amp ? (size_t)(amp - q) : strlen(q);
+        bool is_page = (len == 4 && strncmp(q, "page", 4) == 0) ||
+                       (len >= 5 && strncmp(q, "page=", 5) == 0);
+        if (len && !is_page) {
+            buf_append(&u, q, len);
+            buf_putc(&u, '&');
+        }
+        q += len + (amp ? 1 : 0);
+    }
+    buf_printf(&u, "page=%lld", (long long)page);
+    jw_str(w, buf_cstr(&u));
+    buf_free(&u);
+}
+
+/* Opens {"data":[ of a page envelope. */
+static void page_begin(http_req_t *r, jw_t *w)
+{
+    buf_reset(&r->resp);
+    jw_init(w, &r->resp);
+    jw_obj_begin(w);
+    jw_key(w, "data");
+    jw_arr_begin(w);
+}
+
+/* Closes the data array and writes links, meta and status; answers 200. */
+static void page_end(http_req_t *r, jw_t *w, const page_t *p, int64_t total, size_t n)
+{
+    jw_arr_end(w);
+    int64_t last = total ? (total + p->per_page - 1) / p->per_page : 1;
+    jw_key(w, "links");
+    jw_obj_begin(w);
+    jw_key(w, "first");
+    page_link(w, r, p, 1, true);
+    jw_key(w, "last");
+    page_link(w, r, p, last, true);
+    jw_key(w, "prev");
+    page_link(w, r, p, p->page - 1, p->page > 1);
+    jw_key(w, "next");
+    page_link(w, r, p, p->page + 1, p->page < last);
+    jw_obj_end(w);
+    jw_key(w, "meta");
+    jw_obj_begin(w);
+    jw_key(w, "current_page");
+    jw_int(w, p->page);
+    jw_key(w, "from");
+    if (n)
+        jw_int(w, (p->page - 1) * p->per_page + 1);
+    else
+        jw_null(w);
+    jw_key(w, "last_page");
+    jw_int(w, last);
+    jw_key(w, "path");
+    jw_str(w, p->path);
+    jw_key(w, "per_page");
+    jw_int(w, p->per_page);
+    jw_key(w, "to");
+    if (n)
+        jw_int(w, (p->page - 1) * p->per_page + (int64_t)n);
+    else
+        jw_null(w);
+    jw_key(w, "total");
+    jw_int(w, total);
+    jw_obj_end(w);
+    jw_key(w, "status");
+    jw_int(w, 200);
+    jw_obj_end(w);
+    http_respond(r, 200);
+}
+
+static int64_t page_offset(const page_t *p)
+{
+    return (p->page - 1) * p->per_page;
+}
+
+/* ---- input ---- */
+
+/* True when the JSON body gives key as null (the form decoder drops nulls as absent;
+ * a quota of null means "none"). */
+static bool json_null_field(http_req_t *r, const char *key)
+{
+    const char *ct = http_header(r, "Content-Type");
+    if (!ct || strncasecmp(ct, "application/json", 16) != 0)
+        return false;
+    json_t *root = json_loadb(r->body.data, r->body.len, JSON_ALLOW_NUL, NULL);
+    bool is_null = root && json_is_null(json_object_get(root, key));
+    json_decref(root);
+    return is_null;
+}
+
+/* A quota field: *set true when it was given; *out -1 for none. */
+static void quota_field(http_req_t *r, verrs_t *v, const kvlist_t *f, const char *key,
+                        const char *label, bool *set, int64_t *out)
+{
+    bool present;
+    const char *s = field_text(v, f, key, label, false, 0, &present);
+    *set = present || json_null_field(r, key);
+    if (!present) {
+        *out = -1;
+        return;
+    }
+    if (!s)
+        return; /* malformed: recorded */
+    int64_t n;
+    if (!*s) {
+        *out = -1;
+    } else if (s[0] == '-' && parse_uint(s + 1, &n)) {
+        verrs_add(v, key, "The %s field must be at least 0.", label);
+    } else if (!parse_uint(s, &n) || n > QUOTA_MAX) {
+        verrs_add(v, key, "The %s field must be an integer.", label);
+    } else {
+        *out = n;
+    }
+}
+
+/* name (1..255 characters, not blank) when present or required. */
+static const char *name_field(verrs_t *v, const kvlist_t *f, bool required)
+{
+    if (!required && !kv_get(f, "name"))
+        return NULL;
+    return field_text(v, f, "name", "name", true, 255, NULL);
+}
+
+/* ---- users ---- */
+
+static void users_list(app_t *app, http_req_t *r, store_conn_t *c)
+{
+    page_t p;
+    page_params(app, r, "/api/v1/admin/users", &p);
+    user_info_t *v;
+    size_t n;
+    int64_t total;
+    int rc = c->ops->user_list(c, p.per_page, page_offset(&p), &r->arena, &v, &n, &total);
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    jw_t w;
+    page_begin(r, &w);
+    for (size_t i = 0; i < n; i++)
+        user_json(&w, &v[i]);
+    page_end(r, &w, &p, total, n);
+}
+
+static void users_create(app_t *app, http_req_t *r, store_conn_t *c)
+{
+    kvlist_t f;
+    if (api_body_fields(r, &f) != 0)
+        return;
+    verrs_t v;
+    verrs_init(&v, &r->arena);
+    const char *name = name_field(&v, &f, true);
+    bool set_w, set_i;
+    int64_t qw = app->cfg->quota_words, qi = app->cfg->quota_images, w, i;
+    quota_field(r, &v, &f, "quota_words", "quota words", &set_w, &w);
+    quota_field(r, &v, &f, "quota_images", "quota images", &set_i, &i);
+    if (verrs_any(&v)) {
+        api_validation_error(r, &v);
+        return;
+    }
+    user_info_t u;
+    int rc = c->ops->user_create(c, name, set_w ? w : qw, set_i ? i : qi, &r->arena, &u);
+    if (rc == STORE_CONFLICT) {
+        verrs_add(&v, "name", "The name has already been taken.");
+        api_validation_error(r, &v);
+        return;
+    }
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    respond_one(r, 201, OBJ_USER, &u, NULL);
+}
+
+static void user_change(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
+{
+    kvlist_t f;
+    if (api_body_fields(r, &f) != 0)
+        return;
+    verrs_t v;
+    verrs_init(&v, &r->arena);
+    user_patch_t p = {.name = name_field(&v, &f, false)};
+    quota_field(r, &v, &f, "quota_words", "quota words", &p.set_words, &p.quota_words);
+    quota_field(r, &v, &f, "quota_images", "quota images", &p.set_images, &p.quota_images);
+    if (verrs_any(&v)) {
+        api_validation_error(r, &v);
+        return;
+    }
+    user_info_t u;
+    int rc = c->ops->user_update(c, id, &p, &r->arena, &u);
+    if (rc == STORE_CONFLICT) {
+        verrs_add(&v, "name", "The name has already been taken.");
+        api_validation_error(r, &v);
+    } else if (rc == STORE_NOTFOUND) {
+        api_not_found(r);
+    } else if (rc != STORE_OK) {
+        api_store_error(r, rc);
+    } else {
+        respond_one(r, 200, OBJ_USER, &u, NULL);
+    }
+}
+
+static void user_one(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
+{
+    if (strcmp(r->method, "PATCH") == 0) {
+        user_change(app, r, c, id);
+        return;
+    }
+    if (strcmp(r->method, "DELETE") == 0) {
+        size_t left;
+        int rc = users_delete(c, app->media, id, &left);
+        if (rc == STORE_NOTFOUND) {
+            api_not_found(r);
+        } else if (rc != STORE_OK) {
+            api_store_error(r, rc);
+        } else {
+            buf_reset(&r->resp);
+            buf_printf(&r->resp, "{\"id\":%lld,\"object\":\"user\",\"deleted\":true,\"status\":200}",
+                       (long long)id);
+            http_respond(r, 200);
+        }
+        return;
+    }
+    user_info_t u;
+    int rc = c->ops->user_get(c, id, NULL, &r->arena, &u);
+    if (rc == STORE_NOTFOUND)
+        api_not_found(r);
+    else if (rc != STORE_OK)
+        api_store_error(r, rc);
+    else
+        respond_one(r, 200, OBJ_USER, &u, NULL);
+}
+
+/* ---- keys ---- */
+
+static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id)
+{
+    kvlist_t f;
+    if (api_body_fields(r, &f) != 0)
+        return;
+    verrs_t v;
+    verrs_init(&v, &r->arena);
+    key_scope_t scope = SCOPE_WRITE;
+    const char *s = field_text(&v, &f, "scope", "scope", false, 0, NULL);
+    if (s && *s && !key_scope_parse(s, &scope))
+        verrs_add(&v, "scope", "The selected scope is invalid.");
+    int64_t expires = 0;
+    s = field_text(&v, &f, "expires_at", "expires at", false, 0, NULL);
+    if (s && *s && !keys_parse_time(s, &expires))
+        verrs_add(&v, "expires_at", "The expires at field must be a valid date.");
+    else if (s && *s && expires <= store_clock_us())
+        verrs_add(&v, "expires_at", "The expires at field must be a date after now.");
+    if (verrs_any(&v)) {
+        api_validation_error(r, &v);
+        return;
+    }
+    char key[KEY_LEN + 1];
+    int64_t kid;
+    key_info_t k;
+    int rc = keys_issue(c, user_id, scope, expires, key, &kid);
+    if (rc == STORE_OK)
+        rc = c->ops->key_get(c, kid, &r->arena, &k);
+    if (rc != STORE_OK) /* a user that went meanwhile: its foreign key */
+        api_store_error(r, rc);
+    else
+        respond_one(r, 201, OBJ_KEY, &k, key);
+    memset(key, 0, sizeof(key));
+}
+
+static void user_keys(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id)
+{
+    user_info_t u;
+    int rc = c->ops->user_get(c, user_id, NULL, &r->arena, &u);
+    if (rc != STORE_OK) {
+        if (rc == STORE_NOTFOUND)
+            api_not_found(r);
+        else
+            api_store_error(r, rc);
+        return;
+    }
+    if (strcmp(r->method, "POST") == 0) {
+        key_make(app, r, c, user_id);
+        return;
+    }
+    page_t p;
+    page_params(app, r, arena_printf(&r->arena, "/api/v1/admin/users/%lld/keys", (long long)user_id),
+                &p);
+    key_info_t *v;
+    size_t n;
+    int64_t total;
+    rc = c->ops->key_list(c, user_id, p.per_page, page_offset(&p), &r->arena, &v, &n, &total);
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    jw_t w;
+    page_begin(r, &w);
+    for (size_t i = 0; i < n; i++)
+        key_json(&w, &v[i], NULL);
+    page_end(r, &w, &p, total, n);
+}
+
+static void key_revoke(http_req_t *r, store_conn_t *c, int64_t id)
+{
+    key_info_t k;
+    int rc = c->ops->key_revoke(c, id);
+    if (rc == STORE_OK)
+        rc = c->ops->key_get(c, id, &r->arena, &k);
+    if (rc == STORE_NOTFOUND)
+        api_not_found(r);
+    else if (rc != STORE_OK)
+        api_store_error(r, rc);
+    else
+        respond_one(r, 200, OBJ_KEY, &k, NULL);
+}
+
+/* ---- usage ---- */
+
+static void usage_list(app_t *app, http_req_t *r, store_conn_t *c)
+{
+    kvlist_t q;
+    api_query(r, &q);
+    verrs_t v;
+    verrs_init(&v, &r->arena);
+    char period[8];
+    const char *s = param_value(&v, &q, "period", "period");
+    if (s && *s && !users_period_parse(s, period))
+        verrs_add(&v, "period", "The period field must match the format Y-m.");
+    if (verrs_any(&v)) {
+        api_validation_error(r, &v);
+        return;
+    }
+    if (!s || !*s)
+        store_period(store_clock_us(), period);
+    page_t p;
+    page_params(app, r, "/api/v1/admin/usage", &p);
+    usage_row_t *rows;
+    size_t n;
+    int64_t total;
+    int rc = c->ops->usage_list(c, period, 0, p.per_page, page_offset(&p), &r->arena, &rows, &n,
+                                &total);
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    jw_t w;
+    page_begin(r, &w);
+    for (size_t i = 0; i < n; i++)
+        api_usage_json(&w, &rows[i], period, true);
+    page_end(r, &w, &p, total, n);
+}
+
+void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id)
+{
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    bool get = strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0;
+    switch (rt) {
+    case ROUTE_ADMIN_USERS:
+        if (get)
+            users_list(app, r, c);
+        else
+            users_create(app, r, c);
+        break;
+    case ROUTE_ADMIN_USER: user_one(app, r, c, id); break;
+    case ROUTE_ADMIN_USER_KEYS: user_keys(app, r, c, id); break;
+    case ROUTE_ADMIN_KEY: key_revoke(r, c, id); break;
+    case ROUTE_ADMIN_USAGE: usage_list(app, r, c); break;
+    default: api_not_found(r); break;
+    }
+}

@@ -1,0 +1,531 @@
+/* sqlite_users.c — the SQLite store's users, API keys and monthly usage (store.h,
+ * API.md §19). Its statements are its own (sq_conn_t.users[], prepared on first use
+ * and kept for the connection's life); user deletion's, run rarely, are prepared each
+ * time. Part of the SQLite backend (sqlite.c). */
+#include "store/sqlite_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    U_USER_FIND,
+    U_USER_ENSURE,
+    U_USER_INSERT,
+    U_USER_GET_ID,
+    U_USER_GET_NAME,
+    U_USER_LIST,
+    U_USER_COUNT,
+    U_USER_UPDATE,
+    U_KEY_INSERT,
+    U_KEY_AUTH,
+    U_KEY_LIST,
+    U_KEY_COUNT,
+    U_KEY_GET,
+    U_KEY_REVOKE,
+    U_USAGE_ADD,
+    U_USAGE_LIST,
+    U_IDEM_HELD,
+    U_COUNT
+};
+_Static_assert(U_COUNT <= SQ_USER_STMTS, "sq_conn_t.users has a slot per statement");
+
+#define USER_COLS "id, name, quota_words, quota_images, created_us"
+#define KEY_COLS                                                                           \
+    "k.id, k.user_id, u.name, k.prefix, k.created_us, k.revoked_us, k.scope, k.expires_us"
+
+static const char *const sql[U_COUNT] = {
+    [U_USER_FIND] = "SELECT id FROM users WHERE name = ?1",
+    [U_USER_ENSURE] = "INSERT INTO users(name, created_us) VALUES (?1, ?2) "
+                      "ON CONFLICT(name) DO NOTHING",
+    [U_USER_INSERT] = "INSERT INTO users(name, created_us, quota_words, quota_images) "
+                      "VALUES (?1, ?2, ?3, ?4) RETURNING " USER_COLS,
+    [U_USER_GET_ID] = "SELECT " USER_COLS " FROM users WHERE id = ?1",
+    [U_USER_GET_NAME] = "SELECT " USER_COLS " FROM users WHERE name = ?1",
+    [U_USER_LIST] = "SELECT " USER_COLS " FROM users ORDER BY id LIMIT ?1 OFFSET ?2",
+    [U_USER_COUNT] = "SELECT count(*) FROM users",
+    /* ?2 name or NULL, ?3 set words?, ?4 words, ?5 set images?, ?6 images */
+    [U_USER_UPDATE] = "UPDATE users SET name = COALESCE(?2, name), "
+                      "quota_words = CASE WHEN ?3 THEN ?4 ELSE quota_words END, "
+                      "quota_images = CASE WHEN ?5 THEN ?6 ELSE quota_images END "
+                      "WHERE id = ?1 RETURNING " USER_COLS,
+    [U_KEY_INSERT] = "INSERT INTO api_keys(user_id, hash, prefix, created_us, scope, expires_us) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    /* ?1 hash, ?2 period: the key, its user's quotas and usage in one lookup */
+    [U_KEY_AUTH] = "SELECT k.user_id, k.id, k.hash, k.scope, k.expires_us, u.quota_words, "
+                   "u.quota_images, g.words, g.images FROM api_keys k "
+                   "JOIN users u ON u.id = k.user_id "
+                   "LEFT JOIN usage_months g ON g.user_id = k.user_id AND g.period = ?2 "
+                   "WHERE k.hash = ?1 AND k.revoked_us IS NULL",
+    [U_KEY_LIST] = "SELECT " KEY_COLS " FROM api_keys k JOIN users u ON u.id = k.user_id "
+                   "WHERE ?1 = 0 OR k.user_id = ?1 ORDER BY k.id LIMIT ?2 OFFSET ?3",
+    [U_KEY_COUNT] = "SELECT count(*) FROM api_keys WHERE ?1 = 0 OR user_id = ?1",
+    [U_KEY_GET] = "SELECT " KEY_COLS " FROM api_keys k JOIN users u ON u.id = k.user_id "
+                  "WHERE k.id = ?1",
+    [U_KEY_REVOKE] = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, ?2) WHERE id = ?1",
+    [U_USAGE_ADD] = "INSERT INTO usage_months(user_id, period, words, images, prompt_tokens, "
+                    "completion_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+                    "ON CONFLICT(user_id, period) DO UPDATE SET words = words + excluded.words, "
+                    "images = images + excluded.images, "
+                    "prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
+                    "completion_tokens = completion_tokens + excluded.completion_tokens",
+    [U_USAGE_LIST] = "SELECT u.id, u.name, u.quota_words, u.quota_images, u.created_us, "
+                     "coalesce(g.words, 0), coalesce(g.images, 0), coalesce(g.prompt_tokens, 0), "
+                     "coalesce(g.completion_tokens, 0) FROM users u "
+                     "LEFT JOIN usage_months g ON g.user_id = u.id AND g.period = ?1 "
+                     "WHERE ?2 = 0 OR u.id = ?2 ORDER BY u.id LIMIT ?3 OFFSET ?4",
+    [U_IDEM_HELD] = "SELECT 1 FROM idempotency_keys WHERE user_id = ?1 AND idem_key = ?2 "
+                    "AND expires_us >= ?3 AND (state = 1 OR status IS NOT NULL "
+                    "OR lease_until_us >= ?3)",
+};
+
+static int stmt(sq_conn_t *c, int id, sqlite3_stmt **out)
+{
+    if (!c->users[id]) {
+        int rc = sq_prepare(c, sql[id], &c->users[id], "users prepare");
+        if (rc != STORE_OK)
+            return rc;
+    }
+    *out = c->users[id];
+    return STORE_OK;
+}
+
+static int64_t col_opt(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+    if (v < 0)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
+
+static void read_user(sqlite3_stmt *st, int col, arena_t *a, user_info_t *u)
+{
+    u->id = sqlite3_column_int64(st, col);
+    u->name = sq_col_text(st, col + 1, a);
+    u->quota_words = col_opt(st, col + 2);
+    u->quota_images = col_opt(st, col + 3);
+    u->created_us = sqlite3_column_int64(st, col + 4);
+}
+
+static void read_key(sqlite3_stmt *st, arena_t *a, key_info_t *k)
+{
+    k->id = sqlite3_column_int64(st, 0);
+    k->user_id = sqlite3_column_int64(st, 1);
+    k->user_name = sq_col_text(st, 2, a);
+    k->prefix = sq_col_text(st, 3, a);
+    k->created_us = sqlite3_column_int64(st, 4);
+    k->revoked_us = sqlite3_column_int64(st, 5); /* NULL reads as 0 = active */
+    const char *scope = (const char *)sqlite3_column_text(st, 6);
+    if (!key_scope_parse(scope, &k->scope))
+        k->scope = SCOPE_WRITE;
+    k->expires_us = sqlite3_column_int64(st, 7); /* NULL reads as 0 = never */
+}
+
+/* A statement's one row read by fn; NOTFOUND when none. */
+static int one_row(sq_conn_t *c, sqlite3_stmt *st, const char *what,
+                   void (*fn)(sqlite3_stmt *, arena_t *, void *), arena_t *a, void *out)
+{
+    int rc = sq_step_row(c, st, what);
+    if (rc == STORE_OK) {
+        fn(st, a, out);
+        sq_stmt_done(st);
+    }
+    return rc;
+}
+
+static void user_row(sqlite3_stmt *st, arena_t *a, void *out)
+{
+    read_user(st, 0, a, out);
+}
+
+static void key_row(sqlite3_stmt *st, arena_t *a, void *out)
+{
+    read_key(st, a, out);
+}
+
+static int count_of(sq_conn_t *c, int id, int64_t arg, int64_t *total)
+{
+    sqlite3_stmt *st;
+    int rc = stmt(c, id, &st);
+    if (rc != STORE_OK)
+        return rc;
+    if (id == U_KEY_COUNT)
+        sqlite3_bind_int64(st, 1, arg);
+    rc = sq_step_row(c, st, "count");
+    if (rc == STORE_OK) {
+        *total = sqlite3_column_int64(st, 0);
+        sq_stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+/* ---- users ---- */
+
+static int user_find(sq_conn_t *c, const char *name, int64_t *user_id)
+{
+    sqlite3_stmt *st;
+    int rc = stmt(c, U_USER_FIND, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sq_bind_text(st, 1, name);
+    rc = sq_step_row(c, st, "user_find");
+    if (rc == STORE_OK) {
+        *user_id = sqlite3_column_int64(st, 0);
+        sq_stmt_done(st);
+    }
+    return rc;
+}
+
+int sq_user_ensure(store_conn_t *conn, const char *name, int64_t *user_id)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = user_find(c, name, user_id);
+    if (rc != STORE_NOTFOUND)
+        return rc;
+    if ((rc = sq_tx_begin(c)) != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, U_USER_ENSURE, &st)) == STORE_OK) {
+        sq_bind_text(st, 1, name);
+        sqlite3_bind_int64(st, 2, now_us());
+        rc = sq_run(c, st, "user_ensure");
+    }
+    if (rc == STORE_OK)
+        rc = user_find(c, name, user_id);
+    if (rc == STORE_NOTFOUND)
+        rc = STORE_ERROR;
+    return sq_tx_end(c, rc);
+}
+
+int sq_user_create(store_conn_t *conn, const char *name, int64_t quota_words,
+                   int64_t quota_images, arena_t *a, user_info_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, U_USER_INSERT, &st)) == STORE_OK) {
+        sq_bind_text(st, 1, name);
+        sqlite3_bind_int64(st, 2, now_us());
+        bind_opt(st, 3, quota_words);
+        bind_opt(st, 4, quota_images);
+        rc = one_row(c, st, "user_create", user_row, a, out);
+        if (rc == STORE_NOTFOUND)
+            rc = STORE_ERROR;
+    }
+    return sq_tx_end(c, rc);
+}
+
+int sq_user_get(store_conn_t *conn, int64_t id, const char *name, arena_t *a, user_info_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, name ? U_USER_GET_NAME : U_USER_GET_ID, &st);
+    if (rc != STORE_OK)
+        return rc;
+    if (name)
+        sq_bind_text(st, 1, name);
+    else
+        sqlite3_bind_int64(st, 1, id);
+    return one_row(c, st, "user_get", user_row, a, out);
+}
+
+int sq_user_list(store_conn_t *conn, int64_t limit, int64_t offset, arena_t *a,
+                 user_info_t **out, size_t *n, int64_t *total)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin_read(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = count_of(c, U_USER_COUNT, 0, total)) != STORE_OK ||
+        (rc = stmt(c, U_USER_LIST, &st)) != STORE_OK)
+        return sq_tx_end(c, rc);
+    sqlite3_bind_int64(st, 1, limit);
+    sqlite3_bind_int64(st, 2, offset);
+    size_t cap = (size_t)(limit >= 0 && limit < *total ? limit : *total) + 1, len = 0;
+    user_info_t *v = arena_alloc(a, cap * sizeof(*v));
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW && len < cap)
+        read_user(st, 0, a, &v[len++]);
+    rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "user_list");
+    sq_stmt_done(st);
+    *out = v;
+    *n = len;
+    return sq_tx_end(c, rc);
+}
+
+int sq_user_update(store_conn_t *conn, int64_t id, const user_patch_t *p, arena_t *a,
+                   user_info_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, U_USER_UPDATE, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        sq_bind_text(st, 2, p->name);
+        sqlite3_bind_int(st, 3, p->set_words);
+        bind_opt(st, 4, p->quota_words);
+        sqlite3_bind_int(st, 5, p->set_images);
+        bind_opt(st, 6, p->quota_images);
+        rc = one_row(c, st, "user_update", user_row, a, out);
+    }
+    return sq_tx_end(c, rc);
+}
+
+/* The statements of a user's removal, in order (?1 the user). */
+static const char *const delete_sql[] = {
+    "DELETE FROM jobs WHERE (kind = 0 AND record_id IN (SELECT id FROM documents "
+    "WHERE user_id = ?1)) OR (kind = 1 AND record_id IN (SELECT id FROM images "
+    "WHERE user_id = ?1))",
+    "DELETE FROM documents WHERE user_id = ?1",
+    "DELETE FROM images WHERE user_id = ?1",
+    "DELETE FROM idempotency_keys WHERE user_id = ?1",
+    "DELETE FROM usage_months WHERE user_id = ?1",
+    "DELETE FROM record_counts WHERE user_id = ?1",
+    "DELETE FROM api_keys WHERE user_id = ?1",
+    "DELETE FROM users WHERE id = ?1",
+};
+
+int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, const char ***media_keys,
+                   size_t *n)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st = NULL;
+    const char **keys = NULL;
+    size_t len = 0, cap = 0;
+    rc = sq_prepare(c, "SELECT media_key FROM images WHERE user_id = ?1 AND media_key IS NOT NULL",
+                    &st, "user_delete");
+    if (rc == STORE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        int src;
+        while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+            if (len == cap) {
+                cap = cap ? cap * 2 : 16;
+                const char **nk = arena_alloc(a, cap * sizeof(*nk));
+                if (len)
+                    memcpy(nk, keys, len * sizeof(*nk));
+                keys = nk;
+            }
+            keys[len++] = sq_col_text(st, 0, a);
+        }
+        if (src != SQLITE_DONE)
+            rc = sq_error(c, src, "user_delete");
+        sqlite3_finalize(st);
+    }
+    for (size_t i = 0; rc == STORE_OK && i < ARRAY_LEN(delete_sql); i++) {
+        if ((rc = sq_prepare(c, delete_sql[i], &st, "user_delete")) != STORE_OK)
+            break;
+        sqlite3_bind_int64(st, 1, id);
+        int src = sqlite3_step(st);
+        rc = src == SQLITE_DONE ? STORE_OK : sq_error(c, src, "user_delete");
+        sqlite3_finalize(st);
+        if (rc == STORE_OK && i + 1 == ARRAY_LEN(delete_sql) && sqlite3_changes(c->db) == 0)
+            rc = STORE_NOTFOUND;
+    }
+    rc = sq_tx_end(c, rc);
+    if (rc == STORE_OK) {
+        *media_keys = keys;
+        *n = len;
+    }
+    return rc;
+}
+
+/* ---- keys ---- */
+
+int sq_key_insert(store_conn_t *conn, int64_t user_id, const char *hash_hex, const char *prefix,
+                  key_scope_t scope, int64_t expires_us, int64_t *key_id)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, U_KEY_INSERT, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, user_id);
+        sq_bind_text(st, 2, hash_hex);
+        sq_bind_text(st, 3, prefix);
+        sqlite3_bind_int64(st, 4, now_us());
+        sq_bind_text(st, 5, key_scope_name(scope));
+        bind_opt(st, 6, expires_us > 0 ? expires_us : -1);
+        rc = sq_run(c, st, "key_insert");
+    }
+    int64_t id = sqlite3_last_insert_rowid(c->db);
+    rc = sq_tx_end(c, rc);
+    if (rc == STORE_OK)
+        *key_id = id;
+    return rc;
+}
+
+int sq_key_auth(store_conn_t *conn, const char *hash_hex, const char *period, key_auth_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, U_KEY_AUTH, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sq_bind_text(st, 1, hash_hex);
+    sq_bind_text(st, 2, period);
+    rc = sq_step_row(c, st, "key_auth");
+    if (rc == STORE_OK) {
+        /* the index found it; the digest is confirmed in constant time all the same */
+        const unsigned char *stored = sqlite3_column_text(st, 2);
+        if (!stored || strlen((const char *)stored) != 64 || !ct_equal(stored, hash_hex, 64))
+            rc = STORE_NOTFOUND;
+        memset(out, 0, sizeof(*out));
+        out->user_id = sqlite3_column_int64(st, 0);
+        out->key_id = sqlite3_column_int64(st, 1);
+        if (!key_scope_parse((const char *)sqlite3_column_text(st, 3), &out->scope))
+            out->scope = SCOPE_READ;
+        out->expires_us = sqlite3_column_int64(st, 4);
+        out->quota_words = col_opt(st, 5);
+        out->quota_images = col_opt(st, 6);
+        out->used.words = sqlite3_column_int64(st, 7);
+        out->used.images = sqlite3_column_int64(st, 8);
+        sq_stmt_done(st);
+    }
+    return rc;
+}
+
+int sq_key_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
+                key_info_t **out, size_t *n, int64_t *total)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin_read(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = count_of(c, U_KEY_COUNT, user_id, total)) != STORE_OK ||
+        (rc = stmt(c, U_KEY_LIST, &st)) != STORE_OK)
+        return sq_tx_end(c, rc);
+    sqlite3_bind_int64(st, 1, user_id);
+    sqlite3_bind_int64(st, 2, limit);
+    sqlite3_bind_int64(st, 3, offset);
+    size_t cap = (size_t)(limit >= 0 && limit < *total ? limit : *total) + 1, len = 0;
+    key_info_t *v = arena_alloc(a, cap * sizeof(*v));
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW && len < cap)
+        read_key(st, a, &v[len++]);
+    rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "key_list");
+    sq_stmt_done(st);
+    *out = v;
+    *n = len;
+    return sq_tx_end(c, rc);
+}
+
+int sq_key_get(store_conn_t *conn, int64_t key_id, arena_t *a, key_info_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, U_KEY_GET, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, key_id);
+    return one_row(c, st, "key_get", key_row, a, out);
+}
+
+int sq_key_revoke(store_conn_t *conn, int64_t key_id)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, U_KEY_REVOKE, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, key_id);
+        sqlite3_bind_int64(st, 2, now_us());
+        rc = sq_run(c, st, "key_revoke");
+        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+            rc = STORE_NOTFOUND;
+    }
+    return sq_tx_end(c, rc);
+}
+
+/* ---- usage ---- */
+
+/* Inside the caller's transaction when one is open (docs_create_completed), else its
+ * own. */
+int sq_usage_add(store_conn_t *conn, int64_t user_id, const char *period,
+                 const usage_counts_t *add)
+{
+    sq_conn_t *c = sq(conn);
+    bool own = sqlite3_get_autocommit(c->db) || c->session;
+    int rc = own ? sq_tx_begin(c) : STORE_OK;
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, U_USAGE_ADD, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, user_id);
+        sq_bind_text(st, 2, period);
+        sqlite3_bind_int64(st, 3, add->words);
+        sqlite3_bind_int64(st, 4, add->images);
+        sqlite3_bind_int64(st, 5, add->prompt_tokens);
+        sqlite3_bind_int64(st, 6, add->completion_tokens);
+        rc = sq_run(c, st, "usage_add");
+    }
+    return own ? sq_tx_end(c, rc) : rc;
+}
+
+int sq_usage_list(store_conn_t *conn, const char *period, int64_t user_id, int64_t limit,
+                  int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin_read(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    *total = 1;
+    if ((!user_id && (rc = count_of(c, U_USER_COUNT, 0, total)) != STORE_OK) ||
+        (rc = stmt(c, U_USAGE_LIST, &st)) != STORE_OK)
+        return sq_tx_end(c, rc);
+    sq_bind_text(st, 1, period);
+    sqlite3_bind_int64(st, 2, user_id);
+    sqlite3_bind_int64(st, 3, limit);
+    sqlite3_bind_int64(st, 4, offset);
+    size_t cap = (size_t)(limit >= 0 && limit < *total ? limit : *total) + 1, len = 0;
+    usage_row_t *v = arena_alloc(a, cap * sizeof(*v));
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW && len < cap) {
+        usage_row_t *u = &v[len++];
+        read_user(st, 0, a, &u->user);
+        u->used.words = sqlite3_column_int64(st, 5);
+        u->used.images = sqlite3_column_int64(st, 6);
+        u->used.prompt_tokens = sqlite3_column_int64(st, 7);
+        u->used.completion_tokens = sqlite3_column_int64(st, 8);
+    }
+    rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "usage_list");
+    sq_stmt_done(st);
+    if (user_id)
+        *total = (int64_t)len;
+    *out = v;
+    *n = len;
+    return sq_tx_end(c, rc);
+}
+
+int sq_idem_held(store_conn_t *conn, int64_t user_id, const char *key, int64_t now_us,
+                 bool *held)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, U_IDEM_HELD, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, user_id);
+    sq_bind_text(st, 2, key);
+    sqlite3_bind_int64(st, 3, now_us);
+    rc = sq_step_row(c, st, "idem_held");
+    *held = rc == STORE_OK;
+    if (rc == STORE_OK)
+        sq_stmt_done(st);
+    return rc == STORE_NOTFOUND ? STORE_OK : rc;
+}
