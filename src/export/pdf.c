@@ -4,8 +4,9 @@
  * lists indented per level with their bullet or number hanging, a page number at the
  * foot of every page, and the title in the document information.
  *
- * Fonts come from fontconfig: "DejaVu Sans" first, "Noto Sans CJK SC" next, then
- * whatever fontconfig falls back to, so Latin, Greek, Cyrillic and CJK text all find a
+ * Fonts come from fontconfig: "DejaVu Sans" first, "Noto Sans CJK SC" next, "Symbola"
+ * (emoji and symbols, monochrome) third, then whatever fontconfig falls back to, colour
+ * fonts excepted (font_map_new), so Latin, Greek, Cyrillic, CJK text and emoji all find a
  * glyph. cairo embeds the subset of each font that is used.
  *
  * Pagination is line by line: a block is laid out in slices of at most SLICE bytes (one
@@ -19,7 +20,9 @@
 
 #include <cairo-pdf.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
+#include <pango/pangofc-fontmap.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,9 +32,36 @@
 #define MARGIN 70.8661 /* 2.5 cm */
 #define BODY_SIZE 11.0
 #define LIST_INDENT 18.0 /* per nesting level, and the bullet's hanging width */
-#define FAMILIES "DejaVu Sans, Noto Sans CJK SC"
+#define FAMILIES "DejaVu Sans, Noto Sans CJK SC, Symbola"
 
 static const double heading_size[7] = {0, 20, 16, 14, 12.5, 11.5, 11};
+
+/* fontconfig rules added to the system's for the PDF's fonts only: colour fonts (Noto
+ * Color Emoji) are rejected, because cairo 1.16 draws their glyphs as 72 dpi bitmaps
+ * (blurred when zoomed, and not text: a search or a copy skips them), so emoji come from
+ * Symbola, a monochrome outline font embedded like the others. */
+static const char no_colour_fonts[] =
+    "<?xml version=\"1.0\"?><!DOCTYPE fontconfig SYSTEM \"fonts.dtd\"><fontconfig>"
+    "<selectfont><rejectfont><pattern><patelt name=\"color\"><bool>true</bool></patelt>"
+    "</pattern></rejectfont></selectfont></fontconfig>";
+
+/* The font map of every export: the system's fontconfig configuration plus the rules
+ * above (if they do not load, the system's configuration as it is). */
+static PangoFontMap *font_map_new(void)
+{
+    PangoFontMap *m = pango_cairo_font_map_new();
+    FcConfig *c = FcInitLoadConfig();
+    if (!c)
+        return m;
+    if (PANGO_IS_FC_FONT_MAP(m) &&
+        FcConfigParseAndLoadFromMemory(c, (const FcChar8 *)no_colour_fonts, FcTrue) &&
+        FcConfigBuildFonts(c))
+        pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(m), c);
+    else
+        log_warn("export: pdf: the fontconfig rules did not load; colour emoji fonts stay");
+    FcConfigDestroy(c); /* the font map holds its own reference */
+    return m;
+}
 
 static pthread_mutex_t pdf_lock = PTHREAD_MUTEX_INITIALIZER;
 static PangoFontMap *font_map; /* under pdf_lock */
@@ -265,7 +295,7 @@ int export_pdf(const char *name, const md_doc_t *d, buf_t *out)
     export_plain(&title, name, strlen(name));
     pthread_mutex_lock(&pdf_lock);
     if (!font_map)
-        font_map = pango_cairo_font_map_new();
+        font_map = font_map_new();
     cairo_surface_t *surface = cairo_pdf_surface_create_for_stream(write_out, out, PAGE_W, PAGE_H);
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, buf_cstr(&title));
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "inkwell");
