@@ -91,6 +91,22 @@ static int count_prefixed(const lines_t *l, const char *prefix)
     return k;
 }
 
+/* Markdown headings (CommonMark ATX: 1-6 '#' then a space or the end of the line) of
+ * the given level, or of any level when level is 0. A hashtag line ("#tag") is none. */
+static int count_headings(const lines_t *l, int level)
+{
+    int k = 0;
+    for (int i = 0; i < l->n; i++) {
+        const char *s = l->line[i];
+        int h = 0;
+        while (s[h] == '#')
+            h++;
+        if (h >= 1 && h <= 6 && (s[h] == ' ' || s[h] == '\0') && (level == 0 || h == level))
+            k++;
+    }
+    return k;
+}
+
 static int find_line(const lines_t *l, const char *exact)
 {
     for (int i = 0; i < l->n; i++)
@@ -182,24 +198,28 @@ static bool ck_freestyle(const char *o, const char *p, const lines_t *l)
 static bool ck_about(const char *o, const char *p, const lines_t *l)
 {
     /* two to four paragraphs in the first person plural */
-    int blocks = count_blocks(o) - (starts(o, "About us\n") ? 1 : 0);
-    return blocks >= 2 && blocks <= 4 && (strstr(o, "We") || strstr(o, " we "));
+    bool head = starts(o, "# About us\n\n");
+    int blocks = count_blocks(o) - (head ? 1 : 0);
+    return blocks >= 2 && blocks <= 4 && (strstr(o, "We") || strstr(o, " we ")) &&
+           count_headings(l, 0) == (head ? 1 : 0);
 }
 
 static bool ck_advert(const char *o, const char *p, const lines_t *l)
 {
     /* headline, body, call to action: three blocks; the last one a single line */
-    return count_blocks(o) == 3 && l->n >= 5 && l->line[0][0] && strlen(l->line[l->n - 1]) > 0 &&
+    return count_blocks(o) == 3 && l->n >= 5 && starts(l->line[0], "# ") &&
+           count_headings(l, 0) == 1 && strlen(l->line[l->n - 1]) > 0 &&
            strcmp(l->line[l->n - 2], "") == 0;
 }
 
 static bool ck_article(const char *o, const char *p, const lines_t *l)
 {
-    /* title, intro, 3-5 sections, conclusion */
-    int blocks = count_blocks(o);
+    /* title (a level-1 heading), intro, 3-5 sections and a conclusion (level 2) */
+    int blocks = count_blocks(o), sections = count_headings(l, 2);
     size_t t = strlen(l->line[0]);
-    return blocks >= 6 && blocks <= 8 && t > 0 && l->line[0][t - 1] != '.' &&
-           strcmp(l->line[1], "") == 0;
+    return blocks >= 6 && blocks <= 8 && starts(l->line[0], "# ") && l->line[0][t - 1] != '.' &&
+           strcmp(l->line[1], "") == 0 && count_headings(l, 1) == 1 && sections >= 4 &&
+           sections <= 6 && sections == count_headings(l, 0) - 1;
 }
 
 static bool ck_blog_intro(const char *o, const char *p, const lines_t *l)
@@ -211,7 +231,8 @@ static bool ck_blog_intro(const char *o, const char *p, const lines_t *l)
 static bool ck_outline(const char *o, const char *p, const lines_t *l)
 {
     int n = count_numbered(l);
-    if (n < 5 || n > 8 || find_line(l, "1. Introduction") < 0)
+    if (n < 5 || n > 8 || find_line(l, "1. Introduction") < 0 || !starts(l->line[0], "# ") ||
+        count_headings(l, 0) != 1)
         return false;
     /* every numbered section has 2 or 3 sub-points */
     for (int i = 0; i < l->n; i++) {
@@ -239,16 +260,18 @@ static bool ck_blog_paragraph(const char *o, const char *p, const lines_t *l)
 
 static bool ck_blog_post(const char *o, const char *p, const lines_t *l)
 {
-    int blocks = count_blocks(o);
+    int blocks = count_blocks(o), sections = count_headings(l, 2);
     return blocks >= 6 && blocks <= 7 && strcmp(l->line[1], "") == 0 &&
-           strstr(o, "in the comments.\n");
+           strstr(o, "in the comments.\n") && starts(l->line[0], "# ") &&
+           count_headings(l, 1) == 1 && sections >= 4 && sections <= 5;
 }
 
 static bool ck_blog_section(const char *o, const char *p, const lines_t *l)
 {
     int blocks = count_blocks(o);
     size_t t = strlen(l->line[0]);
-    return blocks >= 3 && blocks <= 4 && t > 0 && l->line[0][t - 1] != '.';
+    return blocks >= 3 && blocks <= 4 && starts(l->line[0], "## ") && l->line[0][t - 1] != '.' &&
+           count_headings(l, 0) == 1;
 }
 
 static bool ck_talking_points(const char *o, const char *p, const lines_t *l)
@@ -326,14 +349,16 @@ static bool ck_summary(const char *o, const char *p, const lines_t *l)
 
 static bool ck_faq(const char *o, const char *p, const lines_t *l)
 {
-    int q = count_prefixed(l, "Q: "), a = count_prefixed(l, "A: ");
-    if (q < 4 || q > 6 || q != a)
+    /* each question in bold, its answer on the next line */
+    int q = count_prefixed(l, "**Q: "), a = count_prefixed(l, "A: ");
+    if (q < 4 || q > 6 || q != a || count_headings(l, 0) != 0)
         return false;
     for (int i = 0; i < l->n; i++) {
-        if (!starts(l->line[i], "Q: "))
+        if (!starts(l->line[i], "**Q: "))
             continue;
         size_t t = strlen(l->line[i]);
-        if (l->line[i][t - 1] != '?' || i + 1 >= l->n || !starts(l->line[i + 1], "A: "))
+        if (t < 8 || strcmp(l->line[i] + t - 3, "?**") != 0 || i + 1 >= l->n ||
+            !starts(l->line[i + 1], "A: "))
             return false;
     }
     return true;
@@ -355,14 +380,16 @@ static bool ck_how_it_works(const char *o, const char *p, const lines_t *l)
     int steps = 0;
     for (int i = 0; i < l->n; i++) {
         char want[32];
-        snprintf(want, sizeof want, "Step %d: ", steps + 1);
+        snprintf(want, sizeof want, "## Step %d: ", steps + 1);
         if (starts(l->line[i], want)) {
-            if (i + 1 >= l->n || !starts(l->line[i + 1], "   "))
+            /* the step's text under its heading, then a blank line or the end */
+            if (i + 1 >= l->n || !isupper((unsigned char)l->line[i + 1][0]) ||
+                (i + 2 < l->n && l->line[i + 2][0]))
                 return false;
             steps++;
         }
     }
-    return steps >= 3 && steps <= 5 && count_prefixed(l, "Step ") == steps;
+    return steps >= 3 && steps <= 5 && count_headings(l, 0) == steps;
 }
 
 static bool ck_meta_description(const char *o, const char *p, const lines_t *l)
@@ -393,16 +420,18 @@ static bool ck_newsletter(const char *o, const char *p, const lines_t *l)
         return false;
     int heads = 0;
     for (int i = 4; i < l->n; i++)
-        heads += strchr(l->line[i], ':') && strcmp(l->line[i - 1], "") == 0 &&
-                 i + 1 < l->n && l->line[i + 1][0];
+        heads += starts(l->line[i], "## ") && strchr(l->line[i], ':') &&
+                 strcmp(l->line[i - 1], "") == 0 && i + 1 < l->n && l->line[i + 1][0];
+    if (heads != count_headings(l, 0))
+        return false;
     size_t t = strlen(l->line[l->n - 2]);
     return heads >= 2 && heads <= 3 && l->line[l->n - 2][t - 1] == ',';
 }
 
 static bool ck_pas(const char *o, const char *p, const lines_t *l)
 {
-    const char *a = strstr(o, "Pain: "), *b = strstr(o, "\nAgitate: "),
-               *c = strstr(o, "\nSolution: ");
+    const char *a = strstr(o, "**Pain:** "), *b = strstr(o, "\n**Agitate:** "),
+               *c = strstr(o, "\n**Solution:** ");
     return a == o && b && c && b < c && count_blocks(o) == 3;
 }
 
@@ -419,9 +448,11 @@ static bool ck_press_release(const char *o, const char *p, const lines_t *l)
         dateline |= starts(l->line[i], "[CITY] — [Month Day, Year] — ") &&
                     strlen(l->line[i]) > 40;
     const char *open = strstr(o, "“"), *close = open ? strstr(open, "”") : NULL;
+    /* the closing "###" escaped, or it would be an empty heading */
     return strcmp(l->line[0], "FOR IMMEDIATE RELEASE") == 0 && dateline && open && close &&
-           strstr(close, " said ") && find_line(l, "About [Organization]") > 0 &&
-           strcmp(l->line[l->n - 1], "###") == 0;
+           strstr(close, " said ") && l->n > 2 && starts(l->line[2], "# ") &&
+           find_line(l, "## About [Organization]") > 0 && count_headings(l, 0) == 2 &&
+           strcmp(l->line[l->n - 1], "\\###") == 0;
 }
 
 static bool ck_social_post(const char *o, const char *p, const lines_t *l)
@@ -441,8 +472,12 @@ static bool ck_caption(const char *o, const char *p, const lines_t *l)
 
 static bool ck_startup_ideas(const char *o, const char *p, const lines_t *l)
 {
-    int n = count_numbered(l);
-    return n >= 3 && n <= 5 && count_prefixed(l, "   Problem: ") == n &&
+    int n = count_numbered(l), bold = 0;
+    for (int i = 0; i < l->n; i++) /* each idea's name in bold: "1. **Name**" */
+        if (numbered(l->line[i]))
+            bold += strstr(l->line[i], ". **") != NULL &&
+                    strcmp(l->line[i] + strlen(l->line[i]) - 2, "**") == 0;
+    return n >= 3 && n <= 5 && bold == n && count_prefixed(l, "   Problem: ") == n &&
            count_prefixed(l, "   Solution: ") == n && count_prefixed(l, "   Business model: ") == n;
 }
 
@@ -487,8 +522,8 @@ static bool ck_social_bio(const char *o, const char *p, const lines_t *l)
 static bool ck_value_prop(const char *o, const char *p, const lines_t *l)
 {
     /* headline, supporting line, then three bullets */
-    return count_prefixed(l, "- ") == 3 && l->n == 6 && l->line[0][0] != '-' &&
-           l->line[1][0] != '-' && count_blocks(o) == 2;
+    return count_prefixed(l, "- ") == 3 && l->n == 6 && starts(l->line[0], "# ") &&
+           count_headings(l, 0) == 1 && l->line[1][0] != '-' && count_blocks(o) == 2;
 }
 
 static bool ck_video_description(const char *o, const char *p, const lines_t *l)
@@ -513,7 +548,7 @@ static bool ck_video_script(const char *o, const char *p, const lines_t *l)
     int scenes = 0;
     for (int i = 0; i < l->n; i++) {
         char want[40];
-        snprintf(want, sizeof want, "Scene %d — ", scenes + 1);
+        snprintf(want, sizeof want, "## Scene %d — ", scenes + 1);
         if (!starts(l->line[i], want))
             continue;
         if (i + 2 >= l->n || !starts(l->line[i + 1], "[Visual: ") ||
@@ -521,7 +556,7 @@ static bool ck_video_script(const char *o, const char *p, const lines_t *l)
             return false;
         scenes++;
     }
-    return scenes >= 3 && scenes <= 6 && count_prefixed(l, "Scene ") == scenes;
+    return scenes >= 3 && scenes <= 6 && count_headings(l, 0) == scenes;
 }
 
 static bool ck_video_tags(const char *o, const char *p, const lines_t *l)
@@ -543,9 +578,11 @@ static bool ck_vision(const char *o, const char *p, const lines_t *l)
 
 static bool ck_product_sheet(const char *o, const char *p, const lines_t *l)
 {
-    return starts(o, "Product: ") && find_line(l, "Overview") > 0 &&
-           find_line(l, "Key features") > 0 && find_line(l, "Benefits") > 0 &&
-           find_line(l, "Ideal for") > 0 && count_prefixed(l, "- ") >= 5;
+    int h2 = count_headings(l, 2);
+    return starts(o, "# Product: ") && find_line(l, "## Overview") > 0 &&
+           find_line(l, "## Key features") > 0 && find_line(l, "## Benefits") > 0 &&
+           find_line(l, "## Ideal for") > 0 && count_prefixed(l, "- ") >= 5 &&
+           count_headings(l, 1) == 1 && h2 >= 4 && h2 <= 5;
 }
 
 static bool ck_welcome_email(const char *o, const char *p, const lines_t *l)
@@ -572,11 +609,13 @@ static bool ck_push(const char *o, const char *p, const lines_t *l)
 
 static bool ck_listicle(const char *o, const char *p, const lines_t *l)
 {
-    int said = atoi(o);
+    /* "# 8 Ways ...", then "## 1. ..." to "## 8. ..." */
+    int said = starts(o, "# ") ? atoi(o + 2) : 0;
     int items = 0;
     for (int i = 1; i < l->n; i++)
-        items += numbered(l->line[i]) == items + 1;
-    return said >= 5 && said <= 10 && items == said;
+        items += starts(l->line[i], "## ") && numbered(l->line[i] + 3) == items + 1;
+    return said >= 5 && said <= 10 && items == said && count_headings(l, 2) == said &&
+           count_headings(l, 0) == said + 1;
 }
 
 static bool ck_grammar(const char *o, const char *p, const lines_t *l)
@@ -602,8 +641,8 @@ static bool ck_blog_tags(const char *o, const char *p, const lines_t *l)
 
 static bool ck_pros_cons(const char *o, const char *p, const lines_t *l)
 {
-    int pros = find_line(l, "Pros"), cons = find_line(l, "Cons");
-    if (pros < 0 || cons < pros)
+    int pros = find_line(l, "## Pros"), cons = find_line(l, "## Cons");
+    if (pros < 0 || cons < pros || count_headings(l, 0) != 2)
         return false;
     int np = 0, nc = 0;
     for (int i = pros + 1; i < l->n && starts(l->line[i], "- "); i++)
@@ -640,9 +679,10 @@ static bool ck_facebook_ad(const char *o, const char *p, const lines_t *l)
 
 static bool ck_job(const char *o, const char *p, const lines_t *l)
 {
-    int r = find_line(l, "Responsibilities"), q = find_line(l, "Requirements"),
-        w = find_line(l, "What we offer");
-    if (!starts(o, "Job title: ") || r < 0 || q < r || w < q)
+    int r = find_line(l, "## Responsibilities"), q = find_line(l, "## Requirements"),
+        w = find_line(l, "## What we offer");
+    if (!starts(o, "# Job title: ") || r < 0 || q < r || w < q ||
+        find_line(l, "## About the role") != 2 || count_headings(l, 0) != 5)
         return false;
     int nr = 0, nq = 0;
     for (int i = r + 1; i < l->n && starts(l->line[i], "- "); i++)
@@ -654,10 +694,11 @@ static bool ck_job(const char *o, const char *p, const lines_t *l)
 
 static bool ck_review(const char *o, const char *p, const lines_t *l)
 {
-    if (l->n < 4 || !starts(l->line[1], "Rating: "))
+    if (l->n < 4 || !starts(l->line[0], "# ") || !starts(l->line[1], "**Rating:** ") ||
+        count_headings(l, 0) != 1)
         return false;
     int stars = 0, blanks = 0;
-    const char *q = l->line[1] + 8;
+    const char *q = l->line[1] + 12;
     for (; starts(q, "★") || starts(q, "☆"); q += 3)
         stars += starts(q, "★"), blanks++;
     int said = 0;
@@ -667,9 +708,10 @@ static bool ck_review(const char *o, const char *p, const lines_t *l)
 
 static bool ck_feature_section(const char *o, const char *p, const lines_t *l)
 {
-    int blocks = count_blocks(o);
+    int blocks = count_blocks(o), h2 = count_headings(l, 2);
     size_t t = strlen(l->line[0]);
-    return l->line[0][t - 1] == '?' && blocks >= 5 && blocks <= 6;
+    return starts(l->line[0], "# ") && l->line[0][t - 1] == '?' && blocks >= 5 && blocks <= 6 &&
+           h2 == blocks - 2 && count_headings(l, 0) == h2 + 1;
 }
 
 static const struct {
@@ -758,6 +800,10 @@ static bool valid_utf8(const char *s)
     return ok;
 }
 
+/* The templates that write Markdown headings (a string of ids, for strchr). */
+static const char heading_templates[] = {2, 3, 4, 6, 9, 10, 19, 23, 26, 35, 37, 41, 44, 47,
+                                         50, 51, 52, 0};
+
 static void test_shapes(void)
 {
     CHECK_INT(ARRAY_LEN(checks), TEMPLATE_COUNT);
@@ -774,6 +820,13 @@ static void test_shapes(void)
                 CHECK_MSG(valid_utf8(out), "template %d prompt %s: invalid UTF-8", checks[c].id,
                           prompts[p].label);
                 bool ok = l.n > 0 && checks[c].check(out, prompts[p].text, &l);
+                /* Markdown: only the templates with a title or sections write headings
+                 * (their checkers count them); no other line, a hashtag line least of
+                 * all, may read as one. Rewrite, summary and grammar keep the prompt's. */
+                int id = checks[c].id;
+                if (!strchr(heading_templates, id) && id != 14 && id != 15 && id != 45)
+                    CHECK_MSG(count_headings(&l, 0) == 0, "template %d: a heading in:\n%s", id,
+                              out);
                 CHECK_MSG(ok, "template %d (%s) prompt %s creativity %.1f: wrong shape:\n%s",
                           checks[c].id, template_get(checks[c].id)->name, prompts[p].label,
                           creativity, out);
@@ -1031,10 +1084,14 @@ static void test_checkers_discriminate(void)
                 continue;
             lines_t l;
             lines_split(outs[other], &l);
-            accepted += checks[c].check(outs[other], prompts[0].text, &l);
+            bool yes = checks[c].check(outs[other], prompts[0].text, &l);
+            accepted += yes;
+            if (yes && getenv("SHOW_ACCEPT"))
+                fprintf(stderr, "checker %d accepts template %d:\n%s\n", checks[c].id, other + 1,
+                        outs[other]);
             lines_free(&l);
         }
-        if (getenv("SHOW_ACCEPT"))
+        if (getenv("SHOW_ACCEPT") && accepted)
             fprintf(stderr, "checker %d accepts %d foreign outputs\n", checks[c].id, accepted);
         /* rewrite, summary and grammar judge a text against its prompt, not a layout:
          * the other templates that restate the prompt (a title, a one-line hook...) may
