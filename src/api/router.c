@@ -246,9 +246,14 @@ void api_handle(void *appv, http_req_t *r)
         return;
     if (session)
         store_read_begin(session); /* nothing on a backend without read sessions */
-    /* everything under /api/v1 is authenticated and rate limited, known route or not */
-    if (!api || admit(app, r))
-        dispatch(app, r, rt, kind, id, allowed);
+    /* everything under /api/v1 is authenticated and rate limited, known route or not;
+     * a body over --max-body is a 413 after that (with the rate-limit headers) */
+    if (!api || admit(app, r)) {
+        if (r->body_too_large)
+            api_error(r, 413, "Payload too large.");
+        else
+            dispatch(app, r, rt, kind, id, allowed);
+    }
     if (session)
         store_read_end(session);
 }
