@@ -315,7 +315,11 @@ int export_pdf(const char *name, const md_doc_t *d, buf_t *out)
         case MD_HEADING: heading(&p, export_heading_level(b->level), NULL, 0, d, b); break;
         case MD_BULLET:
         case MD_ORDERED: list_item(&p, d, b); break;
-        case MD_PARA: paragraph(&p, d, b); break;
+        case MD_PARA:
+            if (i > 0 && d->blocks[i - 1].kind != MD_PARA && d->blocks[i - 1].kind != MD_HEADING)
+                p.y += 5; /* a paragraph after a list stands apart from it */
+            paragraph(&p, d, b);
+            break;
         }
     }
     page_footer(&p);
