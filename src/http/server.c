@@ -477,10 +477,8 @@ static enum MHD_Result send_response(http_req_t *r)
         r->bytes_out = r->resp_fd_size;
         r->resp_fd = -1; /* MHD owns it now */
     } else if (r->status == 304) {
-        /* No body and no Content-Length: RFC 9110 §8.6 allows only the length the 200
-         * would have, and libmicrohttpd 0.9.75 adds "0" to a buffer response and
-         * "Transfer-Encoding: chunked" to one of unknown size unless it is in its
-         * HTTP/1.0-compatible mode (which then closes the connection after it). */
+        /* no Content-Length (RFC 9110 §8.6; libmicrohttpd would add 0, or chunked unless
+         * HTTP/1.0-compatible, which closes the connection after it): design.md */
         resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
         if (resp)
             MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
@@ -546,17 +544,14 @@ static bool ambiguous_framing(http_req_t *r)
     return false;
 }
 
-/* A body over max_body: the handler answers the 413 (after authentication and the rate
- * limit, so that it carries their headers, API.md §7; http_body_too_large tells it). */
+/* A body over max_body: the handler answers 413 after auth and the rate limit (§7). */
 static enum MHD_Result too_large(http_server_t *s, http_req_t *r)
 {
     r->body_too_large = true;
     r->dispatched = true;
     s->o.handler(s->o.app, r);
-    if (!r->responded || r->suspend_requested) {
-        r->suspend_requested = false;
+    if (!r->responded)
         plain_error(r, 413, "Payload too large.");
-    }
     return send_response(r);
 }
 
