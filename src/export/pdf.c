@@ -22,7 +22,6 @@
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
-#include <pango/pangofc-fontmap.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,22 +44,20 @@ static const char no_colour_fonts[] =
     "<selectfont><rejectfont><pattern><patelt name=\"color\"><bool>true</bool></patelt>"
     "</pattern></rejectfont></selectfont></fontconfig>";
 
-/* The font map of every export: the system's fontconfig configuration plus the rules
- * above (if they do not load, the system's configuration as it is). */
+/* The font map of every export. fontconfig's configuration, before pango reads it: the
+ * system's plus the rules above, made the process's current one (only the PDF export
+ * uses fonts); if they do not load, the system's as it is. The current configuration
+ * stays reachable from fontconfig (a configuration given to the font map alone would
+ * never be freed: pango keeps its reference). */
 static PangoFontMap *font_map_new(void)
 {
-    PangoFontMap *m = pango_cairo_font_map_new();
     FcConfig *c = FcInitLoadConfig();
-    if (!c)
-        return m;
-    if (PANGO_IS_FC_FONT_MAP(m) &&
-        FcConfigParseAndLoadFromMemory(c, (const FcChar8 *)no_colour_fonts, FcTrue) &&
-        FcConfigBuildFonts(c))
-        pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(m), c);
-    else
+    if (!(c && FcConfigParseAndLoadFromMemory(c, (const FcChar8 *)no_colour_fonts, FcTrue) &&
+          FcConfigBuildFonts(c) && FcConfigSetCurrent(c)))
         log_warn("export: pdf: the fontconfig rules did not load; colour emoji fonts stay");
-    FcConfigDestroy(c); /* the font map holds its own reference */
-    return m;
+    if (c)
+        FcConfigDestroy(c); /* the current configuration's reference remains */
+    return pango_cairo_font_map_new();
 }
 
 static pthread_mutex_t pdf_lock = PTHREAD_MUTEX_INITIALIZER;
