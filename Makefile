@@ -11,7 +11,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib openssl libzip cairo pangocairo pangoft2 fontconfig
+PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib openssl libzip cairo pangocairo fontconfig
 SANITIZE ?=
 CFLAGS   ?= -O2 -g
 WARN     := -std=c17 -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter
