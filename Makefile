@@ -11,7 +11,8 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib openssl libzip cairo pangocairo icu-uc icu-i18n
+PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib openssl libzip cairo pangocairo fontconfig \
+            icu-uc icu-i18n
 SANITIZE ?=
 CFLAGS   ?= -O2 -g
 WARN     := -std=c17 -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter

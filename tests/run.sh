@@ -63,14 +63,20 @@ for backend in sqlite postgres; do
   [ "$f" = 0 ] || grep -E -B 2 -A 30 '^ *not ok ' "$log" | head -n 150
 done
 
-# The OpenAPI document: valid (third-party validator), a generated client compiles, and
-# every answer the HTTP suites above recorded conforms to it.
+# The OpenAPI document: valid (two third-party linters), a generated client compiles,
+# every answer the HTTP suites above recorded conforms to it, and a validating proxy
+# (Stoplight Prism, --errors) in front of a real server flags none of a replay of their
+# traffic (tests/openapi/prism.mjs; bounded to 5 minutes).
 if (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm.log" 2>&1; then
-  for mode in lint client responses; do
+  for mode in lint client responses prism; do
     log="$logdir/openapi-$mode.log"
     args=()
     [ "$mode" = responses ] && args=("$logdir"/exchanges-*.jsonl)
-    node tests/openapi/check.mjs "$mode" "${args[@]}" >"$log" 2>&1
+    if [ "$mode" = prism ]; then
+      timeout 300 node tests/openapi/prism.mjs "$INKWELL_BIN" >"$log" 2>&1
+    else
+      node tests/openapi/check.mjs "$mode" "${args[@]}" >"$log" 2>&1
+    fi
     read -r p f < <(count "$log")
     passed=$((passed + p)); failed=$((failed + f))
     printf '%-28s %4d passed, %d failed%s\n' "openapi $mode" "$p" "$f" "$([ "$f" = 0 ] || echo "   <-- see $log")"

@@ -390,10 +390,15 @@ void api_handle(void *appv, http_req_t *r)
     if (session)
         store_read_begin(session); /* nothing on a backend without read sessions */
     /* everything under /api/v1 is authenticated and rate limited, known route or not;
-     * then the key's scope and the user's quota are checked (§19) */
+     * a body over --max-body is a 413 after that (with the rate-limit headers); then the
+     * key's scope and the user's quota are checked (§19) */
     key_auth_t key;
-    if (!api || (admit(app, r, &key) && scope_allows(r, &key, rt) && quota_allows(app, r, &key, rt, kind)))
-        dispatch(app, r, rt, kind, id, allowed);
+    if (!api || admit(app, r, &key)) {
+        if (r->body_too_large)
+            api_error(r, 413, "Payload too large.");
+        else if (!api || (scope_allows(r, &key, rt) && quota_allows(app, r, &key, rt, kind)))
+            dispatch(app, r, rt, kind, id, allowed);
+    }
     if (session)
         store_read_end(session);
 }

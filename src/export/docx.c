@@ -8,7 +8,8 @@
  *   word/numbering.xml             bullets (numId 1) and one numbering per ordered list
  *   word/document.xml              the paragraphs, A4 with 2.5 cm margins
  * Markdown headings are Heading2..6 (export_heading_level), list items List Paragraph
- * with numPr (nesting = ilvl), bold and italic runs <w:b/> and <w:i/>. An ordered list
+ * with numPr (nesting = ilvl), bold and italic runs <w:b/> and <w:i/>, a line break
+ * inside a block <w:br/>. An ordered list
  * gets its own w:num that starts at its first item's number, so lists do not continue
  * one another's count. */
 #include "export/export_int.h"
@@ -131,6 +132,13 @@ static void run_xml(buf_t *o, const char *s, size_t n, uint8_t style)
         buf_printf(o, "<w:rPr>%s%s</w:rPr>", (style & MD_BOLD) ? "<w:b/><w:bCs/>" : "",
                    (style & MD_ITALIC) ? "<w:i/><w:iCs/>" : "");
     buf_puts(o, "<w:t xml:space=\"preserve\">");
+    const char *nl; /* a line break inside the block: <w:br/> between two texts */
+    while ((nl = memchr(s, '\n', n)) != NULL) {
+        export_xml_escape(o, s, (size_t)(nl - s));
+        buf_puts(o, "</w:t><w:br/><w:t xml:space=\"preserve\">");
+        n -= (size_t)(nl - s) + 1;
+        s = nl + 1;
+    }
     export_xml_escape(o, s, n);
     buf_puts(o, "</w:t></w:r>");
 }

@@ -1,6 +1,6 @@
 /* html.c — the HTML export: a standalone HTML5 page (UTF-8, a small inline style
  * sheet, no script, nothing fetched) with the name as <title> and <h1>, the blocks as
- * <h2>..<h6>, <p> and nested <ul>/<ol> lists. Every piece of text goes through
+ * <h2>..<h6>, <p> and nested <ul>/<ol> lists, a line break inside a block as <br>. Every piece of text goes through
  * export_xml_escape, so no character of the name or the text is markup. */
 #include "export/export_int.h"
 
@@ -11,6 +11,19 @@ static const char style_sheet[] =
     "body{font-family:'DejaVu Sans',system-ui,sans-serif;line-height:1.5;max-width:44em;"
     "margin:2em auto;padding:0 1em;color:#222}h1,h2,h3{line-height:1.2}";
 
+/* s[0..n) escaped, each line break inside a block as <br> (as GitHub shows one). */
+static void text_br(buf_t *out, const char *s, size_t n)
+{
+    const char *nl;
+    while ((nl = memchr(s, '\n', n)) != NULL) {
+        export_xml_escape(out, s, (size_t)(nl - s));
+        buf_puts(out, "<br>\n");
+        n -= (size_t)(nl - s) + 1;
+        s = nl + 1;
+    }
+    export_xml_escape(out, s, n);
+}
+
 static void runs(buf_t *out, const md_doc_t *d, const md_block_t *b)
 {
     for (size_t i = b->run; i < b->run + b->nruns; i++) {
@@ -19,7 +32,7 @@ static void runs(buf_t *out, const md_doc_t *d, const md_block_t *b)
             buf_puts(out, "<strong>");
         if (r->style & MD_ITALIC)
             buf_puts(out, "<em>");
-        export_xml_escape(out, d->text + r->off, r->len);
+        text_br(out, d->text + r->off, r->len);
         if (r->style & MD_ITALIC)
             buf_puts(out, "</em>");
         if (r->style & MD_BOLD)

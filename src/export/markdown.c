@@ -61,6 +61,9 @@ static bool is_punct(unsigned char c)
 
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
 
+/* White space around a star marker: a line break inside a block counts too. */
+static bool is_ws(char c) { return is_space(c) || c == '\n'; }
+
 /* Token at s[i]: 2 = "**", 1 = "*", 0 = anything else. Escaped characters are
  * skipped by the callers before asking. */
 static int star_token(const char *s, size_t n, size_t i)
@@ -94,6 +97,16 @@ static void parse_inline(md_doc_t *d, md_block_t *b, const char *s, size_t n)
             i += 2;
             continue;
         }
+        if (c == '\\' && i + 1 < n && s[i + 1] == '\n') { /* CommonMark's hard break */
+            run_put(d, b, s + start, i - start, style);
+            start = i + 1;
+            i++;
+            continue;
+        }
+        if (c == '\n') { /* a line break inside the block: kept as it is */
+            i++;
+            continue;
+        }
         if (c < 0x20 || c == 0x7f || (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
                                       (unsigned char)s[i + 1] <= 0x9f)) {
             run_put(d, b, s + start, i - start, style);
@@ -112,8 +125,8 @@ static void parse_inline(md_doc_t *d, md_block_t *b, const char *s, size_t n)
         }
         left[t]--;
         uint8_t flag = t == 2 ? MD_BOLD : MD_ITALIC;
-        bool next_ok = i + (size_t)t < n && !is_space(s[i + (size_t)t]);
-        bool prev_ok = i > 0 && !is_space(s[i - 1]);
+        bool next_ok = i + (size_t)t < n && !is_ws(s[i + (size_t)t]);
+        bool prev_ok = i > 0 && !is_ws(s[i - 1]);
         bool toggle = (style & flag) ? prev_ok : (next_ok && left[t] > 0);
         if (toggle) {
             run_put(d, b, s + start, i - start, style);
@@ -170,8 +183,10 @@ static void add_text(parser_t *p, const char *s, size_t n)
     }
     if (n == 0)
         return;
+    while (n > 0 && is_space(s[n - 1])) /* trailing spaces (a Markdown hard break) */
+        n--;
     if (p->raw.len > 0)
-        buf_putc(&p->raw, ' ');
+        buf_putc(&p->raw, '\n'); /* a single line break stays a line break */
     buf_append(&p->raw, s, n);
 }
 

@@ -12,7 +12,7 @@
  *   - **bold** and *italic* (***both***); a marker without a partner, or a '*'
  *     opening before a space, is literal text; a backslash before punctuation makes
  *     that character literal.
- * Control characters other than tab become U+FFFD (XML cannot carry them); tabs become
+ * Control characters other than tab and those line breaks become U+FFFD (XML cannot carry them); tabs become
  * spaces. Memory is one copy of the text plus one small record per block and run. */
 #ifndef INK_EXPORT_MARKDOWN_H
 #define INK_EXPORT_MARKDOWN_H

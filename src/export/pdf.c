@@ -4,8 +4,9 @@
  * lists indented per level with their bullet or number hanging, a page number at the
  * foot of every page, and the title in the document information.
  *
- * Fonts come from fontconfig: "DejaVu Sans" first, "Noto Sans CJK SC" next, then
- * whatever fontconfig falls back to, so Latin, Greek, Cyrillic and CJK text all find a
+ * Fonts come from fontconfig: "DejaVu Sans" first, "Noto Sans CJK SC" next, "Symbola"
+ * (emoji and symbols, monochrome) third, then whatever fontconfig falls back to, colour
+ * fonts excepted (font_map_new), so Latin, Greek, Cyrillic, CJK text and emoji all find a
  * glyph. cairo embeds the subset of each font that is used.
  *
  * Pagination is line by line: a block is laid out in slices of at most SLICE bytes (one
@@ -19,6 +20,7 @@
 
 #include <cairo-pdf.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,9 +31,34 @@
 #define MARGIN 70.8661 /* 2.5 cm */
 #define BODY_SIZE 11.0
 #define LIST_INDENT 18.0 /* per nesting level, and the bullet's hanging width */
-#define FAMILIES "DejaVu Sans, Noto Sans CJK SC"
+#define FAMILIES "DejaVu Sans, Noto Sans CJK SC, Symbola"
 
 static const double heading_size[7] = {0, 20, 16, 14, 12.5, 11.5, 11};
+
+/* fontconfig rules added to the system's for the PDF's fonts only: colour fonts (Noto
+ * Color Emoji) are rejected, because cairo 1.16 draws their glyphs as 72 dpi bitmaps
+ * (blurred when zoomed, and not text: a search or a copy skips them), so emoji come from
+ * Symbola, a monochrome outline font embedded like the others. */
+static const char no_colour_fonts[] =
+    "<?xml version=\"1.0\"?><!DOCTYPE fontconfig SYSTEM \"fonts.dtd\"><fontconfig>"
+    "<selectfont><rejectfont><pattern><patelt name=\"color\"><bool>true</bool></patelt>"
+    "</pattern></rejectfont></selectfont></fontconfig>";
+
+/* The font map of every export. fontconfig's configuration, before pango reads it: the
+ * system's plus the rules above, made the process's current one (only the PDF export
+ * uses fonts); if they do not load, the system's as it is. The current configuration
+ * stays reachable from fontconfig (a configuration given to the font map alone would
+ * never be freed: pango keeps its reference). */
+static PangoFontMap *font_map_new(void)
+{
+    FcConfig *c = FcInitLoadConfig();
+    if (!(c && FcConfigParseAndLoadFromMemory(c, (const FcChar8 *)no_colour_fonts, FcTrue) &&
+          FcConfigBuildFonts(c) && FcConfigSetCurrent(c)))
+        log_warn("export: pdf: the fontconfig rules did not load; colour emoji fonts stay");
+    if (c)
+        FcConfigDestroy(c); /* the current configuration's reference remains */
+    return pango_cairo_font_map_new();
+}
 
 static pthread_mutex_t pdf_lock = PTHREAD_MUTEX_INITIALIZER;
 static PangoFontMap *font_map; /* under pdf_lock */
@@ -265,7 +292,7 @@ int export_pdf(const char *name, const md_doc_t *d, buf_t *out)
     export_plain(&title, name, strlen(name));
     pthread_mutex_lock(&pdf_lock);
     if (!font_map)
-        font_map = pango_cairo_font_map_new();
+        font_map = font_map_new();
     cairo_surface_t *surface = cairo_pdf_surface_create_for_stream(write_out, out, PAGE_W, PAGE_H);
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, buf_cstr(&title));
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "inkwell");
@@ -285,7 +312,11 @@ int export_pdf(const char *name, const md_doc_t *d, buf_t *out)
         case MD_HEADING: heading(&p, export_heading_level(b->level), NULL, 0, d, b); break;
         case MD_BULLET:
         case MD_ORDERED: list_item(&p, d, b); break;
-        case MD_PARA: paragraph(&p, d, b); break;
+        case MD_PARA:
+            if (i > 0 && d->blocks[i - 1].kind != MD_PARA && d->blocks[i - 1].kind != MD_HEADING)
+                p.y += 5; /* a paragraph after a list stands apart from it */
+            paragraph(&p, d, b);
+            break;
         }
     }
     page_footer(&p);

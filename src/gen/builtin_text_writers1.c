@@ -13,6 +13,7 @@
 
 static void g_title_line(gen_t *g)
 {
+    g_puts(g, "# ");
     SENTS(g, B_TITLE, 1, NULL);
     g_puts(g, "\n\n");
 }
@@ -20,6 +21,7 @@ static void g_title_line(gen_t *g)
 static void g_section(gen_t *g, uint64_t *used_sect)
 {
     g->sect = g_next_phrase(g);
+    g_puts(g, "## ");
     SENTS(g, B_SUBHEAD, 1, NULL);
     g_puts(g, "\n");
     SENTS(g, B_SECT, g_range(g, 2, 3), used_sect);
@@ -71,7 +73,7 @@ void t_about_us(gen_t *g)
         "in touch — we would love to meet you}.",
     };
     if (g_pick(g, 2))
-        g_puts(g, "About us\n\n");
+        g_puts(g, "# About us\n\n");
     SENTS(g, intro, 1, NULL);
     g_puts(g, " ");
     SENTS(g, story, 1, NULL);
@@ -85,6 +87,7 @@ void t_about_us(gen_t *g)
 
 void t_advertisement(gen_t *g)
 {
+    g_puts(g, "# ");
     SENTS(g, B_HEAD, 1, NULL);
     g_puts(g, "\n\n");
     SENTS(g, B_MKT, g_range(g, 2, 3), NULL);
@@ -107,6 +110,7 @@ void t_article(gen_t *g)
         if (used_sect == (1ull << ARRAY_LEN(B_SECT)) - 1)
             used_sect = 0;
     }
+    g_puts(g, "## ");
     SENTS(g, concl, 1, NULL);
     g_puts(g, "\n");
     SENTS(g, B_BODY, 1, &used);
@@ -145,6 +149,7 @@ void t_blog_outline(gen_t *g)
         "How it connects to $n",
     };
     int total = g_range(g, 5, 8);
+    g_puts(g, "# ");
     SENTS(g, B_TITLE, 1, NULL);
     g_puts(g, "\n\n1. Introduction\n");
     g_line(g, "   - Hook: {a surprising fact|a relatable question|a short story} about $t");
@@ -211,6 +216,7 @@ void t_blog_post(gen_t *g)
         if (used_sect == (1ull << ARRAY_LEN(B_SECT)) - 1)
             used_sect = 0;
     }
+    g_puts(g, "## ");
     SENTS(g, concl, 1, NULL);
     g_puts(g, "\n");
     SENTS(g, B_BODY, 1, &used);
@@ -224,6 +230,7 @@ void t_blog_section(gen_t *g)
 {
     uint64_t used = 0;
     g->sect = g->tp->phrase[0];
+    g_puts(g, "## ");
     SENTS(g, B_SUBHEAD, 1, NULL);
     g_puts(g, "\n\n");
     for (int p = g_range(g, 2, 3); p > 0; p--) {
@@ -264,27 +271,27 @@ void t_call_to_action(gen_t *g)
 void t_faq(gen_t *g)
 {
     static const char *const qa[] = {
-        "Q: What is $t?\nA: ^$t {is about|covers} $n and $n. {In short, it|Put simply, it} "
+        "**Q: What is $t?**\nA: ^$t {is about|covers} $n and $n. {In short, it|Put simply, it} "
         "{helps $a get better results with less effort|is a practical way to reach your "
         "goals}.",
-        "Q: Who is $t for?\nA: {It suits|It is a good fit for} $a{, whether they are just "
+        "**Q: Who is $t for?**\nA: {It suits|It is a good fit for} $a{, whether they are just "
         "starting out or already experienced|}. Anyone who cares about $n can benefit.",
-        "Q: How do I get started with $t?\nA: {Start small|Begin with one simple step}: "
+        "**Q: How do I get started with $t?**\nA: {Start small|Begin with one simple step}: "
         "{focus on $n first|pick one area, such as $n}, {then build from there|and add more "
         "once it feels natural}.",
-        "Q: How long does it take to see results?\nA: {It depends on your starting "
+        "**Q: How long does it take to see results?**\nA: {It depends on your starting "
         "point|That varies}, but {many people notice a difference within a few "
         "weeks|steady effort usually shows results sooner than expected}.",
-        "Q: What are the most common mistakes with $t?\nA: {Trying to do everything at "
+        "**Q: What are the most common mistakes with $t?**\nA: {Trying to do everything at "
         "once|Skipping the basics} and {ignoring|overlooking} $n are the {usual|most "
         "frequent} ones.",
-        "Q: Does $t cost a lot?\nA: {Not necessarily|Not always}. {You can begin with what "
+        "**Q: Does $t cost a lot?**\nA: {Not necessarily|Not always}. {You can begin with what "
         "you already have|Many of the basics are free}, and invest more {only when you are "
         "sure it is worth it|as your needs grow}.",
-        "Q: Where can I learn more about $n?\nA: {Good starting points are|Try} {reputable "
+        "**Q: Where can I learn more about $n?**\nA: {Good starting points are|Try} {reputable "
         "guides, community forums and hands-on practice|trusted guides and people who "
         "already practise it}.",
-        "Q: Why does $t matter?\nA: Because it {affects|touches} $n{ and $n|}, and {small "
+        "**Q: Why does $t matter?**\nA: Because it {affects|touches} $n{ and $n|}, and {small "
         "improvements add up|getting it right early saves time later}.",
     };
     int idx[8];
@@ -310,18 +317,18 @@ void t_headline(gen_t *g)
 void t_how_it_works(gen_t *g)
 {
     static const char *const steps[] = {
-        "Tell us what you need\n   {Share|Describe} your goals for $t {in a few words|in a "
+        "Tell us what you need\n{Share|Describe} your goals for $t {in a few words|in a "
         "short form}, so we understand where you are.",
-        "{Get|Receive} a {tailored|personal} plan\n   We {map out|put together} {the steps|a "
+        "{Get|Receive} a {tailored|personal} plan\nWe {map out|put together} {the steps|a "
         "plan} around $n, {matched to your situation|so nothing is left to chance}.",
-        "{Set it up|Get set up} {in minutes|quickly}\n   {Everything you need for $t is "
+        "{Set it up|Get set up} {in minutes|quickly}\n{Everything you need for $t is "
         "ready|Connect your tools and preferences}, {with guidance at every step|without a "
         "steep learning curve}.",
-        "{Put it to work|Start using it}\n   {Use it day to day|Apply it to $n}, and adjust "
+        "{Put it to work|Start using it}\n{Use it day to day|Apply it to $n}, and adjust "
         "as you learn what works for you.",
-        "{Track|See} your {progress|results}\n   {Clear updates show|A simple overview shows} "
+        "{Track|See} your {progress|results}\n{Clear updates show|A simple overview shows} "
         "{how $t is improving|what has changed}, so you always know where you stand.",
-        "{Keep improving|Grow with it}\n   {As your needs change|When you are ready for more}, "
+        "{Keep improving|Grow with it}\n{As your needs change|When you are ready for more}, "
         "{add $n|expand} {without starting over|at your own pace}.",
     };
     int k = g_range(g, 3, 5);
@@ -331,8 +338,8 @@ void t_how_it_works(gen_t *g)
         idx[i]++;
     idx[got++] = 0;
     qsort(idx, (size_t)got, sizeof idx[0], bt_cmp_int);
-    for (int i = 0; i < got; i++) {
-        g_printf(g, "Step %d: ", i + 1);
+    for (int i = 0; i < got; i++) { /* a heading per step, its text under it */
+        g_printf(g, "%s## Step %d: ", i ? "\n" : "", i + 1);
         g_line(g, steps[idx[i]]);
     }
 }
@@ -405,6 +412,7 @@ void t_newsletter(gen_t *g)
     int k = g_choose(g, ARRAY_LEN(heads), g_range(g, 2, 3), NULL, idx);
     for (int i = 0; i < k; i++) {
         g->sect = g_next_phrase(g);
+        g_puts(g, "## ");
         g_line(g, heads[idx[i]]);
         SENTS(g, B_SECT, 2, &used);
         g_puts(g, "\n\n");
@@ -436,15 +444,15 @@ void t_pas(gen_t *g)
         "{Get started today|Try it today} and {feel the difference|see the difference for "
         "yourself}.",
     };
-    g_puts(g, "Pain: ");
+    g_puts(g, "**Pain:** ");
     g_put(g, pain[0]);
     if (g_pick(g, 2)) {
         g_puts(g, " ");
         g_put(g, pain[1]);
     }
-    g_puts(g, "\n\nAgitate: ");
+    g_puts(g, "\n\n**Agitate:** ");
     SENTS(g, agitate, g_range(g, 2, 3), NULL);
-    g_puts(g, "\n\nSolution: ");
+    g_puts(g, "\n\n**Solution:** ");
     g_put(g, sol[0]);
     g_puts(g, " ");
     g_line(g, sol[1]);
@@ -462,7 +470,7 @@ void t_paragraph(gen_t *g)
 
 void t_press_release(gen_t *g)
 {
-    g_puts(g, "FOR IMMEDIATE RELEASE\n\n");
+    g_puts(g, "FOR IMMEDIATE RELEASE\n\n# ");
     if (g_pick(g, 3))
         g_line(g, "[Organization] {Announces|Introduces|Launches} $T{ for $A|}");
     else
@@ -483,10 +491,10 @@ void t_press_release(gen_t *g)
     g_puts(g, "\n");
     g_line(g, "{The new offering|It} is available {starting today|from [Date]}. More "
               "information is available at [website].");
-    g_puts(g, "\nAbout [Organization]\n");
+    g_puts(g, "\n## About [Organization]\n");
     g_line(g, "[Organization] {works on|focuses on} $t{ and $n|}. {Learn more at "
               "[website].|Media contact: [Name], [email].}");
-    g_puts(g, "\n###\n");
+    g_puts(g, "\n\\###\n"); /* the end mark, escaped: "###" alone is a heading */
 }
 
 void t_social_post(gen_t *g)

@@ -100,7 +100,7 @@ void t_startup_ideas(gen_t *g)
         char name[64];
         g->sect = i == 0 ? g->tp->phrase[0] : g_next_phrase(g);
         bt_brand(g_next_word(g), g_pick(g, 64), name, sizeof name);
-        g_printf(g, "%s%d. %s\n   Problem: ", i ? "\n" : "", i + 1, name);
+        g_printf(g, "%s%d. **%s**\n   Problem: ", i ? "\n" : "", i + 1, name);
         SENTS(g, problem, 1, NULL);
         g_puts(g, "\n   Solution: ");
         SENTS(g, solution, 1, NULL);
@@ -226,6 +226,7 @@ void t_value_prop(gen_t *g)
         "{Friendly support|Help} whenever you need it",
         "{Works|Fits} with {the way you already work|your existing routine}",
     };
+    g_puts(g, "# ");
     SENTS(g, head, 1, NULL);
     g_puts(g, "\n");
     g_line(g, "{Made|Built} for $a who want {real results|more from $t} {without wasted time "
@@ -269,7 +270,7 @@ void t_video_script(gen_t *g)
         "[Visual: {on-screen text|a simple diagram} explaining $s]",
         "[Visual: {b-roll|a quick montage} of $s in everyday life]",
     };
-    g_puts(g, "Scene 1 — Hook\n");
+    g_puts(g, "## Scene 1 — Hook\n");
     g_line(g, "[Visual: {quick montage|bold title card} about $t]");
     g_put(g, "Narrator: ^");
     SENTS(g, B_OPEN, 1, NULL);
@@ -277,14 +278,14 @@ void t_video_script(gen_t *g)
     int mids = g_range(g, 1, 4);
     for (int i = 0; i < mids; i++) {
         g->sect = g_next_phrase(g);
-        g_printf(g, "Scene %d — ", i + 2);
+        g_printf(g, "## Scene %d — ", i + 2);
         g_line(g, i == 0 ? "{The basics|Setting the scene}: $s" : "{Key point|Next up}: $s");
         SENTS(g, mid_visual, 1, NULL);
         g_put(g, "\nNarrator: ^");
         SENTS(g, B_SECT, 2, NULL);
         g_puts(g, "\n\n");
     }
-    g_printf(g, "Scene %d — Call to action\n", mids + 2);
+    g_printf(g, "## Scene %d — Call to action\n", mids + 2);
     g_line(g, "[Visual: {host on camera|end screen with subscribe button}]");
     g_put(g, "Narrator: ^");
     SENTS(g, B_CLOSE, 1, NULL);
@@ -339,24 +340,24 @@ void t_product_sheet(gen_t *g)
         "{Feel confident|Stay in control} from the first day",
         "{Less|No} guesswork{, more results|}",
     };
-    g_line(g, "Product: $T");
-    g_puts(g, "\nOverview\n");
+    g_line(g, "# Product: $T");
+    g_puts(g, "\n## Overview\n");
     SENTS(g, B_MKT, 2, NULL);
     g_puts(g, "\n\n");
     bool benefits_first = g_pick(g, 4) == 0;
     for (int part = 0; part < 2; part++) {
         if ((part == 0) != benefits_first) {
-            g_puts(g, "Key features\n");
+            g_puts(g, "## Key features\n");
             LIST(g, feats, g_range(g, 3, 5), "- ", false);
         } else {
-            g_puts(g, "Benefits\n");
+            g_puts(g, "## Benefits\n");
             LIST(g, bens, g_range(g, 2, 3), "- ", false);
         }
         g_puts(g, "\n");
     }
-    g_line(g, "Ideal for\n$A who want {more from $t|$t without the hassle}.");
+    g_line(g, "## Ideal for\n$A who want {more from $t|$t without the hassle}.");
     if (g_pick(g, 2))
-        g_puts(g, "\nSpecifications\n- Dimensions: [to be added]\n- Materials: [to be "
+        g_puts(g, "\n## Specifications\n- Dimensions: [to be added]\n- Materials: [to be "
                   "added]\n- Price: [to be added]\n");
     g_puts(g, "\n");
     SENTS(g, B_CTA, 1, NULL);
@@ -424,7 +425,7 @@ void t_listicle(gen_t *g)
     };
     int k = g_range(g, 5, 8);
     uint64_t used = 0;
-    g_printf(g, "%d ", k);
+    g_printf(g, "# %d ", k);
     g_line(g, "{Ways|Tips|Ideas} {to Make the Most of|for Better|to Rethink} $T");
     g_puts(g, "\n");
     SENTS(g, B_OPEN, 1, NULL);
@@ -435,7 +436,7 @@ void t_listicle(gen_t *g)
     int got = g_choose(g, ARRAY_LEN(heads), k, NULL, idx);
     for (int i = 0; i < got; i++) {
         g->sect = i == 0 ? g->tp->phrase[0] : g_next_phrase(g);
-        g_printf(g, "%d. ", i + 1);
+        g_printf(g, "## %d. ", i + 1);
         g_line(g, heads[idx[i]]);
         SENTS(g, B_SECT, 2, &used);
         if (used == (1ull << ARRAY_LEN(B_SECT)) - 1)
@@ -472,12 +473,12 @@ void t_pros_cons(gen_t *g)
     if (g_pick(g, 2))
         g_line(g, "{Thinking about|Considering} $t? {Here is an honest look at both "
                   "sides.|Here is how it stacks up.}\n");
-    g_puts(g, "Pros\n");
+    g_puts(g, "## Pros\n");
     LIST(g, pros, g_range(g, 3, 5), "- ", false);
-    g_puts(g, "\nCons\n");
+    g_puts(g, "\n## Cons\n");
     LIST(g, cons, g_range(g, 3, 5), "- ", false);
     if (g_pick(g, 2))
-        g_line(g, "\nVerdict: ^{for most $a, the pros outweigh the cons|$t is worth it if you "
+        g_line(g, "\n**Verdict:** ^{for most $a, the pros outweigh the cons|$t is worth it if you "
                   "are ready to commit to $n}.");
 }
 
@@ -586,20 +587,20 @@ void t_job_description(gen_t *g)
     } else {
         snprintf(title, sizeof title, "%s %s", rest.phrase[0], roles[g_pick(g, ARRAY_LEN(roles))]);
     }
-    g_puts(g, "Job title: ");
+    g_puts(g, "# Job title: ");
     g_emit_title(g, title);
     if (title[0] >= 'A' && title[0] <= 'Z' && title[1] >= 'a' && title[1] <= 'z')
         title[0] = (char)(title[0] + 32); /* mid-sentence: "a senior developer" */
     g->extra = title;
-    g_puts(g, "\n\nAbout the role\n");
+    g_puts(g, "\n\n## About the role\n");
     g_line(g, "We are looking for a {motivated|talented|detail-oriented} $x to {join our "
               "team|help us grow}. {In this role|Day to day}, you will {focus on|take "
               "ownership of} $t{ and $n|}.");
-    g_puts(g, "\nResponsibilities\n");
+    g_puts(g, "\n## Responsibilities\n");
     LIST(g, resp, g_range(g, 4, 6), "- ", false);
-    g_puts(g, "\nRequirements\n");
+    g_puts(g, "\n## Requirements\n");
     LIST(g, req, g_range(g, 4, 6), "- ", false);
-    g_puts(g, "\nWhat we offer\n");
+    g_puts(g, "\n## What we offer\n");
     LIST(g, offer, g_range(g, 2, 4), "- ", false);
     g_line(g, "\n{To apply, send|Interested? Send} your CV and a short note about your "
               "experience with $t to [email].");
@@ -612,10 +613,11 @@ void t_review(gen_t *g)
                                          "Impressive, with one caveat", "Better than expected",
                                          "Good, not perfect"};
     int stars = g_pick(g, 4) == 0 ? 3 : 4 + (int)g_pick(g, 2);
+    g_puts(g, "# ");
     g_puts(g, titles[g_pick(g, ARRAY_LEN(titles))]);
     g_puts(g, ": ");
     g_emit_title(g, g->tp->phrase[0]);
-    g_puts(g, "\nRating: ");
+    g_puts(g, "\n**Rating:** ");
     for (int i = 0; i < 5; i++)
         g_puts(g, i < stars ? "★" : "☆");
     g_printf(g, " (%d/5)\n\n", stars);
@@ -641,7 +643,7 @@ void t_feature_section(gen_t *g)
         "{Stay on top of|Keep track of} $s with {clear|simple} {overviews|reminders}.",
         "{Designed|Made} to make $s {faster|easier} {from day one|for $a}.",
     };
-    g_line(g, "{Why choose $T?|What makes $T different?|What sets $T apart?}");
+    g_line(g, "# {Why choose $T?|What makes $T different?|What sets $T apart?}");
     g_puts(g, "\n");
     g_line(g, "{Everything you need|All the tools you need} {for $t|to enjoy $t}, {in one "
               "place|designed around you}.");
@@ -652,6 +654,7 @@ void t_feature_section(gen_t *g)
     g_choose(g, ARRAY_LEN(lines), k, NULL, li);
     for (int i = 0; i < k; i++) {
         g->sect = i == 0 ? g->tp->phrase[0] : g_next_phrase(g);
+        g_puts(g, "## ");
         g_line(g, names[ni[i]]);
         g_line(g, lines[li[i]]);
         if (i + 1 < k)

@@ -461,6 +461,12 @@ static void streams_end_all(http_server_t *s)
     pthread_mutex_unlock(&s->conns_mu);
 }
 
+static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)cls, (void)pos, (void)buf, (void)max;
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
 static enum MHD_Result send_response(http_req_t *r)
 {
     struct MHD_Response *resp;
@@ -470,6 +476,12 @@ static enum MHD_Result send_response(http_req_t *r)
         resp = MHD_create_response_from_fd64(r->resp_fd_size, r->resp_fd);
         r->bytes_out = r->resp_fd_size;
         r->resp_fd = -1; /* MHD owns it now */
+    } else if (r->status == 304) {
+        /* no Content-Length (RFC 9110 §8.6; libmicrohttpd would add 0, or chunked unless
+         * HTTP/1.0-compatible, which closes the connection after it): design.md */
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, no_body, NULL, NULL);
+        if (resp)
+            MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
     } else {
         size_t len = r->resp.len;
         r->bytes_out = len;
@@ -532,6 +544,17 @@ static bool ambiguous_framing(http_req_t *r)
     return false;
 }
 
+/* A body over max_body: the handler answers 413 after auth and the rate limit (§7). */
+static enum MHD_Result too_large(http_server_t *s, http_req_t *r)
+{
+    r->body_too_large = true;
+    r->dispatched = true;
+    s->o.handler(s->o.app, r);
+    if (!r->responded)
+        plain_error(r, 413, "Payload too large.");
+    return send_response(r);
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const char *url,
                                  const char *method, const char *version,
                                  const char *upload_data, size_t *upload_size, void **con_cls)
@@ -552,11 +575,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
             r->close_after = true;
             return send_response(r);
         }
-        if (declared_too_large(r, s->o.max_body)) {
-            plain_error(r, 413, "Payload too large.");
-            r->dispatched = true;
-            return send_response(r);
-        }
+        if (declared_too_large(r, s->o.max_body))
+            return too_large(s, r);
         return MHD_YES;
     }
     if (*upload_size) {
@@ -576,11 +596,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         r->resumed = false;
         r->on_resumed(s->o.app, r);
     } else if (!r->dispatched) {
-        r->dispatched = true;
         if (r->body_too_large)
-            plain_error(r, 413, "Payload too large.");
-        else
-            s->o.handler(s->o.app, r);
+            return too_large(s, r);
+        r->dispatched = true;
+        s->o.handler(s->o.app, r);
     } else {
         return MHD_YES; /* answered already */
     }

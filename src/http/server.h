@@ -33,7 +33,7 @@ struct http_req {
     const char *path;  /* raw (not percent-decoded), without the query */
     const char *query; /* raw, after '?', "" when none */
     buf_t body;
-    bool body_too_large;
+    bool body_too_large; /* over max_body: the handler answers 413 (after auth) */
     char id[24]; /* request id for logs */
     double started;
     int64_t user_id; /* 0 until authenticated */

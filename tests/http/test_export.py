@@ -3,6 +3,7 @@ and bytes, checked where possible by third-party readers (pandoc, python's zipfi
 qpdf, pdftotext, pdffonts); errors 422/409/404/401/405; awkward file names."""
 import email.message
 import html.parser
+import json
 import os
 import re
 import subprocess
@@ -263,6 +264,117 @@ class Export(ServerTest):
             self.assertEqual(decoded, utf8_name + ".txt", name)
             self.assertEqual(raw, decoded)
             self.assertTrue(all(0x20 <= ord(c) < 0x7f for c in fallback))
+
+
+def md_structure(text):
+    """(headings, list items) a CommonMark reader finds in the lines of a builtin text:
+    ATX headings ('#'..'###### ' at the start) and list items ('- ', '* ', '+ ', '1. ')."""
+    heads = items = 0
+    for line in text.splitlines():
+        if re.match(r"#{1,6}( |$)", line):
+            heads += 1
+        elif re.match(r"\s*([-*+]|\d{1,9}[.)]) ", line):
+            items += 1
+    return heads, items
+
+
+def pandoc_structure(blocks):
+    """(headings below the name, list items) in a pandoc JSON AST."""
+    heads = items = 0
+    stack = list(blocks)
+    while stack:
+        b = stack.pop()
+        if not isinstance(b, dict):
+            continue
+        t, c = b.get("t"), b.get("c")
+        if t == "Header" and c[0] >= 2:
+            heads += 1
+        elif t in ("BulletList", "OrderedList"):
+            lst = c if t == "BulletList" else c[1]
+            items += len(lst)
+            for item in lst:
+                stack.extend(item)
+        elif t in ("BlockQuote", "Div"):
+            stack.extend(c if t == "BlockQuote" else c[1])
+    return heads, items
+
+
+class Structure(ServerTest):
+    """The builtin generator writes Markdown (API.md §17) and the exports render it."""
+
+    def test_every_template_keeps_headings_and_lists(self):
+        templates = self.req("GET", "/api/v1/templates").json["data"]
+        self.assertEqual(len(templates), 52)
+        with_heads = with_items = 0
+        for t in templates:
+            d = self.make_doc(name=f"T{t['id']}", template_id=str(t["id"]),
+                              prompt="green tea for busy office workers: brewing, cups and timing")
+            text = d["result"]
+            heads, items = md_structure(text)
+            with_heads += heads > 0
+            with_items += items > 0
+            r = self.export(d["id"], "docx")
+            self.assertEqual(r.status, 200, r)
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "t.docx")
+                with open(path, "wb") as f:
+                    f.write(r.body)
+                out = run("pandoc", "-f", "docx", "-t", "json", path)
+                self.assertEqual(out.returncode, 0, out)
+                ast = json.loads(out.stdout)
+                self.assertEqual(pandoc_structure(ast["blocks"]), (heads, items),
+                                 f"template {t['id']} ({t['name']}):\n{text}")
+                if heads:  # and pandoc's Markdown shows them as '#' headings, a level down
+                    md = run("pandoc", "-f", "docx", "-t", "markdown", path).stdout.decode()
+                    self.assertEqual(len(re.findall(r"(?m)^##+ ", md)), heads, md)
+            html = self.export(d["id"], "html").body.decode()
+            self.assertEqual(len(re.findall(r"<h[2-6]>", html)), heads, html)
+            self.assertEqual(html.count("<li>"), items, html)
+        # blog posts, articles, product sheets... have headings; outlines and lists items
+        self.assertGreaterEqual(with_heads, 15)
+        self.assertGreaterEqual(with_items, 15)
+
+    def test_hashtags_are_not_headings(self):
+        d = self.make_doc(template_id="17", prompt="green tea for busy office workers")
+        self.assertTrue(d["result"].startswith("#"), d)
+        html = self.export(d["id"], "html").body.decode()
+        self.assertNotIn("<h2>", html)
+        self.assertIn("<p>#", html)
+
+    def test_single_line_break_kept(self):
+        i = Export.doc(self, name="Sheet", result="## Overview\nCreated for people\nwho like tea.\n\nNext")
+        html = self.export(i, "html").body.decode()
+        self.assertIn("<h3>Overview</h3>\n<p>Created for people<br>\nwho like tea.</p>", html)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.docx")
+            with open(path, "wb") as f:
+                f.write(self.export(i, "docx").body)
+            md = run("pandoc", "-f", "docx", "-t", "markdown", path).stdout.decode()
+            self.assertIn("### Overview", md)
+            self.assertIn("Created for people\\\nwho like tea.", md)  # a hard line break
+            path = os.path.join(tmp, "t.pdf")
+            with open(path, "wb") as f:
+                f.write(self.export(i, "pdf").body)
+            text = run("pdftotext", path, "-").stdout.decode()
+            self.assertIn("Overview\nCreated for people\nwho like tea.", text)
+
+    def test_pdf_emoji_embedded(self):
+        i = Export.doc(self, name="Party 🎉", result="Tea time 😀 and cake 🍰.\n\n- ✅ done\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.pdf")
+            with open(path, "wb") as f:
+                f.write(self.export(i, "pdf").body)
+            fonts = run("pdffonts", path).stdout.decode().splitlines()[2:]
+            emoji = [f for f in fonts if "Symbola" in f.split()[0]]
+            self.assertTrue(emoji, fonts)
+            self.assertEqual(emoji[0].split()[-5], "yes")  # embedded
+            text = run("pdftotext", path, "-").stdout.decode()
+            for ch in ("😀", "🍰", "✅", "🎉"):  # text, not pictures: searchable, copyable
+                self.assertIn(ch, text)
+            images = run("pdfimages", "-list", path).stdout.decode().splitlines()[2:]
+            self.assertEqual(images, [])  # no colour emoji drawn as bitmaps
+
+    export = Export.export
 
 
 class NotCompleted(ServerTest):

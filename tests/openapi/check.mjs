@@ -1,5 +1,6 @@
 // check.mjs — third-party checks of inkwell's OpenAPI document (src/api/openapi.json):
 //   node check.mjs lint              the document is valid OpenAPI 3.1 (@apidevtools/swagger-parser)
+//                                    and Redocly's linter (recommended rules) reports nothing
 //   node check.mjs client            a typed client generated from it (openapi-typescript)
 //                                    compiles with client.ts (tsc --noEmit)
 //   node check.mjs responses F.jsonl...
@@ -21,17 +22,32 @@ const docPath = path.resolve(here, "../../src/api/openapi.json");
 const mode = process.argv[2];
 
 async function lint() {
+  // two independent tools: swagger-parser validates the document against the OpenAPI
+  // 3.1 schema and resolves every $ref; Redocly's linter (its "recommended" rules) must
+  // report no problem at all, warnings included.
   const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
-  let failed = 0;
+  const { lint: redoclyLint, loadConfig } = await import("@redocly/openapi-core");
+  let passed = 0, failed = 0;
   try {
     const api = await SwaggerParser.validate(docPath);
     if (!String(api.openapi).startsWith("3.1")) throw new Error(`openapi is ${api.openapi}, not 3.1`);
     console.log(`valid OpenAPI ${api.openapi}: ${Object.keys(api.paths).length} paths`);
+    passed++;
   } catch (e) {
-    console.log(`FAIL: ${e.message}`);
-    failed = 1;
+    console.log(`FAIL: swagger-parser: ${e.message}`);
+    failed++;
   }
-  console.log(`openapi lint: ${1 - failed} passed, ${failed} failed`);
+  try {
+    const problems = await redoclyLint({ ref: docPath, config: await loadConfig({}) });
+    for (const p of problems)
+      console.log(`FAIL: redocly ${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
+    if (problems.length) failed++;
+    else { console.log("redocly lint (recommended rules): no problems"); passed++; }
+  } catch (e) {
+    console.log(`FAIL: redocly: ${e.message}`);
+    failed++;
+  }
+  console.log(`openapi lint: ${passed} passed, ${failed} failed`);
   return failed;
 }
 
@@ -139,6 +155,9 @@ async function responses(files) {
         }
         const ctype = (hdrs.get("content-type") || "").split(";")[0].trim().toLowerCase();
         const noBody = method === "HEAD" || x.status === 304 || x.status === 204;
+        // RFC 9110 §8.6: a 304 may carry only the 200's length; inkwell sends none
+        if (x.status === 304 && hdrs.has("content-length"))
+          errors.push(`a 304 with Content-Length: ${hdrs.get("content-length")}`);
         if (!noBody) {
           const content = resp.content || {};
           if (!Object.keys(content).length) {
@@ -157,7 +176,7 @@ async function responses(files) {
               }
             } else if (ctype === "text/event-stream") {
               const [schema] = deref(content[ctype].schema, spointer);
-              errors.push(...checkStream(x.body ?? "", schema["x-inkwell-events"], validator, esc));
+              errors.push(...checkStream(x.body ?? "", doc, schema.contentSchema?.items, validator));
             } else if (x.body !== undefined && content[mt].schema.pattern) {
               if (!new RegExp(content[mt].schema.pattern).test(x.body))
                 errors.push(`body does not match ${content[mt].schema.pattern}`);
@@ -188,29 +207,43 @@ async function responses(files) {
   return failed;
 }
 
-// Server-Sent Events: each event's data is JSON fitting the schema of its event name;
-// the first event is `record`, the last `done` or `error`.
-function checkStream(text, events, validator, esc) {
+// Server-Sent Events: each event (its fields event, data, id) fits the stream's item
+// schema (ServerSentEvent, OpenAPI 3.2's itemSchema), and its data, parsed as JSON, the
+// contentSchema of the branch for its event name; the first event is `record`.
+function checkStream(text, doc, itemRef, validator) {
   const errors = [];
+  if (!itemRef || !itemRef.$ref) return ["the event stream has no contentSchema.items"];
+  const itemPointer = itemRef.$ref.slice(1);
+  const item = itemPointer.split("/").slice(1).reduce((o, k) => o[k], doc);
+  const branches = new Map(); // event name -> pointer of its schema
+  for (const b of item.oneOf || []) {
+    const ptr = b.$ref.slice(1);
+    const s = ptr.split("/").slice(1).reduce((o, k) => o[k], doc);
+    branches.set(s.properties.event.const, ptr);
+  }
   const names = [];
   for (const block of text.split(/\r?\n\r?\n/)) {
-    let name = "message", data = [];
+    const ev = {};
+    const data = [];
     for (const line of block.split(/\r?\n/)) {
       if (!line || line.startsWith(":")) continue;
       const i = line.indexOf(":");
       const field = i < 0 ? line : line.slice(0, i);
       const value = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
-      if (field === "event") name = value;
-      else if (field === "data") data.push(value);
-      else if (field !== "id" && field !== "retry") errors.push(`unknown SSE field ${field}`);
+      if (field === "data") data.push(value);
+      else if (field === "event" || field === "id" || field === "retry") ev[field] = value;
+      else errors.push(`unknown SSE field ${field}`);
     }
     if (!data.length) continue;
-    names.push(name);
-    if (!(name in events)) { errors.push(`undocumented event ${name}`); continue; }
+    ev.event ??= "message";
+    ev.data = data.join("\n");
+    names.push(ev.event);
+    const validateItem = validator(itemPointer);
+    if (!validateItem(ev)) { errors.push(`event ${ev.event}: not a ServerSentEvent (${JSON.stringify(ev).slice(0, 120)})`); continue; }
     let v;
-    try { v = JSON.parse(data.join("\n")); } catch { errors.push(`event ${name}: data is not JSON`); continue; }
-    const validate = validator(`/components/schemas/EventStream/x-inkwell-events/${esc(name)}`);
-    if (!validate(v)) errors.push(`event ${name}: ${JSON.stringify(validate.errors?.[0])}`);
+    try { v = JSON.parse(ev.data); } catch { errors.push(`event ${ev.event}: data is not JSON`); continue; }
+    const validate = validator(`${branches.get(ev.event)}/properties/data/contentSchema`);
+    if (!validate(v)) errors.push(`event ${ev.event}: ${JSON.stringify(validate.errors?.[0])}`);
   }
   if (names.length && names[0] !== "record") errors.push(`the first event is ${names[0]}, not record`);
   return errors;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* A block per line: P, H<level>, B<depth>, O<depth>#<number>, then ':' and the runs,
- * bold as <b>..</b>, italic as <i>..</i>, both as <bi>..</bi>. */
+ * bold as <b>..</b>, italic as <i>..</i>, both as <bi>..</bi>, a line break as <br>. */
 static void dump(buf_t *o, const md_doc_t *d)
 {
     static const char *const open[4] = {"", "<b>", "<i>", "<bi>"};
@@ -28,7 +28,13 @@ static void dump(buf_t *o, const md_doc_t *d)
         for (size_t r = b->run; r < b->run + b->nruns; r++) {
             const md_run_t *run = &d->runs[r];
             buf_puts(o, open[run->style]);
-            buf_append(o, d->text + run->off, run->len);
+            for (size_t k = 0; k < run->len; k++) {
+                char c = d->text[run->off + k];
+                if (c == '\n')
+                    buf_puts(o, "<br>");
+                else
+                    buf_putc(o, c);
+            }
             buf_puts(o, close[run->style]);
         }
     }
@@ -40,15 +46,17 @@ static const struct {
     {"", ""},
     {"\n\n  \n", ""},
     {"plain text", "P:plain text"},
-    {"one\ntwo\r\nthree\n\nnext", "P:one two three\nP:next"},
+    {"one\ntwo\r\nthree\n\nnext", "P:one<br>two<br>three\nP:next"},
+    {"hard  \nbreak\\\n  soft  \n", "P:hard<br>break<br>soft"},
+    {"*across\nlines* and **x**\ny", "P:<i>across<br>lines</i> and <b>x</b><br>y"},
     {"# Title\n## Sub ##\n###### six\n####### seven", "H1:Title\nH2:Sub\nH6:six\nP:####### seven"},
     {"#hashtag\n#", "P:#hashtag\nH1:"},
     {"# C# notes", "H1:C# notes"},
     {"- a\n* b\n+ c\n\n-d", "B0:a\nB0:b\nB0:c\nP:-d"},
     {"1. one\n2) two\n10. ten\nlazy\n\n1.5 is a number",
-     "O0#1:one\nO0#2:two\nO0#10:ten lazy\nP:1.5 is a number"},
+     "O0#1:one\nO0#2:two\nO0#10:ten<br>lazy\nP:1.5 is a number"},
     {"- top\n  - nested\n    - deeper\n\t- tab", "B0:top\nB1:nested\nB2:deeper\nB1:tab"},
-    {"1. item\n   continued here\n- next", "O0#1:item continued here\nB0:next"},
+    {"1. item\n   continued here\n- next", "O0#1:item<br>continued here\nB0:next"},
     {"para\n- list starts", "P:para\nB0:list starts"},
     {"para\n# heading", "P:para\nH1:heading"},
     {"**bold** and *it* and ***both***", "P:<b>bold</b> and <i>it</i> and <bi>both</bi>"},
@@ -167,6 +175,12 @@ static void test_formats(void)
     text = "3. three\n4. four";
     CHECK_INT(export_render(EXPORT_HTML, "N", text, strlen(text), &o), 0);
     CHECK(strstr(o.data, "<ol start=\"3\">\n<li>three</li>\n<li>four</li></ol>") != NULL);
+    /* a single line break inside a paragraph or an item stays a line break */
+    buf_reset(&o);
+    text = "Overview\nCreated for <you>\n\n- item\n  more";
+    CHECK_INT(export_render(EXPORT_HTML, "N", text, strlen(text), &o), 0);
+    CHECK(strstr(o.data, "<p>Overview<br>\nCreated for &lt;you&gt;</p>\n") != NULL);
+    CHECK(strstr(o.data, "<li>item<br>\nmore</li>") != NULL);
     buf_free(&o);
 }
 
