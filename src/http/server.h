@@ -61,6 +61,11 @@ struct http_req {
     /* internal */
     bool seen, dispatched, counted, close_after;
     struct http_conn *hc;
+    /* the request target as libmicrohttpd holds it (limits.h): where it starts in the
+     * library's buffer and its length up to a NUL, to tell a NUL inside it */
+    const char *target_at;
+    size_t target_len;
+    bool bad_target, too_many_params;
 };
 
 typedef struct {
