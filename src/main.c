@@ -2,6 +2,7 @@
  * (config → log → store → media → provider → records → jobs → http), waits for SIGTERM or
  * SIGINT, and stops in the reverse order; `key` manages API keys. */
 #include "api/api.h"
+#include "api/export_pool.h"
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -148,6 +149,10 @@ static int serve(int argc, char **argv)
     app.rl = ratelimit_new(cfg.rate_limit, shared);
     app.public_url = cfg_public_url(&cfg);
     api_idempotency_install(&app); /* Idempotency-Key on every create path */
+    if (!(app.exports = export_pool_start((int)cfg.export_threads, (int)cfg.export_max,
+                                          (int)cfg.export_per_user,
+                                          (size_t)cfg.export_cache_mb << 20)))
+        goto out;
     http_opts_t ho = {cfg.listen,
                       (int)cfg.threads,
                       (int)cfg.max_connections,
@@ -174,7 +179,9 @@ static int serve(int argc, char **argv)
         sleep_ms(20);
     rc = 0;
 out:
+    export_pool_stop(app.exports); /* waiting exports answer 503, running ones finish */
     http_stop(http);
+    export_pool_free(app.exports);
     export_shutdown(); /* no request runs now: the PDF writer's font caches go */
     jobs_stop(jobs); /* running jobs are released for the next start */
     writer_stop(writer);

@@ -60,6 +60,12 @@ static const setting_t settings[] = {
     D("job-lease", job_lease, "30", 0.2, 86400, "seconds a worker holds a job before another may take it over (renewed while it works)"),
     S("log-level", log_level, "info", "error, warn, info (one access line per request) or debug"),
     S("metrics", metrics, "on", "Prometheus metrics at GET /metrics: on, or off (no counting; /metrics is 404)"),
+    L("export-threads", export_threads, "2", 1, 64, "threads that make html, docx and pdf exports, off the HTTP threads and at a lower priority"),
+    L("export-max", export_max, "16", 1, 64, "exports made or waiting at once; past it an export answers 503 with Retry-After"),
+    L("export-per-user", export_per_user, "2", 1, 64, "exports made or waiting at once for one user; past it 429 with Retry-After"),
+    L("export-cache-mb", export_cache_mb, "32", 0, 65536, "memory for made exports, kept by document version (ETag); 0 turns it off"),
+    D("media-sweep-age", media_sweep_age, "300", 1, 604800, "seconds after which a temporary media file or a picture no record refers to is removed (far above any write's duration)"),
+    D("media-sweep-interval", media_sweep_interval, "60", 0, 86400, "seconds between two sweeps of the media directory while serving; 0 = only at start"),
     L("builtin-delay-ms", builtin_delay_ms, "0", 0, 3600000, "tests and demos: each builtin generation takes this long"),
     S("builtin-fail-pattern", builtin_fail_pattern, "", "tests and demos: builtin generations whose input contains this text fail"),
 };

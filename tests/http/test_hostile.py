@@ -5,10 +5,13 @@ a malformed request line gets a 400; connections over the per-address cap get a 
 with Retry-After; exports are bounded per user and cached by the document's version.
 Raw sockets throughout: http.client refuses to send most of these."""
 import json
+import os
 import socket
+import tempfile
+import threading
 import time
 
-from harness import ServerTest
+from harness import Server, ServerTest
 
 
 def exchange(port, data, timeout=10, src="127.0.0.1"):
@@ -190,3 +193,101 @@ class Caps(ServerTest):
             time.sleep(0.1)
         self.assertTrue(out.startswith(b"HTTP/1.1 200"), out[:100])
         self.assertIn("per-address connection limit reached", self.srv.read_log())
+
+
+class Exports(ServerTest):
+    """Exports run on the export pool: per-user and total limits answer at once (429,
+    503, Retry-After) while others are served; every export names its version (ETag,
+    304). INKWELL_TEST_EXPORT_HOLD holds each job on the pool until a file exists, so
+    that places stay taken for as long as the test needs, whatever the machine's speed."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.hold = os.path.join(tempfile.mkdtemp(prefix="inkwell-hold-"), "go")
+        cls.srv = Server("--export-per-user", "2", "--export-max", "3", "--export-threads", "3",
+                         "--threads", "2", env={"INKWELL_TEST_EXPORT_HOLD": cls.hold}).start()
+        cls.alice = cls.srv.key("alice")
+        cls.bob = cls.srv.key("bob")
+
+    def held(self):
+        try:
+            with open(self.hold + ".log") as f:
+                return f.read().count("held")
+        except FileNotFoundError:
+            return 0
+
+    def test_limits_answer_at_once_and_others_are_served(self):
+        if os.path.exists(self.hold):
+            os.remove(self.hold)  # jobs hold from now on
+        base = self.held()
+        carol = self.srv.key("carol")
+        docs = [self.make_doc(name=f"d{i}") for i in range(3)]
+        bobs = self.make_doc(key="bob", name="b")
+        carols = self.make_doc(key=carol, name="c")
+        results = {}
+
+        def export(name, key, doc_id):
+            results[name] = self.req("GET", f"/api/v1/documents/{doc_id}/export?format=pdf", key=key, timeout=120)
+
+        threads = [threading.Thread(target=export, args=a) for a in
+                   (("a0", "alice", docs[0]["id"]), ("a1", "alice", docs[1]["id"]), ("b", "bob", bobs["id"]))]
+        for t in threads:
+            t.start()
+        try:
+            deadline = time.time() + 60
+            while self.held() - base < 3 and time.time() < deadline:
+                time.sleep(0.02)
+            self.assertEqual(self.held() - base, 3)
+            # alice has her two: a third is hers to wait for
+            r = self.req("GET", f"/api/v1/documents/{docs[2]['id']}/export?format=pdf")
+            self.assertEqual((r.status, r.json), (429, {"message": "Too Many Attempts.", "status": 429}))
+            self.assertEqual(r.header("Retry-After"), "1")
+            # the pool is full: carol is told to come back
+            r = self.req("GET", f"/api/v1/documents/{carols['id']}/export?format=docx", key=carol)
+            self.assertError(r, 503)
+            self.assertEqual(r.header("Retry-After"), "1")
+            # cheap formats are made in the request, and everyone else is served meanwhile
+            r = self.req("GET", f"/api/v1/documents/{carols['id']}/export?format=md", key=carol)
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(self.srv.request("GET", "/healthz").status, 200)
+            self.assertEqual(self.req("GET", "/api/v1/documents", key=carol).json["meta"]["total"], 1)
+        finally:
+            open(self.hold, "w").close()
+            for t in threads:
+                t.join(120)
+        for name in ("a0", "a1", "b"):
+            self.assertEqual(results[name].status, 200, results[name])
+            self.assertTrue(results[name].body.startswith(b"%PDF-"), name)
+        # the places are given back
+        r = self.req("GET", f"/api/v1/documents/{docs[2]['id']}/export?format=pdf")
+        self.assertEqual(r.status, 200, r)
+
+    def test_etag_304_and_a_new_version(self):
+        open(self.hold, "w").close()
+        d = self.make_doc(name="versioned")
+        for fmt in ("md", "txt", "html", "docx", "pdf"):
+            path = f"/api/v1/documents/{d['id']}/export?format={fmt}"
+            r1 = self.req("GET", path)
+            self.assertEqual(r1.status, 200, (fmt, r1))
+            etag = r1.header("ETag")
+            self.assertRegex(etag, r'^"[^"]+"$')
+            r2 = self.req("GET", path)  # the same version: the same bytes (the cache's, for the pool's)
+            self.assertEqual((r2.status, r2.header("ETag"), r2.body), (200, etag, r1.body))
+            r3 = self.req("GET", path, headers={"If-None-Match": etag})
+            self.assertEqual((r3.status, r3.body, r3.header("ETag")), (304, b"", etag))
+            r3 = self.req("GET", path, headers={"If-None-Match": f'"other", W/{etag}'})
+            self.assertEqual(r3.status, 304)
+            r3 = self.req("GET", path, headers={"If-None-Match": '"other"'})
+            self.assertEqual(r3.status, 200)
+        # another version of the document: another ETag, the old one no longer matches
+        old = self.req("GET", f"/api/v1/documents/{d['id']}/export?format=pdf")
+        self.assertEqual(self.req("PATCH", f"/api/v1/documents/{d['id']}", form={"name": "renamed"}).status, 200)
+        r = self.req("GET", f"/api/v1/documents/{d['id']}/export?format=pdf",
+                     headers={"If-None-Match": old.header("ETag")})
+        self.assertEqual(r.status, 200)
+        self.assertNotEqual(r.header("ETag"), old.header("ETag"))
+        self.assertIn("renamed", r.header("Content-Disposition"))
+        # another user's document is still a 404, whatever the ETag
+        r = self.req("GET", f"/api/v1/documents/{d['id']}/export?format=pdf", key="bob",
+                     headers={"If-None-Match": old.header("ETag")})
+        self.assertError(r, 404)
