@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "export/export.h"
 #include "gen/jobs.h"
+#include "media/sweeper.h"
 #include "records/records.h"
 #include "gen/provider.h"
 #include "obs/metrics.h"
@@ -46,6 +47,7 @@ static int serve(int argc, char **argv)
     provider_t *prov = NULL;
     jobs_t *jobs = NULL;
     writer_t *writer = NULL;
+    media_sweeper_t *sweeper = NULL;
     http_server_t *http = NULL;
     app_t app = {0};
     char *dburl = NULL, *media_dir = NULL;
@@ -114,17 +116,16 @@ static int serve(int argc, char **argv)
         goto out;
     }
     /* Alone on the directory (SQLite, locked), every temporary file is an interrupted
-     * write and every picture no record refers to was left by a crash; shared
-     * (PostgreSQL), only old ones are sure to be. */
-    double media_age = lockfd >= 0 ? 0 : 3600;
-    media_clean_temp(media, media_age);
-    arena_t ka;
-    arena_init(&ka);
-    const char **keys;
-    size_t nkeys;
-    if (c->ops->media_keys(c, &ka, &keys, &nkeys) == STORE_OK)
-        media_sweep(media, keys, nkeys, media_age);
-    arena_free(&ka);
+     * write and every picture no record refers to was left by a crash: all go now.
+     * Then, on both backends, the sweeper removes those older than --media-sweep-age
+     * while serving (media/sweeper.h; shared with PostgreSQL, only old ones are sure). */
+    if (lockfd >= 0)
+        media_sweep_once(media, store, 0);
+    if (!(sweeper = media_sweeper_start(media, store, cfg.media_sweep_age,
+                                        cfg.media_sweep_interval))) {
+        log_error("cannot start the media sweeper");
+        goto out;
+    }
     if (!(prov = provider_new(&cfg, err, sizeof(err)))) {
         log_error("provider: %s", err);
         goto out;
@@ -181,6 +182,7 @@ static int serve(int argc, char **argv)
 out:
     export_pool_stop(app.exports); /* waiting exports answer 503, running ones finish */
     http_stop(http);
+    media_sweeper_stop(sweeper);
     export_pool_free(app.exports);
     export_shutdown(); /* no request runs now: the PDF writer's font caches go */
     jobs_stop(jobs); /* running jobs are released for the next start */
