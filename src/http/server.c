@@ -703,13 +703,13 @@ static int parse_listen(const char *listen, struct sockaddr_in *sa, char *err, s
 }
 
 /* Each connection's memory pool holds its request line, headers and their index, and
- * the answer's headers. Far above the head limit (HTTP_MAX_HEAD, 16 KiB), so that a head
- * over that limit still reaches inkwell and gets its JSON 431: with a pool the size of
- * the limit, heads just under it left no room for any answer and the library closed
- * the connection silently. The library maps a pool this large (mmap) and touches only
- * the pages a request fills. Heads beyond what the pool holds are refused by the library
- * itself (docs/status.md). */
-#define HTTP_CONN_MEMORY (256 * 1024)
+ * the answer's headers; about half of it is touched by every connection (the read
+ * buffer), so its size is what an open stream costs. The first head of a connection is
+ * checked by the gate (gate.h) whatever its size, and the query is not parsed into the
+ * pool (on_uri); so the pool only bounds a kept-alive connection's later heads: 32 KiB,
+ * the library's default, rather than 16, so that those over HTTP_MAX_HEAD still reach
+ * inkwell and get its JSON 431 up to about 32 KB (docs/status.md says what is beyond). */
+#define HTTP_CONN_MEMORY (32 * 1024)
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
 {
