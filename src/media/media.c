@@ -246,7 +246,7 @@ static bool want_orphan(const char *name, void *arg)
     memcpy(key, name, MEDIA_KEY_LEN);
     key[MEDIA_KEY_LEN] = '\0';
     const char *k = key;
-    return !bsearch(&k, ks->keys, ks->n, sizeof(*ks->keys), cmp_str);
+    return ks->n == 0 || !bsearch(&k, ks->keys, ks->n, sizeof(*ks->keys), cmp_str); /* no keys: NULL */
 }
 
 int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s,
