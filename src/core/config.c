@@ -67,6 +67,7 @@ static const setting_t settings[] = {
     D("media-sweep-age", media_sweep_age, "300", 1, 604800, "seconds after which a temporary media file or a picture no record refers to is removed (far above any write's duration)"),
     D("media-sweep-interval", media_sweep_interval, "60", 0, 86400, "seconds between two sweeps of the media directory while serving; 0 = only at start"),
     L("builtin-delay-ms", builtin_delay_ms, "0", 0, 3600000, "tests and demos: each builtin generation takes this long"),
+    L("builtin-busy-ms", builtin_busy_ms, "0", 0, 3600000, "tests: each builtin generation first keeps a CPU busy this long without reporting progress"),
     S("builtin-fail-pattern", builtin_fail_pattern, "", "tests and demos: builtin generations whose input contains this text fail"),
 };
 

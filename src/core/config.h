@@ -46,6 +46,7 @@ typedef struct {
     double media_sweep_age; /* seconds: temporary and unreferenced media older are removed */
     double media_sweep_interval; /* seconds between two sweeps while serving; 0 = off */
     long builtin_delay_ms;       /* tests and demos: each builtin generation sleeps this long */
+    long builtin_busy_ms;        /* tests: each builtin generation first spins this long */
     char *builtin_fail_pattern;  /* tests and demos: prompts/descriptions containing it fail */
 } cfg_t;
 
