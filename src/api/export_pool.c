@@ -98,9 +98,8 @@ void export_pool_submit(export_pool_t *p, export_task_t *t)
     if (p->stopping) {
         pthread_mutex_unlock(&p->mu);
         t->cancelled = true;
-        int64_t user = t->user;
+        export_pool_unreserve(p, t->user);
         t->done(t);
-        export_pool_unreserve(p, user);
         return;
     }
     if (p->tail)
@@ -128,13 +127,16 @@ static void *pool_main(void *arg)
             p->tail = NULL;
         bool cancel = p->stopping;
         pthread_mutex_unlock(&p->mu);
-        int64_t user = t->user; /* t is the caller's after done */
         t->cancelled = cancel;
         if (!cancel)
             t->run(t);
-        t->done(t);
+        /* the place is given back before the request is resumed: its client may ask for
+         * its next export as soon as it has the answer */
         pthread_mutex_lock(&p->mu);
-        release(p, user);
+        release(p, t->user);
+        pthread_mutex_unlock(&p->mu);
+        t->done(t); /* t is the caller's from here on */
+        pthread_mutex_lock(&p->mu);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;

@@ -42,7 +42,7 @@ void export_pool_free(export_pool_t *p);
 int export_pool_reserve(export_pool_t *p, int64_t user);
 /* Gives back a place taken by export_pool_reserve that will not be used. */
 void export_pool_unreserve(export_pool_t *p, int64_t user);
-/* Queues t on a reserved place; the place is given back after t->done. */
+/* Queues t on a reserved place; the place is given back after t->run, before t->done. */
 void export_pool_submit(export_pool_t *p, export_task_t *t);
 
 /* The cache: a copy of the bytes kept under key, with its content type. */
