@@ -116,11 +116,10 @@ static int serve(int argc, char **argv)
         goto out;
     }
     /* Alone on the directory (SQLite, locked), every temporary file is an interrupted
-     * write and every picture no record refers to was left by a crash: all go now.
-     * Then, on both backends, the sweeper removes those older than --media-sweep-age
-     * while serving (media/sweeper.h; shared with PostgreSQL, only old ones are sure). */
-    if (lockfd >= 0)
-        media_sweep_once(media, store, 0);
+     * write and every picture no record refers to was left by a crash: all go now;
+     * shared (PostgreSQL), those older than --media-sweep-age. Then, on both backends,
+     * the sweeper does the same while serving (media/sweeper.h). */
+    media_sweep_once(media, store, lockfd >= 0 ? 0 : cfg.media_sweep_age); /* before serving */
     if (!(sweeper = media_sweeper_start(media, store, cfg.media_sweep_age,
                                         cfg.media_sweep_interval))) {
         log_error("cannot start the media sweeper");

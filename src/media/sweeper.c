@@ -46,12 +46,7 @@ static void *sweeper_main(void *arg)
 {
     media_sweeper_t *s = arg;
     pthread_mutex_lock(&s->mu);
-    while (!s->stop) {
-        pthread_mutex_unlock(&s->mu);
-        media_sweep_once(s->m, s->store, s->age_s);
-        pthread_mutex_lock(&s->mu);
-        if (s->interval_s <= 0)
-            break;
+    while (!s->stop && s->interval_s > 0) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         double t = (double)until.tv_sec + until.tv_nsec / 1e9 + s->interval_s;
@@ -59,6 +54,11 @@ static void *sweeper_main(void *arg)
         until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
         while (!s->stop && pthread_cond_timedwait(&s->cv, &s->mu, &until) == 0) {
         }
+        if (s->stop)
+            break;
+        pthread_mutex_unlock(&s->mu);
+        media_sweep_once(s->m, s->store, s->age_s);
+        pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
