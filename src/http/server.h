@@ -78,8 +78,9 @@ typedef struct {
     http_handler_fn handler;
     void *app;
     /* Most connections at once from one client address (0: half of max_connections), so
-     * that one client cannot hold every connection; a connection beyond it is closed
-     * at once, before any request is read (libmicrohttpd's per-IP limit). */
+     * that one client cannot hold every connection; a connection beyond it, or beyond
+     * max_connections, is answered 503 with Retry-After by the acceptor and closed
+     * (http/limits.h). */
     int max_per_address;
 } http_opts_t;
 
