@@ -108,11 +108,15 @@ class Hostile(ServerTest):
         ]
         for i, req in enumerate(refused):
             self.assertJsonError(exchange(self.srv.port, req), 400, "Bad request.", (i, req[:40]))
-        # the same tricks as the second request of a kept-alive connection: checked by the
-        # server after libmicrohttpd's parse (the request target, CR in a field)
-        for second in refused[:6] + refused[7:8] + refused[9:10]:
+        # the same tricks as the second request of a kept-alive connection (the gate sees
+        # only the first): the server checks what libmicrohttpd parsed — a CR, NUL or SP
+        # in the target, a CR in a field — and answers its JSON 400; the others are
+        # libmicrohttpd's alone (docs/status.md), but none puts the key in a log either
+        for i, second in enumerate(refused[:10]):
             out = exchange(self.srv.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" + second)
             self.assertTrue(out.startswith(b"HTTP/1.1 200"), out[:100])
+            if i in (0, 3, 4, 7, 9):
+                self.assertJsonError(out[out.index(b"HTTP/1.1", 10):], 400, "Bad request.", ("second", i))
         # accepted, but the key is still nowhere: obs-fold, LF-only lines, encoded CR LF
         for req in [b"GET /healthz HTTP/1.1\r\nX-A: 1\r\n Authorization: Bearer " + k + b"\r\n" + tail,
                     b"GET /healthz HTTP/1.1\nHost: x\nX-A: Bearer " + k + b"\nConnection: close\n\n",
