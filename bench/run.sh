@@ -104,6 +104,10 @@ sse_streams=$( (ulimit -n 4096; taskset -c 1 python3 bench/sse.py streams "$lpor
 kill "$lpid"; wait "$lpid" 2>/dev/null || true
 pids=()
 
+# Exports beside everyone else (bench/export_load.sh): 8 PDF exports of a 1 MB document
+# at once while another user's list and /healthz are measured (target p99 < 50 ms).
+export_load=$(BUILD=$BUILD bench/export_load.sh)
+
 printf '\n%-16s %12s %10s %10s %8s %12s %8s\n' scenario req/s p50 p99 non-2xx baseline ratio
 for i in "${!bases[@]}"; do
   set -- ${bases[$i]}
@@ -125,6 +129,7 @@ echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline; show-10
 echo
 echo "$sse_ttfd"
 echo "$sse_streams"
+echo "$export_load"
 BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
 for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }

@@ -2,11 +2,13 @@
  * (config → log → store → media → provider → records → jobs → http), waits for SIGTERM or
  * SIGINT, and stops in the reverse order; `key` manages API keys. */
 #include "api/api.h"
+#include "api/export_pool.h"
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "export/export.h"
 #include "records/jobs.h"
+#include "media/sweeper.h"
 #include "records/records.h"
 #include "gen/provider.h"
 #include "obs/metrics.h"
@@ -48,6 +50,7 @@ static int serve(int argc, char **argv)
     provider_t *prov = NULL;
     jobs_t *jobs = NULL;
     writer_t *writer = NULL;
+    media_sweeper_t *sweeper = NULL;
     http_server_t *http = NULL;
     app_t app = {0};
     char *dburl = NULL, *media_dir = NULL;
@@ -116,17 +119,15 @@ static int serve(int argc, char **argv)
         goto out;
     }
     /* Alone on the directory (SQLite, locked), every temporary file is an interrupted
-     * write and every picture no record refers to was left by a crash; shared
-     * (PostgreSQL), only old ones are sure to be. */
-    double media_age = lockfd >= 0 ? 0 : 3600;
-    media_clean_temp(media, media_age);
-    arena_t ka;
-    arena_init(&ka);
-    const char **keys;
-    size_t nkeys;
-    if (c->ops->media_keys(c, &ka, &keys, &nkeys) == STORE_OK)
-        media_sweep(media, keys, nkeys, media_age);
-    arena_free(&ka);
+     * write and every picture no record refers to was left by a crash: all go now;
+     * shared (PostgreSQL), those older than --media-sweep-age. Then, on both backends,
+     * the sweeper does the same while serving (media/sweeper.h). */
+    media_sweep_once(media, store, lockfd >= 0 ? 0 : cfg.media_sweep_age); /* before serving */
+    if (!(sweeper = media_sweeper_start(media, store, cfg.media_sweep_age,
+                                        cfg.media_sweep_interval))) {
+        log_error("cannot start the media sweeper");
+        goto out;
+    }
     if (!(prov = provider_new(&cfg, err, sizeof(err)))) {
         log_error("provider: %s", err);
         goto out;
@@ -151,6 +152,10 @@ static int serve(int argc, char **argv)
     app.rl = ratelimit_new(cfg.rate_limit, shared);
     app.public_url = cfg_public_url(&cfg);
     api_idempotency_install(&app); /* Idempotency-Key on every create path */
+    if (!(app.exports = export_pool_start((int)cfg.export_threads, (int)cfg.export_max,
+                                          (int)cfg.export_per_user,
+                                          (size_t)cfg.export_cache_mb << 20)))
+        goto out;
     http_opts_t ho = {cfg.listen,
                       (int)cfg.threads,
                       (int)cfg.max_connections,
@@ -177,7 +182,10 @@ static int serve(int argc, char **argv)
         sleep_ms(20);
     rc = 0;
 out:
+    export_pool_stop(app.exports); /* waiting exports answer 503, running ones finish */
     http_stop(http);
+    media_sweeper_stop(sweeper);
+    export_pool_free(app.exports);
     export_shutdown(); /* no request runs now: the PDF writer's font caches go */
     jobs_stop(jobs); /* running jobs are released for the next start */
     writer_stop(writer);

@@ -29,6 +29,8 @@ typedef struct {
     struct rcache *rcache; /* rendered records (api/rcache.h); NULL = none */
     ratelimit_t *rl;
     char *public_url; /* no trailing slash */
+    struct export_pool *exports; /* api/export_pool.h: exports off the HTTP threads; NULL =
+                                  * made in the request's thread */
 } app_t;
 
 void api_handle(void *app, http_req_t *r);

@@ -1,13 +1,142 @@
 /* export.c — GET /documents/{id}/export?format=F (API.md §12): the document as a
  * file. The record is read through the records service, as the show route reads it
- * (by user and id: another user's document is a 404); then the format is checked (422 naming `format`), then
- * the state (409 until the document is completed). The file itself is made by the
- * export module (src/export/), here only wrapped in its headers. */
+ * (by user and id: another user's document is a 404); then the format is checked (422
+ * naming `format`), then the state (409 until the document is completed). The file
+ * itself is made by the export module (src/export/), here only wrapped in its headers.
+ *
+ * Every answer names the document's version: ETag "<id>-<updated_us>-<format>", so that
+ * If-None-Match answers 304 without making the file again. md and txt are the stored
+ * text and are made here; html, docx and pdf (a PDF of a 1 MB text takes about a
+ * second of CPU) are made on the export pool (api/export_pool.h) while the request is
+ * suspended, so that no HTTP thread is held; past the pool's limits the answer is 429
+ * (this user has enough exports running) or 503, both with Retry-After. Files made on
+ * the pool are kept in its cache by document, version and format. */
 #include "api/api.h"
 
+#include "api/export_pool.h"
 #include "export/export.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    export_task_t task;
+    http_req_t *r;
+    export_format_t fmt;
+    const char *name, *text;
+    const char *key; /* in the cache */
+    const char *etag;
+    buf_t out;
+    int rc;
+} export_job_t;
+
+/* True when an If-None-Match list holds etag (weak comparison, RFC 9110 §13.1.2). */
+static bool etag_listed(const char *list, const char *etag)
+{
+    if (!list)
+        return false;
+    size_t elen = strlen(etag);
+    for (const char *p = list; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (*p == '*')
+            return true;
+        if (strncmp(p, "W/", 2) == 0)
+            p += 2;
+        size_t n = strcspn(p, ",");
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (n == elen && memcmp(p, etag, n) == 0)
+            return true;
+        p += strcspn(p, ",");
+    }
+    return false;
+}
+
+static void file_headers(http_req_t *r, const char *name, export_format_t fmt, const char *etag)
+{
+    buf_t disp;
+    buf_init(&disp);
+    export_disposition(&disp, name, fmt);
+    http_add_header(r, "Content-Disposition", disp.data);
+    buf_free(&disp);
+    http_add_header(r, "ETag", etag);
+    http_add_header(r, "Cache-Control", "private, no-cache");
+    http_add_header(r, "X-Content-Type-Options", "nosniff");
+    r->content_type = export_content_type(fmt);
+}
+
+static void render_failed(http_req_t *r)
+{
+    buf_reset(&r->resp);
+    api_error(r, 500, "The document could not be exported.");
+}
+
+/* Tests only: with INKWELL_TEST_EXPORT_HOLD=PATH, a job on the pool appends a line to
+ * PATH.log and waits until PATH exists, so that a test holds places without depending
+ * on how long a file takes to make. */
+static void test_hold(void)
+{
+    const char *hold = getenv("INKWELL_TEST_EXPORT_HOLD");
+    if (!hold || !*hold)
+        return;
+    char log[4096];
+    snprintf(log, sizeof(log), "%s.log", hold);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        if (write(fd, "held\n", 5) < 0) {
+            /* the test sees no line and fails */
+        }
+        close(fd);
+    }
+    while (access(hold, F_OK) != 0)
+        sleep_ms(10);
+}
+
+static void job_run(export_task_t *t)
+{
+    export_job_t *j = t->arg;
+    test_hold();
+    j->rc = export_render(j->fmt, j->name, j->text, strlen(j->text), &j->out);
+}
+
+static void job_done(export_task_t *t)
+{
+    export_job_t *j = t->arg;
+    http_resume(j->r);
+}
+
+static void job_suspended(http_req_t *r)
+{
+    app_t *app = r->app;
+    export_job_t *j = r->wait;
+    export_pool_submit(app->exports, &j->task);
+}
+
+static void job_resumed(void *appv, http_req_t *r)
+{
+    app_t *app = appv;
+    export_job_t *j = r->wait;
+    if (j->task.cancelled) { /* the server is stopping */
+        buf_free(&j->out);
+        http_add_header(r, "Retry-After", "1");
+        api_error(r, 503, "The service is temporarily unavailable; please try again.");
+        return;
+    }
+    if (j->rc != 0) {
+        buf_free(&j->out);
+        render_failed(r);
+        return;
+    }
+    export_cache_put(app->exports, j->key, j->out.data ? j->out.data : "", j->out.len);
+    buf_free(&r->resp);
+    r->resp = j->out;
+    file_headers(r, j->name, j->fmt, j->etag);
+    http_respond(r, 200);
+}
 
 void api_export(app_t *app, http_req_t *r, int64_t id)
 {
@@ -47,19 +176,51 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
      * read transaction) need not stay open while the file is made */
     store_read_end(c);
     const char *text = rec.result ? rec.result : "";
+    char etag[96], key[128];
+    snprintf(etag, sizeof(etag), "\"%lld-%lld-%s\"", (long long)id, (long long)rec.updated_us,
+             export_format_name(fmt));
+    snprintf(key, sizeof(key), "%lld/%s", (long long)r->user_id, etag);
     buf_reset(&r->resp);
-    if (export_render(fmt, rec.name, text, strlen(text), &r->resp) != 0) {
-        buf_reset(&r->resp);
-        api_error(r, 500, "The document could not be exported.");
+    if (etag_listed(http_header(r, "If-None-Match"), etag)) {
+        file_headers(r, rec.name, fmt, etag);
+        r->content_type = NULL;
+        http_respond(r, 304);
         return;
     }
-    buf_t disp;
-    buf_init(&disp);
-    export_disposition(&disp, rec.name, fmt);
-    http_add_header(r, "Content-Disposition", disp.data);
-    buf_free(&disp);
-    http_add_header(r, "Cache-Control", "private, no-cache");
-    http_add_header(r, "X-Content-Type-Options", "nosniff");
-    r->content_type = export_content_type(fmt);
-    http_respond(r, 200);
+    bool heavy = fmt == EXPORT_HTML || fmt == EXPORT_DOCX || fmt == EXPORT_PDF;
+    if (!heavy || !app->exports) {
+        if (export_render(fmt, rec.name, text, strlen(text), &r->resp) != 0) {
+            render_failed(r);
+            return;
+        }
+        file_headers(r, rec.name, fmt, etag);
+        http_respond(r, 200);
+        return;
+    }
+    if (export_cache_get(app->exports, key, &r->resp)) {
+        file_headers(r, rec.name, fmt, etag);
+        http_respond(r, 200);
+        return;
+    }
+    int busy = export_pool_reserve(app->exports, r->user_id);
+    if (busy) {
+        http_add_header(r, "Retry-After", "1");
+        api_error(r, busy, busy == 429 ? "Too Many Attempts."
+                                       : "Too many exports at once; please try again.");
+        return;
+    }
+    export_job_t *j = arena_alloc(&r->arena, sizeof(*j));
+    memset(j, 0, sizeof(*j));
+    j->task.user = r->user_id;
+    j->task.run = job_run;
+    j->task.done = job_done;
+    j->task.arg = j;
+    j->r = r;
+    j->fmt = fmt;
+    j->name = rec.name;
+    j->text = text;
+    j->key = arena_strdup(&r->arena, key);
+    j->etag = arena_strdup(&r->arena, etag);
+    buf_init(&j->out);
+    http_suspend(r, job_suspended, job_resumed, j);
 }

@@ -42,6 +42,12 @@ typedef struct {
     char *metrics;       /* on | off: GET /metrics and the counting behind it */
     long quota_words;    /* monthly words a new user may generate (§19); -1 = no limit */
     long quota_images;   /* monthly pictures a new user may generate; -1 = no limit */
+    long export_threads;   /* the export pool (api/export_pool.h) */
+    long export_max;       /* exports running or waiting at once */
+    long export_per_user;  /* of which one user's */
+    long export_cache_mb;  /* rendered exports kept by document version */
+    double media_sweep_age; /* seconds: temporary and unreferenced media older are removed */
+    double media_sweep_interval; /* seconds between two sweeps while serving; 0 = off */
     long builtin_delay_ms;       /* tests and demos: each builtin generation sleeps this long */
     long builtin_busy_ms;        /* tests: each builtin generation first spins this long */
     char *builtin_fail_pattern;  /* tests and demos: prompts/descriptions containing it fail */

@@ -4,13 +4,21 @@
 #ifndef INK_LOG_H
 #define INK_LOG_H
 
+#include "core/util.h"
+
+#include <stddef.h>
+
 enum { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
 extern int log_level;
 
 /* Parses "error", "warn", "info", "debug"; returns -1 when unknown. */
 int log_level_parse(const char *s);
+/* Writes one line; the message is passed through log_escape. */
 void log_write(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends s[0..n) made safe for a log line: control bytes as \xHH, anything
+ * shaped like an API key as "[redacted]". */
+void log_escape(buf_t *out, const char *s, size_t n);
 
 #define LOG_AT(lvl, ...)                                                                           \
     do {                                                                                           \

@@ -13,6 +13,8 @@
 #include "http/server.h"
 
 #include "core/json.h"
+#include "http/gate.h"
+#include "http/limits.h"
 #include "core/log.h"
 #include "obs/metrics.h"
 
@@ -43,6 +45,8 @@ typedef struct http_conn {
      * calls no completion for a request it refuses before the handler ever saw it (e.g.
      * its headers overflow the connection's memory), so the close frees it */
     struct http_req *req;
+    struct sockaddr_storage addr; /* counted in the server's conn_table until the close */
+    bool counted;
 } http_conn_t;
 
 struct http_stream {
@@ -72,7 +76,16 @@ struct http_server {
     uint16_t port;
     pthread_t acceptor;
     bool accepting; /* the acceptor thread runs (until http_quiesce or http_stop) */
+    conn_table_t *ct;     /* connections per client address (limits.c) */
+    lingerer_t *lingerer; /* connections answered 503 by the acceptor, being closed */
+    gate_t *gate;         /* new connections until their first request line is here */
 };
+
+static bool admit_connection(http_server_t *s, int fd, const struct sockaddr *addr)
+{
+    int per = s->o.max_per_address > 0 ? s->o.max_per_address : (s->o.max_connections + 1) / 2;
+    return http_admit(s->ct, s->lingerer, fd, addr, per, s->o.max_connections);
+}
 
 /* Accepts every connection the kernel has, right away, and gives it to MHD. */
 static void *acceptor_main(void *arg)
@@ -92,8 +105,9 @@ static void *acceptor_main(void *arg)
             }
             break; /* EINVAL: shut down by http_quiesce / http_stop */
         }
-        /* MHD closes the socket itself when it cannot take it (limits, memory) */
-        MHD_add_connection(s->d, fd, (struct sockaddr *)&addr, len);
+        if (!admit_connection(s, fd, (struct sockaddr *)&addr))
+            continue;
+        gate_add(s->gate, fd, (struct sockaddr *)&addr, len); /* then to MHD (gate.h) */
     }
     return NULL;
 }
@@ -166,6 +180,14 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         http_conn_t *hc = xcalloc(1, sizeof(*hc));
         hc->fd = ci ? ci->connect_fd : -1;
         hc->receiving_since = mono_s();
+        const union MHD_ConnectionInfo *ai =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (ai && ai->client_addr) {
+            size_t alen = ai->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                                 : sizeof(struct sockaddr_in);
+            memcpy(&hc->addr, ai->client_addr, alen);
+            hc->counted = true; /* admit_connection took its slot */
+        }
         pthread_mutex_lock(&s->conns_mu);
         hc->next = s->conns;
         if (s->conns)
@@ -177,6 +199,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         http_conn_t *hc = *socket_context;
         if (hc->req && !hc->req->seen) /* seen by on_access: MHD completes it itself */
             req_free(s, hc->req);
+        if (hc->counted)
+            conn_table_release(s->ct, (struct sockaddr *)&hc->addr);
         pthread_mutex_lock(&s->conns_mu);
         if (hc->prev)
             hc->prev->next = hc->next;
@@ -195,6 +219,7 @@ static void *watchdog_main(void *arg)
     http_server_t *s = arg;
     while (!atomic_load(&s->stopping)) {
         sleep_ms(200);
+        lingerer_tick(s->lingerer);
         double now = mono_s();
         pthread_mutex_lock(&s->conns_mu);
         for (http_conn_t *hc = s->conns; hc; hc = hc->next) {
@@ -242,11 +267,24 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     r->conn = conn;
     r->resp_fd = -1;
     r->started = mono_s();
+    r->target_at = uri;
+    r->target_len = strlen(uri);
+    if (http_target_bad(uri)) {
+        /* nothing of it is kept: it is not logged and no handler sees it */
+        r->bad_target = true;
+        uri = "";
+    }
     uri = origin_form(uri);
     const char *q = strchr(uri, '?');
     if (q) {
         r->path = q == uri ? "/" : arena_strndup(&r->arena, uri, (size_t)(q - uri));
         r->query = arena_strdup(&r->arena, q + 1);
+        r->too_many_params = http_query_pieces(r->query) > HTTP_MAX_QUERY_PARAMS;
+        /* libmicrohttpd would now split the query into its connection's memory pool
+         * (a few hundred parameters exhaust it, and the connection was closed without
+         * an answer); inkwell decodes r->query itself, so the library is given an empty
+         * query: the byte after '?' in its own buffer becomes the end of the string. */
+        ((char *)q)[1] = '\0';
     } else {
         r->path = arena_strdup(&r->arena, uri);
         r->query = "";
@@ -569,6 +607,14 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         r->counted = true;
         atomic_fetch_add(&s->inflight, 1);
         metrics_http_begin();
+        const char *msg;
+        int refused = http_refused_head(r, url, version, &msg);
+        if (refused) {
+            plain_error(r, refused, msg);
+            r->dispatched = true;
+            r->close_after = true;
+            return send_response(r);
+        }
         if (ambiguous_framing(r)) {
             plain_error(r, 400, "Bad request.");
             r->dispatched = true;
@@ -616,19 +662,6 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
     return send_response(r);
 }
 
-static void sanitize_path(const char *in, char *out, size_t outlen)
-{
-    size_t o = 0;
-    for (const char *p = in; *p && o + 5 < outlen; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c < 0x21 || c > 0x7e || c == '"' || c == '\\')
-            o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", c);
-        else
-            out[o++] = (char)c;
-    }
-    out[o] = '\0';
-}
-
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
@@ -638,7 +671,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         return;
     if (log_level >= LOG_INFO && r->method) {
         char path[256];
-        sanitize_path(r->path, path, sizeof(path));
+        http_log_path(r->bad_target ? "(invalid)" : r->path, path, sizeof(path));
         log_write(LOG_INFO,
                   "access id=%s user=%lld method=%s path=\"%s\" status=%d bytes=%llu ms=%.2f%s",
                   r->id, (long long)r->user_id, r->method, path, r->status,
@@ -688,41 +721,14 @@ static int parse_listen(const char *listen, struct sockaddr_in *sa, char *err, s
     return 0;
 }
 
-/* libmicrohttpd's own messages: connections it refuses or closes before a request
- * reaches on_access (connection limits, malformed heads, memory pool exhausted...).
- * Logged at info so that no refusal is silent, at most MHD_LOG_PER_S lines a second
- * (a flood of refused connections must not flood the log); the rest are counted and
- * the count reported with the next line let through. */
-#define MHD_LOG_PER_S 20
-
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-    static atomic_llong window, in_window, suppressed;
-    if (log_level < LOG_INFO)
-        return;
-    long long sec = (long long)mono_s();
-    if (atomic_exchange(&window, sec) != sec)
-        atomic_store(&in_window, 0);
-    if (atomic_fetch_add(&in_window, 1) >= MHD_LOG_PER_S) {
-        atomic_fetch_add(&suppressed, 1);
-        return;
-    }
-    char msg[512];
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    size_t n = strlen(msg);
-    while (n && msg[n - 1] == '\n')
-        msg[--n] = '\0';
-    long long more = atomic_exchange(&suppressed, 0);
-    if (more)
-        log_write(LOG_INFO, "http: %s (and %lld more such messages)", msg, more);
-    else
-        log_write(LOG_INFO, "http: %s", msg);
-}
-
-/* Each connection's memory pool holds its request line and headers (more is a 431).
- * 16 KiB rather than the library's 32: an API request's headers are far smaller, and
- * the pool is cleared for every request of a keep-alive connection. */
-#define HTTP_CONN_MEMORY 16384
+/* Each connection's memory pool holds its request line, headers and their index, and
+ * the answer's headers; about half of it is touched by every connection (the read
+ * buffer), so its size is what an open stream costs. The first head of a connection is
+ * checked by the gate (gate.h) whatever its size, and the query is not parsed into the
+ * pool (on_uri); so the pool only bounds a kept-alive connection's later heads: 32 KiB,
+ * the library's default, rather than 16, so that those over HTTP_MAX_HEAD still reach
+ * inkwell and get its JSON 431 up to about 32 KB (docs/status.md says what is beyond). */
+#define HTTP_CONN_MEMORY (32 * 1024)
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
 {
@@ -733,10 +739,14 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
     s->o = *o;
     random_hex(s->id_prefix, 3);
     pthread_mutex_init(&s->conns_mu, NULL);
+    s->ct = conn_table_new();
+    s->lingerer = lingerer_new();
     s->listen_fd = listen_socket(&sa, &s->port);
     if (s->listen_fd < 0) {
         snprintf(err, errlen, "cannot listen on %s: %s", o->listen, strerror(errno));
         pthread_mutex_destroy(&s->conns_mu);
+        conn_table_free(s->ct);
+        lingerer_free(s->lingerer);
         free(s);
         return NULL;
     }
@@ -747,19 +757,25 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
         {o->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, (intptr_t)o->threads, NULL},
         {MHD_OPTION_END, 0, NULL}};
     s->d = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_ARRAY, pool,
+        /* the caps are inkwell's (admit_connection answers 503); the library's are a
+         * backstop above them */
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)o->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)(o->max_per_address > 0 ? o->max_per_address : (o->max_connections + 1) / 2),
+        (unsigned)o->max_connections + 64,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout, MHD_OPTION_END);
-    if (!s->d || pthread_create(&s->acceptor, NULL, acceptor_main, s) != 0) {
+    if (s->d)
+        s->gate = gate_start(s->d, s->ct, s->lingerer, o->request_timeout);
+    if (!s->d || !s->gate || pthread_create(&s->acceptor, NULL, acceptor_main, s) != 0) {
+        gate_stop(s->gate);
         snprintf(err, errlen, "cannot serve on %s", o->listen);
         if (s->d)
             MHD_stop_daemon(s->d);
         close(s->listen_fd);
         pthread_mutex_destroy(&s->conns_mu);
+        conn_table_free(s->ct);
+        lingerer_free(s->lingerer);
         free(s);
         return NULL;
     }
@@ -790,10 +806,13 @@ void http_stop(http_server_t *s)
     atomic_store(&s->stopping, true);
     pthread_join(s->watchdog, NULL);
     stop_accepting(s);
+    gate_stop(s->gate);
     streams_end_all(s);
     for (int i = 0; i < 200 && atomic_load(&s->nstreams) > 0; i++)
         sleep_ms(10); /* let them be written out and closed */
     MHD_stop_daemon(s->d);
     pthread_mutex_destroy(&s->conns_mu);
+    conn_table_free(s->ct);
+    lingerer_free(s->lingerer);
     free(s);
 }

@@ -61,6 +61,11 @@ struct http_req {
     /* internal */
     bool seen, dispatched, counted, close_after;
     struct http_conn *hc;
+    /* the request target as libmicrohttpd holds it (limits.h): where it starts in the
+     * library's buffer and its length up to a NUL, to tell a NUL inside it */
+    const char *target_at;
+    size_t target_len;
+    bool bad_target, too_many_params;
 };
 
 typedef struct {
@@ -73,8 +78,9 @@ typedef struct {
     http_handler_fn handler;
     void *app;
     /* Most connections at once from one client address (0: half of max_connections), so
-     * that one client cannot hold every connection; a connection beyond it is closed
-     * at once, before any request is read (libmicrohttpd's per-IP limit). */
+     * that one client cannot hold every connection; a connection beyond it, or beyond
+     * max_connections, is answered 503 with Retry-After by the acceptor and closed
+     * (http/limits.h). */
     int max_per_address;
 } http_opts_t;
 

@@ -177,10 +177,9 @@ static bool temp_name(const char *name)
            strncmp(name + 1 + MEDIA_KEY_LEN, ".tmp-", 5) == 0;
 }
 
-/* Removes every regular file of the directory older than min_age_s whose name passes
- * want. Returns how many. */
-static int scan(media_t *m, double min_age_s, bool (*want)(const char *name, void *arg),
-                void *arg)
+/* Removes every regular file of the directory last changed before cutoff (0: any)
+ * whose name passes want. Returns how many. */
+static int scan(media_t *m, time_t cutoff, bool (*want)(const char *name, void *arg), void *arg)
 {
     int fd = dup(m->dirfd);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -191,7 +190,6 @@ static int scan(media_t *m, double min_age_s, bool (*want)(const char *name, voi
     }
     rewinddir(d);
     int removed = 0;
-    time_t now = time(NULL);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (!want(e->d_name, arg))
@@ -199,7 +197,7 @@ static int scan(media_t *m, double min_age_s, bool (*want)(const char *name, voi
         struct stat st;
         if (fstatat(m->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
-        if (min_age_s > 0 && difftime(now, st.st_mtime) < min_age_s)
+        if (cutoff > 0 && st.st_mtime >= cutoff)
             continue;
         if (unlinkat(m->dirfd, e->d_name, 0) == 0)
             removed++;
@@ -214,9 +212,14 @@ static bool want_temp(const char *name, void *arg)
     return strlen(name) >= 1 + MEDIA_KEY_LEN + 5 && temp_name(name);
 }
 
+static time_t cutoff_of(time_t ref, double min_age_s)
+{
+    return min_age_s > 0 ? ref - (time_t)min_age_s : 0;
+}
+
 int media_clean_temp(media_t *m, double min_age_s)
 {
-    int removed = scan(m, min_age_s, want_temp, NULL);
+    int removed = scan(m, cutoff_of(time(NULL), min_age_s), want_temp, NULL);
     if (removed)
         log_info("media: %d temporary file(s) of interrupted writes removed", removed);
     return removed;
@@ -243,13 +246,14 @@ static bool want_orphan(const char *name, void *arg)
     memcpy(key, name, MEDIA_KEY_LEN);
     key[MEDIA_KEY_LEN] = '\0';
     const char *k = key;
-    return !bsearch(&k, ks->keys, ks->n, sizeof(*ks->keys), cmp_str);
+    return ks->n == 0 || !bsearch(&k, ks->keys, ks->n, sizeof(*ks->keys), cmp_str); /* no keys: NULL */
 }
 
-int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s)
+int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s,
+                time_t keys_read_at)
 {
     keyset_t ks = {keys, n};
-    int removed = scan(m, min_age_s, want_orphan, &ks);
+    int removed = scan(m, cutoff_of(keys_read_at, min_age_s), want_orphan, &ks);
     if (removed)
         log_info("media: %d picture(s) without a record removed", removed);
     return removed;

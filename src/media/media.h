@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define MEDIA_KEY_LEN 32
 
@@ -31,9 +32,13 @@ bool media_space_low(media_t *m, uint64_t reserve);
  * Returns how many were removed. */
 int media_clean_temp(media_t *m, double min_age_s);
 /* Removes the pictures (<key>.png) no record refers to — a crash between a picture's
- * write and its record's commit leaves one — when older than min_age_s (as above).
+ * write and its record's commit leaves one — when older than min_age_s (as above)
+ * counted back from keys_read_at: when the keys were read (taken before the read
+ * began), so that a picture whose record committed after that read is never taken
+ * for an orphan unless it was written min_age_s before the read.
  * keys: every media key records refer to, sorted by strcmp. Returns how many. */
-int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s);
+int media_sweep(media_t *m, const char *const *keys, size_t n, double min_age_s,
+                time_t keys_read_at);
 /* Removes the file; 0 when removed or already gone. */
 int media_remove(media_t *m, const char *key);
 /* True when key has the exact form of a media key (so it cannot name a path). */
