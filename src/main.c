@@ -12,6 +12,7 @@
 #include "obs/metrics.h"
 #include "obs/observe.h"
 #include "api/rcache.h"
+#include "http/proxies.h"
 #include "store/datalock.h"
 #include "store/writer.h"
 
@@ -22,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
-#define SHUTDOWN_GRACE_S 10.0
 #define WRITER_MAX_BATCH 64 /* documents in one group commit */
 
 static void usage(void)
@@ -32,6 +33,39 @@ static void usage(void)
           "       inkwell key create --user NAME | key list | key revoke ID\n"
           "       inkwell backup --to FILE      consistent copy of the SQLite data\n",
           stderr);
+}
+
+/* Waits up to seconds for another SIGTERM/SIGINT; true when one came. */
+static bool next_signal(const sigset_t *sigs, double seconds)
+{
+    if (seconds <= 0)
+        return false;
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    return sigtimedwait(sigs, NULL, &ts) > 0;
+}
+
+/* SIGTERM (API.md §20): /readyz answers 503 at once while requests are still taken for
+ * --drain-delay seconds (a balancer's health check moves traffic away); then the
+ * listener closes, the workers claim no more jobs (other processes take the queue),
+ * every stream ends with a `retry:` field (the client resumes elsewhere with
+ * Last-Event-ID) and waiting creates answer 202; requests in progress and running
+ * jobs get up to --shutdown-grace seconds to finish. A second signal cuts a wait
+ * short. */
+static void drain(const cfg_t *cfg, const sigset_t *sigs, http_server_t *http, jobs_t *jobs,
+                  records_t *records)
+{
+    http_drain(http);
+    bool again = next_signal(sigs, cfg->drain_delay);
+    http_quiesce(http);
+    jobs_drain(jobs);
+    records_release(records); /* waiting creates answer 202, streams end */
+    double until = mono_s() + cfg->shutdown_grace;
+    while (!again && (http_inflight(http) > 0 || jobs_running(jobs) > 0) && mono_s() < until)
+        again = next_signal(sigs, 0.02);
+    if (http_inflight(http) > 0 || jobs_running(jobs) > 0)
+        log_warn("stopping with %d request(s) and %d job(s) unfinished (jobs are released "
+                 "for another process or the next start)",
+                 http_inflight(http), jobs_running(jobs));
 }
 
 static int serve(int argc, char **argv)
@@ -49,6 +83,7 @@ static int serve(int argc, char **argv)
     app_t app = {0};
     char *dburl = NULL, *media_dir = NULL;
     int lockfd = -1;
+    proxies_t *proxies = NULL;
 
     if (cfg_load(&cfg, argc, argv, &help, err, sizeof(err)) != 0) {
         fprintf(stderr, "inkwell: %s\n", err);
@@ -145,6 +180,10 @@ static int serve(int argc, char **argv)
     obs_observe_records(app.records);
     jobs = jobs_start(&cfg, store, media, prov, app.records);
     records_set_jobs(app.records, jobs);
+    if (!(proxies = proxies_parse(cfg.trusted_proxies, err, sizeof(err)))) {
+        log_error("%s", err);
+        goto out;
+    }
     app.rl = ratelimit_new(cfg.rate_limit, shared);
     app.public_url = cfg_public_url(&cfg);
     api_idempotency_install(&app); /* Idempotency-Key on every create path */
@@ -156,7 +195,8 @@ static int serve(int argc, char **argv)
                       (size_t)cfg.max_body,
                       api_handle,
                       &app,
-                      (int)cfg.max_connections_per_address};
+                      (int)cfg.max_connections_per_address,
+                      proxies};
     if (!(http = http_start(&ho, err, sizeof(err)))) {
         log_error("http: %s", err);
         goto out;
@@ -166,12 +206,10 @@ static int serve(int argc, char **argv)
 
     int sig = 0;
     sigwait(&sigs, &sig);
-    log_info("signal %d: stopping (no new connections; finishing requests)", sig);
-    http_quiesce(http);
-    records_release(app.records); /* waiting creates answer 202, streams end */
-    double until = mono_s() + SHUTDOWN_GRACE_S;
-    while (http_inflight(http) > 0 && mono_s() < until)
-        sleep_ms(20);
+    log_info("signal %d: draining (/readyz 503 for %g s, then no new connections; requests "
+             "and jobs in progress finish within %g s)",
+             sig, cfg.drain_delay, cfg.shutdown_grace);
+    drain(&cfg, &sigs, http, jobs, app.records);
     rc = 0;
 out:
     http_stop(http);
@@ -183,6 +221,7 @@ out:
     if (prov)
         prov->destroy(prov);
     ratelimit_free(app.rl);
+    proxies_free(proxies);
     free(app.public_url);
     media_close(media);
     store_close(store);

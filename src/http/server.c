@@ -14,6 +14,7 @@
 
 #include "core/json.h"
 #include "core/log.h"
+#include "http/proxies.h"
 #include "obs/metrics.h"
 
 #include <arpa/inet.h>
@@ -43,6 +44,9 @@ typedef struct http_conn {
      * calls no completion for a request it refuses before the handler ever saw it (e.g.
      * its headers overflow the connection's memory), so the close frees it */
     struct http_req *req;
+    struct sockaddr_storage addr; /* the peer, when counted by conn_cap_take */
+    bool addr_counted;
+    bool served; /* a request was answered on it (a keep-alive connection, idle between) */
 } http_conn_t;
 
 struct http_stream {
@@ -68,6 +72,7 @@ struct http_server {
     http_conn_t *conns;
     pthread_t watchdog;
     atomic_bool stopping;
+    atomic_bool draining; /* SIGTERM: answers close their connection, /readyz is 503 */
     int listen_fd;
     uint16_t port;
     pthread_t acceptor;
@@ -156,6 +161,92 @@ static void req_free(http_server_t *s, http_req_t *r)
     free(r);
 }
 
+/* ---- trusted proxies: the client address and the per-address cap ---- */
+
+/* Whether the server counts connections per address itself (trusted proxies are
+ * configured) instead of libmicrohttpd's per-IP limit. */
+static bool own_cap(const http_server_t *s)
+{
+    return proxies_count(s->o.proxies) > 0;
+}
+
+static int cap_per_address(const http_server_t *s)
+{
+    return s->o.max_per_address > 0 ? s->o.max_per_address : (s->o.max_connections + 1) / 2;
+}
+
+/* A new connection: counted against its address's cap (trusted proxies exempt); one
+ * beyond the cap is shut down at once, before any request is read. */
+static void conn_cap_take(http_server_t *s, struct MHD_Connection *conn, http_conn_t *hc)
+{
+    if (!own_cap(s))
+        return;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    size_t len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    memcpy(&hc->addr, sa, len);
+    if (proxies_conn_take(s->o.proxies, sa, cap_per_address(s))) {
+        hc->addr_counted = true;
+    } else if (hc->fd >= 0) {
+        char addr[INET6_ADDRSTRLEN];
+        proxies_addr_text(sa, addr, sizeof(addr));
+        log_debug("http: connection from %s closed: %d connections from that address already",
+                  addr, cap_per_address(s));
+        shutdown(hc->fd, SHUT_RDWR);
+        hc->shut = true;
+    }
+}
+
+static void conn_cap_drop(http_server_t *s, http_conn_t *hc)
+{
+    if (hc->addr_counted)
+        proxies_conn_drop(s->o.proxies, (const struct sockaddr *)&hc->addr);
+}
+
+typedef struct {
+    buf_t b;
+    int n;
+} xff_join_t;
+
+static enum MHD_Result join_xff(void *cls, enum MHD_ValueKind kind, const char *key,
+                                const char *value)
+{
+    xff_join_t *j = cls;
+    if (strcasecmp(key, "X-Forwarded-For") != 0 || !value)
+        return MHD_YES;
+    if (j->n++ > 0)
+        buf_puts(&j->b, ",");
+    buf_puts(&j->b, value);
+    return MHD_YES;
+}
+
+/* r->client: the peer, or the address a trusted proxy forwarded (every
+ * X-Forwarded-For header, in order, as one list). */
+static void req_set_client(http_server_t *s, http_req_t *r)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *peer = ci ? ci->client_addr : NULL;
+    if (!peer || !proxies_trusts(s->o.proxies, peer)) {
+        proxies_addr_text(peer, r->client, sizeof(r->client));
+        return;
+    }
+    xff_join_t j;
+    buf_init(&j.b);
+    j.n = 0;
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, join_xff, &j);
+    proxies_client(s->o.proxies, peer, j.n ? buf_cstr(&j.b) : NULL, r->client, sizeof(r->client));
+    buf_free(&j.b);
+}
+
+const char *http_client_addr(http_req_t *r)
+{
+    return r->client[0] ? r->client : "unknown";
+}
+
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
@@ -166,6 +257,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         http_conn_t *hc = xcalloc(1, sizeof(*hc));
         hc->fd = ci ? ci->connect_fd : -1;
         hc->receiving_since = mono_s();
+        conn_cap_take(s, conn, hc);
         pthread_mutex_lock(&s->conns_mu);
         hc->next = s->conns;
         if (s->conns)
@@ -185,6 +277,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         if (hc->next)
             hc->next->prev = hc->prev;
         pthread_mutex_unlock(&s->conns_mu);
+        conn_cap_drop(s, hc);
         free(hc);
         *socket_context = NULL;
     }
@@ -481,7 +574,7 @@ static enum MHD_Result send_response(http_req_t *r)
                             r->content_type ? r->content_type : "application/json");
     for (int i = 0; i < r->nhdr; i++)
         MHD_add_response_header(resp, r->hdr_name[i], r->hdr_value[i]);
-    if (r->close_after)
+    if (r->close_after || atomic_load(&r->srv->draining))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
@@ -543,6 +636,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
     if (!r->seen) {
         r->seen = true;
         r->method = arena_strdup(&r->arena, method);
+        req_set_client(s, r);
         r->counted = true;
         atomic_fetch_add(&s->inflight, 1);
         metrics_http_begin();
@@ -621,8 +715,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         char path[256];
         sanitize_path(r->path, path, sizeof(path));
         log_write(LOG_INFO,
-                  "access id=%s user=%lld method=%s path=\"%s\" status=%d bytes=%llu ms=%.2f%s",
-                  r->id, (long long)r->user_id, r->method, path, r->status,
+                  "access id=%s addr=%s user=%lld method=%s path=\"%s\" status=%d bytes=%llu ms=%.2f%s",
+                  r->id, http_client_addr(r), (long long)r->user_id, r->method, path, r->status,
                   (unsigned long long)r->bytes_out, (mono_s() - r->started) * 1000.0,
                   toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " aborted=1");
     }
@@ -637,6 +731,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         r->on_resumed(s->o.app, r);
     }
     conn_set_receiving(s, r->hc, mono_s()); /* a keep-alive connection's next request */
+    if (r->hc)
+        r->hc->served = true;
     req_free(s, r);
     *con_cls = NULL;
 }
@@ -733,7 +829,7 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)o->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)(o->max_per_address > 0 ? o->max_per_address : (o->max_connections + 1) / 2),
+        own_cap(s) ? 0u : (unsigned)cap_per_address(s),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout, MHD_OPTION_END);
     if (!s->d || pthread_create(&s->acceptor, NULL, acceptor_main, s) != 0) {
         snprintf(err, errlen, "cannot serve on %s", o->listen);
@@ -754,9 +850,42 @@ uint16_t http_port(http_server_t *s)
     return s->port;
 }
 
+/* ---- draining (SIGTERM) ---- */
+
+void http_drain(http_server_t *s)
+{
+    atomic_store(&s->draining, true);
+}
+
+bool http_draining(http_server_t *s)
+{
+    return s && atomic_load(&s->draining);
+}
+
+/* Shuts down the keep-alive connections that sit idle between two requests, so that a
+ * proxy drops them from its pool now rather than send a request on one later as the
+ * server ends. A connection that never had a request is left alone (its first request
+ * may be on its way). */
+static void close_idle(http_server_t *s)
+{
+    int n = 0;
+    pthread_mutex_lock(&s->conns_mu);
+    for (http_conn_t *hc = s->conns; hc; hc = hc->next)
+        if (hc->served && !hc->req && !hc->shut && hc->fd >= 0) {
+            shutdown(hc->fd, SHUT_RDWR);
+            hc->shut = true;
+            n++;
+        }
+    pthread_mutex_unlock(&s->conns_mu);
+    if (n)
+        log_info("http: %d idle keep-alive connection(s) closed", n);
+}
+
 void http_quiesce(http_server_t *s)
 {
     stop_accepting(s);
+    atomic_store(&s->draining, true);
+    close_idle(s);
 }
 
 int http_inflight(http_server_t *s)
