@@ -112,6 +112,15 @@ static int serve(int argc, char **argv)
         log_error("storage: %s", err);
         goto out;
     }
+    if (cfg.database_pooled[0]) { /* statements through a transaction pooler */
+        if (store->ops != &store_postgres_ops ||
+            (strncmp(cfg.database_pooled, "postgres://", 11) != 0 &&
+             strncmp(cfg.database_pooled, "postgresql://", 13) != 0)) {
+            log_error("--database-pooled needs a postgres:// URL beside a PostgreSQL --database");
+            goto out;
+        }
+        store->pooled_url = xstrdup(cfg.database_pooled);
+    }
     /* One server per SQLite data directory (store/datalock.h); PostgreSQL servers
      * share their database by design. */
     if (store->ops->job_release_all &&

@@ -78,6 +78,8 @@ typedef struct {
     uint64_t prepared;    /* bit i: pg_stmts[i] is prepared on this connection */
     bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
     struct pg_trgm_stats *trgm;   /* trigram frequencies (pg_trgm.c); NULL until used */
+    bool unnamed; /* through a transaction pooler: no named statement outlives a
+                   * transaction, so each statement is sent whole (PQexecParams) */
 } pg_conn_t;
 
 /* The backend's connection behind store.c's handle. */

@@ -1,5 +1,8 @@
 /* pg_owner.c — this process's owner lock on PostgreSQL, so that the job leases of a
- * process that died are known dead at once instead of after --job-lease.
+ * process that died are known dead at once instead of after --job-lease. (Also the
+ * backend's open/close: close frees store_t.pooled_url.) The lock's connection is
+ * always a direct one (store_t.url), never the pooled one: a session lock through a
+ * transaction pooler would be held by whichever client next got that server.
  *
  * Every serving process has an owner id (a random 31-bit number, fixed for its life)
  * and holds the session-level advisory lock (PG_OWNER_NS, owner) on a connection of
@@ -60,6 +63,8 @@ void pg_close(store_t *s)
     if (!o)
         return;
     PQfinish(o->conn); /* the lock goes with the session */
+    free(s->pooled_url);
+    s->pooled_url = NULL;
     pthread_mutex_destroy(&o->mu);
     free(o);
     s->backend = NULL;
