@@ -60,12 +60,14 @@ static void drain(const cfg_t *cfg, const sigset_t *sigs, http_server_t *http, j
     jobs_drain(jobs);
     records_release(records); /* waiting creates answer 202, streams end */
     double until = mono_s() + cfg->shutdown_grace;
-    while (!again && (http_inflight(http) > 0 || jobs_running(jobs) > 0) && mono_s() < until)
+    /* every answer now closes its connection: the drain ends when no connection is
+     * busy (a proxy's request may still be on its way on one accepted before the close) */
+    while (!again && (http_connections_busy(http) > 0 || jobs_running(jobs) > 0) && mono_s() < until)
         again = next_signal(sigs, 0.02);
-    if (http_inflight(http) > 0 || jobs_running(jobs) > 0)
-        log_warn("stopping with %d request(s) and %d job(s) unfinished (jobs are released "
-                 "for another process or the next start)",
-                 http_inflight(http), jobs_running(jobs));
+    if (http_connections_busy(http) > 0 || jobs_running(jobs) > 0)
+        log_warn("stopping with %d connection(s) (%d request(s) in progress) and %d job(s) "
+                 "unfinished (jobs are released for another process or the next start)",
+                 http_connections_busy(http), http_inflight(http), jobs_running(jobs));
 }
 
 static int serve(int argc, char **argv)

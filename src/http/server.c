@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -862,6 +863,29 @@ bool http_draining(http_server_t *s)
     return s && atomic_load(&s->draining);
 }
 
+/* A new connection's first request is expected within this (a proxy sends it at once). */
+#define HTTP_FIRST_REQUEST_S 1.0
+
+/* Bytes the peer sent that nobody read yet: a request on its way. */
+static bool input_pending(int fd)
+{
+    int n = 0;
+    return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+int http_connections_busy(http_server_t *s)
+{
+    int n = 0;
+    double now = mono_s();
+    pthread_mutex_lock(&s->conns_mu);
+    for (http_conn_t *hc = s->conns; hc; hc = hc->next)
+        if (!hc->shut && (hc->req || input_pending(hc->fd) ||
+                          (!hc->served && now - hc->receiving_since < HTTP_FIRST_REQUEST_S)))
+            n++;
+    pthread_mutex_unlock(&s->conns_mu);
+    return n;
+}
+
 /* Shuts down the keep-alive connections that sit idle between two requests, so that a
  * proxy drops them from its pool now rather than send a request on one later as the
  * server ends. A connection that never had a request is left alone (its first request
@@ -871,7 +895,7 @@ static void close_idle(http_server_t *s)
     int n = 0;
     pthread_mutex_lock(&s->conns_mu);
     for (http_conn_t *hc = s->conns; hc; hc = hc->next)
-        if (hc->served && !hc->req && !hc->shut && hc->fd >= 0) {
+        if (hc->served && !hc->req && !hc->shut && hc->fd >= 0 && !input_pending(hc->fd)) {
             shutdown(hc->fd, SHUT_RDWR);
             hc->shut = true;
             n++;
