@@ -91,7 +91,8 @@ void http_drain(http_server_t *s);
 bool http_draining(http_server_t *s);
 /* Stops accepting new connections (drains too) and closes the idle keep-alive ones. */
 void http_quiesce(http_server_t *s);
-/* Connections that have a request in progress, unread bytes (a request on its way), or
+/* Connections that have a request in progress (its head read), unread bytes (a request
+ * on its way), or
  * were opened less than a second ago without a request yet: a drain waits for them. */
 int http_connections_busy(http_server_t *s);
 /* Requests that have started and not yet been answered (suspended ones included). */

@@ -177,8 +177,10 @@ int pg_ready(pg_conn_t *c)
             log_info("postgres: the server closed an idle connection; reconnecting");
             c->broken = true;
         }
-        if (!c->broken)
+        if (!c->broken) {
+            pg_owner_touch(c);
             return STORE_OK;
+        }
     }
     double t = mono_s();
     if (t - c->last_try < PG_RETRY_S)
@@ -193,6 +195,7 @@ int pg_ready(pg_conn_t *c)
     c->prepared = 0;
     memset(c->list_prepared, 0, sizeof(c->list_prepared));
     log_info("postgres: reconnected");
+    pg_owner_touch(c);
     return STORE_OK;
 }
 
