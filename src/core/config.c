@@ -65,6 +65,7 @@ static const setting_t settings[] = {
     S("log-level", log_level, "info", "error, warn, info (one access line per request) or debug"),
     S("metrics", metrics, "on", "Prometheus metrics at GET /metrics: on, or off (no counting; /metrics is 404)"),
     L("builtin-delay-ms", builtin_delay_ms, "0", 0, 3600000, "tests and demos: each builtin generation takes this long"),
+    L("builtin-busy-ms", builtin_busy_ms, "0", 0, 3600000, "tests: each builtin generation first keeps a CPU busy this long without reporting progress"),
     S("builtin-fail-pattern", builtin_fail_pattern, "", "tests and demos: builtin generations whose input contains this text fail"),
 };
 

@@ -44,6 +44,7 @@ typedef struct {
     char *log_level;
     char *metrics;       /* on | off: GET /metrics and the counting behind it */
     long builtin_delay_ms;       /* tests and demos: each builtin generation sleeps this long */
+    long builtin_busy_ms;        /* tests: each builtin generation first spins this long */
     char *builtin_fail_pattern;  /* tests and demos: prompts/descriptions containing it fail */
 } cfg_t;
 

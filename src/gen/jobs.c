@@ -1,8 +1,9 @@
 /* jobs.c — see jobs.h. How a job moves:
  *   records service → store.record_create: record "queued" + job row, one transaction
  *   worker_main → store.job_claim: token + lease, record "generating" (REV_GENERATING)
- *   run_job → provider text/image (heartbeat renews the lease; each piece of text is
- *   published as REV_TEXT) → media_put for images
+ *   run_job → provider text/image (each piece of text is published as REV_TEXT)
+ *   → media_put for images; meanwhile the lease thread (renewer_main) renews the lease
+ *   of every running job on its own timer, whatever the provider is doing
  *   → store.job_complete (REV_COMPLETED with the stored record) or store.job_fail
  *   (REV_FAILED): the records service delivers them to whoever waits. */
 #include "gen/jobs.h"
@@ -18,6 +19,16 @@
 
 #define MAX_ATTEMPTS 3
 #define IDLE_POLL_MS 500
+
+/* A running job's lease, kept by the lease thread. A worker fills its slot after a
+ * claim and empties it before it stores the outcome or releases the job, under
+ * lease_mu, which the lease thread holds while it renews: no renewal can follow. */
+typedef struct {
+    bool active;
+    int64_t id;
+    char token[sizeof(((job_t *)0)->token)];
+    atomic_bool lost; /* the token no longer matches: another worker took the job over */
+} lease_slot_t;
 
 struct jobs {
     const cfg_t *cfg;
@@ -36,14 +47,23 @@ struct jobs {
 
     pthread_t *workers;
     int nworkers;
+
+    pthread_mutex_t lease_mu;
+    pthread_cond_t lease_cv; /* signalled at stop */
+    lease_slot_t *slots;     /* one per worker */
+    pthread_t renewer;
 };
+
+typedef struct {
+    jobs_t *j;
+    int slot;
+} worker_arg_t;
 
 typedef struct {
     jobs_t *j;
     store_conn_t *c;
     const job_t *job;
-    double last_renew;
-    bool lost;
+    lease_slot_t *slot;
     int64_t offset; /* bytes of text published so far */
     buf_t text;     /* shared store: the text so far, kept for other processes */
     double last_flush;
@@ -77,25 +97,75 @@ static void on_text(gen_ctx_t *ctx, const char *piece, size_t len)
 
 /* ---- workers ---- */
 
+/* The provider asks whether to go on: not after a stop, not once another worker owns
+ * the job. It renews nothing itself: the lease thread does, on its own timer. */
 static bool heartbeat(gen_ctx_t *ctx)
 {
     hb_t *hb = ctx->heartbeat_arg;
-    if (atomic_load(&hb->j->stopping))
-        return false;
-    if (hb->lost)
-        return false;
-    double now = mono_s();
-    if (now - hb->last_renew >= hb->j->cfg->job_lease / 3) {
-        int rc = hb->c->ops->job_renew(hb->c, hb->job->id, hb->job->token, hb->j->cfg->job_lease);
-        if (rc == STORE_STALE) {
-            log_warn("job=%lld: lease lost; another worker owns it now", (long long)hb->job->id);
-            hb->lost = true;
-            return false;
+    return !atomic_load(&hb->j->stopping) && !atomic_load(&hb->slot->lost);
+}
+
+/* ---- the lease thread ---- */
+
+static void lease_hold(jobs_t *j, lease_slot_t *slot, const job_t *job)
+{
+    pthread_mutex_lock(&j->lease_mu);
+    slot->id = job->id;
+    memcpy(slot->token, job->token, sizeof(slot->token));
+    atomic_store(&slot->lost, false);
+    slot->active = true;
+    pthread_mutex_unlock(&j->lease_mu);
+}
+
+/* Ends the renewals of the slot's job: from here on the worker alone decides. */
+static void lease_drop(jobs_t *j, lease_slot_t *slot)
+{
+    pthread_mutex_lock(&j->lease_mu);
+    slot->active = false;
+    pthread_mutex_unlock(&j->lease_mu);
+}
+
+/* Renews every running job's lease each quarter of --job-lease, from its own thread
+ * and connection, so a provider that is busy (a long picture, a slow machine, valgrind)
+ * never lets its lease run out while its worker lives. Only a dead process's jobs are
+ * taken over. */
+static void *renewer_main(void *arg)
+{
+    jobs_t *j = arg;
+    store_conn_t *c = NULL;
+    double every = j->cfg->job_lease / 4;
+    pthread_mutex_lock(&j->lease_mu);
+    while (!atomic_load(&j->stopping)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long ns = (long)(every * 1e9);
+        ts.tv_sec += ns / 1000000000L;
+        ts.tv_nsec += ns % 1000000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
         }
-        if (rc == STORE_OK)
-            hb->last_renew = now;
+        pthread_cond_timedwait(&j->lease_cv, &j->lease_mu, &ts);
+        if (atomic_load(&j->stopping))
+            break;
+        char err[256];
+        for (int i = 0; i < j->nworkers; i++) {
+            lease_slot_t *slot = &j->slots[i];
+            if (!slot->active || atomic_load(&slot->lost))
+                continue;
+            if (!c && !(c = store_conn(j->store, err, sizeof(err)))) {
+                log_warn("jobs: lease thread has no database connection: %s", err);
+                break;
+            }
+            int rc = store_job_renew(c, slot->id, slot->token, j->cfg->job_lease);
+            if (rc == STORE_STALE) {
+                log_warn("job=%lld: lease lost; another worker owns it now", (long long)slot->id);
+                atomic_store(&slot->lost, true);
+            }
+        }
     }
-    return true;
+    pthread_mutex_unlock(&j->lease_mu);
+    return NULL;
 }
 
 static int parse_resolution(const char *res, int *w, int *h)
@@ -120,7 +190,7 @@ static int apply(jobs_t *j, store_conn_t *c, const job_t *job, const char *text,
 
 static void completed(jobs_t *j, store_conn_t *c, const record_t *rec, double t0);
 
-static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
+static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, lease_slot_t *slot)
 {
     const record_t *rec = &job->rec;
     if (job->attempts > MAX_ATTEMPTS) {
@@ -130,7 +200,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
             publish(j, REV_FAILED, rec, why, mono_s());
         return;
     }
-    hb_t hb = {j, c, job, mono_s(), false, 0, {0}, mono_s()};
+    hb_t hb = {j, c, job, slot, 0, {0}, mono_s()};
     buf_init(&hb.text);
     gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat,
                      .heartbeat_arg = &hb, .on_text = on_text, .on_text_arg = &hb};
@@ -151,11 +221,12 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job)
             ok = j->prov->image(j->prov, &ctx, &req, &res);
         }
     }
-    if (hb.lost)
+    lease_drop(j, slot); /* no renewal from here on: the outcome is ours to store */
+    if (atomic_load(&slot->lost))
         goto out; /* someone else owns the job now: touch nothing */
     if (ok != 0 && atomic_load(&j->stopping)) {
         /* interrupted by shutdown: release the job so the next start resumes it */
-        c->ops->job_renew(c, job->id, job->token, 0);
+        store_job_release(c, job->id, job->token);
         log_info("job=%lld: released at shutdown", (long long)job->id);
         goto out;
     }
@@ -235,7 +306,10 @@ static void idle_wait(jobs_t *j, unsigned long seen)
 
 static void *worker_main(void *arg)
 {
-    jobs_t *j = arg;
+    worker_arg_t *wa = arg;
+    jobs_t *j = wa->j;
+    lease_slot_t *slot = &j->slots[wa->slot];
+    free(wa);
     void *ws = j->prov->worker_new(j->prov);
     store_conn_t *c = NULL;
     while (!atomic_load(&j->stopping)) {
@@ -258,7 +332,9 @@ static void *worker_main(void *arg)
         int rc = c->ops->job_claim(c, j->cfg->job_lease, &a, &job);
         if (rc == STORE_OK) {
             atomic_fetch_add(&j->running, 1);
-            run_job(j, c, ws, &job);
+            lease_hold(j, slot, &job);
+            run_job(j, c, ws, &job, slot);
+            lease_drop(j, slot);
             atomic_fetch_sub(&j->running, 1);
         }
         arena_free(&a);
@@ -289,10 +365,18 @@ jobs_t *jobs_start(const cfg_t *cfg, store_t *store, media_t *media, const provi
     j->shared = store_shared(store);
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->work_cv, NULL);
+    pthread_mutex_init(&j->lease_mu, NULL);
+    pthread_cond_init(&j->lease_cv, NULL);
     j->nworkers = (int)cfg->workers;
     j->workers = xcalloc((size_t)j->nworkers, sizeof(pthread_t));
-    for (int i = 0; i < j->nworkers; i++)
-        pthread_create(&j->workers[i], NULL, worker_main, j);
+    j->slots = xcalloc((size_t)j->nworkers, sizeof(lease_slot_t));
+    pthread_create(&j->renewer, NULL, renewer_main, j);
+    for (int i = 0; i < j->nworkers; i++) {
+        worker_arg_t *wa = xcalloc(1, sizeof(*wa));
+        wa->j = j;
+        wa->slot = i;
+        pthread_create(&j->workers[i], NULL, worker_main, wa);
+    }
     return j;
 }
 
@@ -315,10 +399,17 @@ void jobs_stop(jobs_t *j)
     pthread_mutex_lock(&j->mu);
     pthread_cond_broadcast(&j->work_cv);
     pthread_mutex_unlock(&j->mu);
+    pthread_mutex_lock(&j->lease_mu);
+    pthread_cond_broadcast(&j->lease_cv);
+    pthread_mutex_unlock(&j->lease_mu);
+    pthread_join(j->renewer, NULL);
     for (int i = 0; i < j->nworkers; i++)
         pthread_join(j->workers[i], NULL);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->work_cv);
+    pthread_mutex_destroy(&j->lease_mu);
+    pthread_cond_destroy(&j->lease_cv);
+    free(j->slots);
     free(j->workers);
     free(j);
 }

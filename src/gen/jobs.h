@@ -1,11 +1,14 @@
 /* jobs.h — generation jobs: a pool of workers and the requests waiting on them.
  *
  * A record and its job are written together (store->record_create). Workers claim
- * jobs from the store with a lease (a random token and an expiry), renew the lease
- * while the provider works (gen_ctx.heartbeat), and apply the result only while the
- * token still matches, so a stale worker can never overwrite a newer result. Jobs
- * interrupted by a shutdown are released for the next worker; jobs of a killed
- * process are taken over when their lease runs out.
+ * jobs from the store with a lease (a random token and an expiry); one lease thread
+ * renews the lease of every running job each quarter of --job-lease, on its own timer
+ * and connection, whatever the provider does (gen_ctx.heartbeat only asks whether to go
+ * on), and a worker applies the result only while the token still matches, so a stale
+ * worker can never overwrite a newer result. Jobs interrupted by a shutdown are
+ * released for the next worker without counting an attempt; jobs of a killed process
+ * are taken over when their lease runs out (PostgreSQL: at once, pg_owner.c), and only
+ * such takeovers count towards the 3 attempts a job has.
  *
  * Workers publish each step as a lifecycle event of the records service
  * (records/records.h): generating, every piece of text, completed, failed. */

@@ -8,7 +8,9 @@
  * comes before the first piece and half is spread over the pieces, so a client can
  * watch the text grow), and
  * builtin_fail_pattern makes a generation whose prompt or description contains that
- * text fail. */
+ * text fail. A third, builtin_busy_ms, only for tests, keeps the CPU busy that long
+ * before each generation without calling the heartbeat: a worker that is alive but
+ * reports no progress (a long picture on a slow machine). */
 #include "gen/provider.h"
 
 #include "gen/builtin.h"
@@ -37,6 +39,7 @@ void gen_result_free(gen_result_t *r)
 
 typedef struct {
     long delay_ms;
+    long busy_ms;
     char *fail_pattern;
 } builtin_priv_t;
 
@@ -60,8 +63,18 @@ static bool test_sleep(gen_ctx_t *ctx, long ms, double *last_beat)
     return true;
 }
 
+/* Spins for bp->busy_ms of wall-clock time, asking nobody anything. */
+static void test_busy(const builtin_priv_t *bp)
+{
+    volatile uint64_t x = 0;
+    for (double end = mono_s() + bp->busy_ms / 1000.0; mono_s() < end;)
+        for (int i = 0; i < 100000; i++)
+            x = x * 6364136223846793005ULL + 1;
+}
+
 static bool test_delay(const builtin_priv_t *bp, gen_ctx_t *ctx)
 {
+    test_busy(bp);
     double last_beat = 0;
     return test_sleep(ctx, bp->delay_ms, &last_beat);
 }
@@ -133,6 +146,7 @@ static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text
         snprintf(res->error, sizeof(res->error), "The generator could not write this document.");
         return -1;
     }
+    test_busy(bp);
     builtin_text(req->template_id, req->prompt, req->creativity, random_u64(), &res->text);
     if (!emit_pieces(bp, ctx, &res->text)) {
         buf_reset(&res->text);
@@ -188,6 +202,7 @@ provider_t *provider_builtin_new(const cfg_t *cfg)
     provider_t *p = xcalloc(1, sizeof(*p));
     builtin_priv_t *bp = xcalloc(1, sizeof(*bp));
     bp->delay_ms = cfg->builtin_delay_ms > 0 ? cfg->builtin_delay_ms : 0;
+    bp->busy_ms = cfg->builtin_busy_ms > 0 ? cfg->builtin_busy_ms : 0;
     bp->fail_pattern = xstrdup(cfg->builtin_fail_pattern ? cfg->builtin_fail_pattern : "");
     p->name = "builtin";
     p->text_inline = bp->delay_ms == 0; /* the test delay sleeps: it goes through jobs */

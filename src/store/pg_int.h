@@ -96,6 +96,10 @@ typedef struct {
 /* ---- connection, errors, retries and values (postgres.c) */
 int pg_ready(pg_conn_t *c);
 int pg_command(pg_conn_t *c, const char *sql, const char *what);
+/* COMMIT of a transaction that inserted the record (kind, id) first; when the
+ * connection breaks after COMMIT was sent, finds out whether it was applied
+ * (pg_commit.c): STORE_OK if it was. */
+int pg_commit_record(pg_conn_t *c, const char *what, rec_kind_t kind, int64_t id);
 void pg_rollback(pg_conn_t *c);
 int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int nparams,
                  bool *prepared, const char *const *params, PGresult **out);

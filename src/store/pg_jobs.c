@@ -96,8 +96,9 @@ int pg_job_renew(store_conn_t *sc, int64_t job_id, const char *token, double lea
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
-    pg_num_t id = pg_num_i64(job_id), until = pg_num_i64(pg_lease_until(now_us(), lease_s));
-    const char *p[] = {id.s, token, until.s};
+    pg_num_t id = pg_num_i64(job_id);
+    pg_num_t until = pg_num_i64(pg_lease_until(now_us(), lease_s > 0 ? lease_s : 0));
+    const char *p[] = {id.s, token, until.s, lease_s > 0 ? "0" : "1"};
     PGresult *r;
     if ((rc = pg_run(c, S_JOB_RENEW, p, &r)) != STORE_OK)
         return rc;

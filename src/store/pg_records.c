@@ -158,7 +158,7 @@ int pg_record_create(store_conn_t *sc, record_t *rec, idem_keep_t *keep, int64_t
     if (rc == STORE_OK)
         rc = store_keep_answer(sc, keep, rec, id, REC_QUEUED, now);
     if (rc == STORE_OK)
-        rc = pg_command(c, "COMMIT", "record create commit");
+        rc = pg_commit_record(c, "record create commit", rec->kind, id);
     if (rc != STORE_OK) {
         pg_rollback(c);
         return rc;
@@ -189,7 +189,7 @@ int pg_docs_create_completed(store_conn_t *sc, record_t *const *recs,
             rc = store_keep_answer(sc, keeps[i], recs[i], recs[i]->id, REC_COMPLETED, now);
     }
     if (rc == STORE_OK)
-        rc = pg_command(c, "COMMIT", "docs create commit");
+        rc = pg_commit_record(c, "docs create commit", KIND_DOC, recs[0]->id);
     if (rc != STORE_OK) {
         pg_rollback(c);
         return rc;

@@ -109,8 +109,10 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                             "   WHERE datname = current_database())"
                             "  AND l.classid = $3::int::oid"
                             "  AND l.objid = ('x' || left(jobs.token, 8))::bit(32)::int::oid)"},
-    [S_JOB_RENEW] = {"ink_job_renew", 3,
-                     "UPDATE jobs SET lease_until_us = $3 WHERE id = $1 AND token = $2"},
+    /* $4 1 for a release (the attempt is given back), else 0 */
+    [S_JOB_RENEW] = {"ink_job_renew", 4,
+                     "UPDATE jobs SET lease_until_us = $3, attempts = attempts - $4::int"
+                     " WHERE id = $1 AND token = $2"},
     /* $3 result, $4 words, $5 media_key, $6 revised_prompt, $7 now, $8 prompt tokens,
      * $9 completion tokens, $10 truncated */
     [S_JOB_COMPLETE] = {"ink_job_complete", 10,

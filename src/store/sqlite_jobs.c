@@ -99,7 +99,8 @@ int sq_job_renew(store_conn_t *conn, int64_t job_id, const char *token, double l
     if ((rc = sq_stmt(c, ST_JOB_RENEW, &st)) == STORE_OK) {
         sqlite3_bind_int64(st, 1, job_id);
         sq_bind_text(st, 2, token);
-        sqlite3_bind_int64(st, 3, lease_end(lease_s));
+        sqlite3_bind_int64(st, 3, lease_end(lease_s > 0 ? lease_s : 0));
+        sqlite3_bind_int(st, 4, lease_s > 0 ? 0 : 1);
         rc = sq_run(c, st, "job_renew");
         if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
             rc = STORE_STALE;

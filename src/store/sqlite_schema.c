@@ -299,7 +299,9 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                      "WHERE id = ?1 RETURNING " DOC_COLS,
     [ST_START_IMG] = "UPDATE images SET state = 'generating', " BUMP("?2") " "
                      "WHERE id = ?1 RETURNING " IMG_COLS,
-    [ST_JOB_RENEW] = "UPDATE jobs SET lease_until_us = ?3 WHERE id = ?1 AND token = ?2",
+    /* ?4 1 for a release (the attempt is given back), else 0 */
+    [ST_JOB_RENEW] = "UPDATE jobs SET lease_until_us = ?3, attempts = attempts - ?4 "
+                     "WHERE id = ?1 AND token = ?2",
     [ST_JOB_FINISH] = "DELETE FROM jobs WHERE id = ?1 AND token = ?2 RETURNING kind, record_id",
     [ST_COMPLETE_DOC] = "UPDATE documents SET state = 'completed', error = NULL, result = ?3, "
                         "words = ?4, prompt_tokens = ?5, completion_tokens = ?6, "

@@ -217,6 +217,16 @@ void store_read_end(store_conn_t *c)
         c->ops->read_end(c);
 }
 
+int store_job_renew(store_conn_t *c, int64_t job_id, const char *token, double lease_s)
+{
+    return c->ops->job_renew(c, job_id, token, lease_s);
+}
+
+int store_job_release(store_conn_t *c, int64_t job_id, const char *token)
+{
+    return c->ops->job_renew(c, job_id, token, 0);
+}
+
 bool store_shared(const store_t *s)
 {
     return s->ops == &store_postgres_ops;

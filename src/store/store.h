@@ -252,7 +252,9 @@ typedef struct store_ops {
      * (PostgreSQL: FOR UPDATE SKIP LOCKED), gives it a new random token, lease_until =
      * now + lease_s, attempts + 1, and moves its record to "generating"; NOTFOUND when
      * there is none. renew/complete/fail only act while the token still matches
-     * (else STALE); complete and fail remove the job. */
+     * (else STALE); complete and fail remove the job. renew with lease_s <= 0 releases
+     * the job unfinished (a shutdown): claimable at once, and the attempt it used is
+     * given back, so only takeovers of a dead owner's job count as attempts. */
     int (*job_claim)(store_conn_t *c, double lease_s, arena_t *a, job_t *out);
     int (*job_renew)(store_conn_t *c, int64_t job_id, const char *token, double lease_s);
     /* Documents: result + words. Images: media_key (+ revised_prompt, may be NULL).
@@ -402,6 +404,9 @@ int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64
                         const record_patch_t *p, arena_t *a, record_t *out);
 int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         arena_t *a, const char **media_key);
+int store_job_renew(store_conn_t *c, int64_t job_id, const char *token, double lease_s);
+/* Hands a claimed job back unfinished without counting its attempt (job_renew, 0). */
+int store_job_release(store_conn_t *c, int64_t job_id, const char *token);
 /* A read session, when the backend has them (else nothing). */
 void store_read_begin(store_conn_t *c);
 void store_read_end(store_conn_t *c);
