@@ -9,12 +9,14 @@
  * connections). The raw request URI is taken from the URI
  * log callback, so path and query are decoded by our own strict decoders, not by
  * MHD's lenient ones. Bodies are collected by hand (MHD's post processor only
- * handles forms and drops data silently) up to max_body; beyond it, 413. */
+ * handles forms and drops data silently) up to max_body; beyond it, 413. The structs
+ * are in server_int.h; trusted proxies and the drain's connection handling in
+ * server_edge.c. */
 #include "http/server.h"
+#include "http/server_int.h"
 
 #include "core/json.h"
 #include "core/log.h"
-#include "http/proxies.h"
 #include "obs/metrics.h"
 
 #include <arpa/inet.h>
@@ -27,58 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-/* One per TCP connection, for the request deadline: receiving_since is when the
- * connection began (or its previous request ended) and is cleared once a whole
- * request has arrived. The watchdog shuts down the socket of a connection that has
- * been receiving one request for longer than request_timeout — a client trickling a
- * byte at a time keeps MHD's idle timeout from firing, but not this. */
-typedef struct http_conn {
-    struct http_conn *prev, *next;
-    int fd;
-    double receiving_since; /* 0 = not receiving */
-    bool shut;
-    /* the request whose URI arrived and that has not completed yet: libmicrohttpd
-     * calls no completion for a request it refuses before the handler ever saw it (e.g.
-     * its headers overflow the connection's memory), so the close frees it */
-    struct http_req *req;
-    struct sockaddr_storage addr; /* the peer, when counted by conn_cap_take */
-    bool addr_counted;
-    bool served; /* a request was answered on it (a keep-alive connection, idle between) */
-} http_conn_t;
-
-struct http_stream {
-    struct http_stream *prev, *next; /* the server's open streams */
-    http_server_t *srv;
-    struct MHD_Connection *conn;
-    http_stream_cb_t cb;
-    pthread_mutex_t mu;
-    buf_t out;
-    size_t out_off;
-    bool woken, suspended, ended;
-};
-
-struct http_server {
-    struct MHD_Daemon *d;
-    http_stream_t *streams;
-    atomic_int nstreams;
-    http_opts_t o;
-    atomic_int inflight;
-    atomic_ullong seq;
-    char id_prefix[8];
-    pthread_mutex_t conns_mu;
-    http_conn_t *conns;
-    pthread_t watchdog;
-    atomic_bool stopping;
-    atomic_bool draining; /* SIGTERM: answers close their connection, /readyz is 503 */
-    int listen_fd;
-    uint16_t port;
-    pthread_t acceptor;
-    bool accepting; /* the acceptor thread runs (until http_quiesce or http_stop) */
-};
 
 /* Accepts every connection the kernel has, right away, and gives it to MHD. */
 static void *acceptor_main(void *arg)
@@ -160,92 +112,6 @@ static void req_free(http_server_t *s, http_req_t *r)
     buf_free(&r->resp);
     arena_free(&r->arena);
     free(r);
-}
-
-/* ---- trusted proxies: the client address and the per-address cap ---- */
-
-/* Whether the server counts connections per address itself (trusted proxies are
- * configured) instead of libmicrohttpd's per-IP limit. */
-static bool own_cap(const http_server_t *s)
-{
-    return proxies_count(s->o.proxies) > 0;
-}
-
-static int cap_per_address(const http_server_t *s)
-{
-    return s->o.max_per_address > 0 ? s->o.max_per_address : (s->o.max_connections + 1) / 2;
-}
-
-/* A new connection: counted against its address's cap (trusted proxies exempt); one
- * beyond the cap is shut down at once, before any request is read. */
-static void conn_cap_take(http_server_t *s, struct MHD_Connection *conn, http_conn_t *hc)
-{
-    if (!own_cap(s))
-        return;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!ci || !ci->client_addr)
-        return;
-    const struct sockaddr *sa = ci->client_addr;
-    size_t len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    memcpy(&hc->addr, sa, len);
-    if (proxies_conn_take(s->o.proxies, sa, cap_per_address(s))) {
-        hc->addr_counted = true;
-    } else if (hc->fd >= 0) {
-        char addr[INET6_ADDRSTRLEN];
-        proxies_addr_text(sa, addr, sizeof(addr));
-        log_debug("http: connection from %s closed: %d connections from that address already",
-                  addr, cap_per_address(s));
-        shutdown(hc->fd, SHUT_RDWR);
-        hc->shut = true;
-    }
-}
-
-static void conn_cap_drop(http_server_t *s, http_conn_t *hc)
-{
-    if (hc->addr_counted)
-        proxies_conn_drop(s->o.proxies, (const struct sockaddr *)&hc->addr);
-}
-
-typedef struct {
-    buf_t b;
-    int n;
-} xff_join_t;
-
-static enum MHD_Result join_xff(void *cls, enum MHD_ValueKind kind, const char *key,
-                                const char *value)
-{
-    xff_join_t *j = cls;
-    if (strcasecmp(key, "X-Forwarded-For") != 0 || !value)
-        return MHD_YES;
-    if (j->n++ > 0)
-        buf_puts(&j->b, ",");
-    buf_puts(&j->b, value);
-    return MHD_YES;
-}
-
-/* r->client: the peer, or the address a trusted proxy forwarded (every
- * X-Forwarded-For header, in order, as one list). */
-static void req_set_client(http_server_t *s, http_req_t *r)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *peer = ci ? ci->client_addr : NULL;
-    if (!peer || !proxies_trusts(s->o.proxies, peer)) {
-        proxies_addr_text(peer, r->client, sizeof(r->client));
-        return;
-    }
-    xff_join_t j;
-    buf_init(&j.b);
-    j.n = 0;
-    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, join_xff, &j);
-    proxies_client(s->o.proxies, peer, j.n ? buf_cstr(&j.b) : NULL, r->client, sizeof(r->client));
-    buf_free(&j.b);
-}
-
-const char *http_client_addr(http_req_t *r)
-{
-    return r->client[0] ? r->client : "unknown";
 }
 
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -851,65 +717,11 @@ uint16_t http_port(http_server_t *s)
     return s->port;
 }
 
-/* ---- draining (SIGTERM) ---- */
-
-void http_drain(http_server_t *s)
-{
-    atomic_store(&s->draining, true);
-}
-
-bool http_draining(http_server_t *s)
-{
-    return s && atomic_load(&s->draining);
-}
-
-/* A new connection's first request is expected within this (a proxy sends it at once). */
-#define HTTP_FIRST_REQUEST_S 1.0
-
-/* Bytes the peer sent that nobody read yet: a request on its way. */
-static bool input_pending(int fd)
-{
-    int n = 0;
-    return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
-}
-
-int http_connections_busy(http_server_t *s)
-{
-    int n = 0;
-    double now = mono_s();
-    pthread_mutex_lock(&s->conns_mu);
-    for (http_conn_t *hc = s->conns; hc; hc = hc->next)
-        if (!hc->shut && ((hc->req && hc->req->seen) || input_pending(hc->fd) ||
-                          (!hc->served && now - hc->receiving_since < HTTP_FIRST_REQUEST_S)))
-            n++;
-    pthread_mutex_unlock(&s->conns_mu);
-    return n;
-}
-
-/* Shuts down the keep-alive connections that sit idle between two requests, so that a
- * proxy drops them from its pool now rather than send a request on one later as the
- * server ends. A connection that never had a request is left alone (its first request
- * may be on its way). */
-static void close_idle(http_server_t *s)
-{
-    int n = 0;
-    pthread_mutex_lock(&s->conns_mu);
-    for (http_conn_t *hc = s->conns; hc; hc = hc->next)
-        if (hc->served && !hc->req && !hc->shut && hc->fd >= 0 && !input_pending(hc->fd)) {
-            shutdown(hc->fd, SHUT_RDWR);
-            hc->shut = true;
-            n++;
-        }
-    pthread_mutex_unlock(&s->conns_mu);
-    if (n)
-        log_info("http: %d idle keep-alive connection(s) closed", n);
-}
-
 void http_quiesce(http_server_t *s)
 {
     stop_accepting(s);
     atomic_store(&s->draining, true);
-    close_idle(s);
+    http_close_idle(s);
 }
 
 int http_inflight(http_server_t *s)
