@@ -3,14 +3,17 @@
 // public API. The route and every list filter are in the address (#/documents?page=2),
 // so back/forward and reload show the same page.
 import {api, dropKey, events, forgetTemplates, getKey, setKey} from './api.js';
-import {clear, field, formAlert, h, showErrors, toast} from './ui.js';
-import {navigate, parseHash} from './nav.js';
+import {clear, confirmDialog, field, formAlert, h, setTitle, showErrors, toast} from './ui.js';
+import {entryOpened, guardMessage, navigate, parseHash, setGuard} from './nav.js';
 import {docList, docNew, docView} from './documents.js';
 import {imgList, imgNew, imgView} from './images.js';
 
 const main = document.getElementById('main');
 let current = null;       // {name, view}
 let signinNotice = '';    // why the user was sent back to sign-in
+let shown = null;         // the address of the page on screen
+const TITLES = {signin: 'Sign in', documents: 'Documents', 'doc-new': 'New document', doc: 'Document',
+  images: 'Images', 'img-new': 'New image', img: 'Image'};
 
 const routes = [
   [/^\/signin$/, 'signin', signinView],
@@ -22,10 +25,35 @@ const routes = [
   [/^\/images\/(\d+)$/, 'img', imgView],
 ];
 
-function render() {
+// `make run` prints http://HOST/#key=ink_...: the key is taken from the fragment (never
+// sent to the server, never in a Referer) whenever it appears — at load, or pasted into
+// a tab where the app runs — and the history entry that holds it is replaced at once,
+// so the key is in neither the address bar nor the history.
+function takeKey() {
+  if (!location.hash.startsWith('#key=')) return false;
+  let key = '';
+  try { key = decodeURIComponent(location.hash.slice(5)).trim(); } catch { /* a broken escape: no key */ }
+  history.replaceState(null, '', location.pathname + location.search + (key ? '#/documents' : '#/signin'));
+  if (key) { setKey(key); forgetTemplates(); setGuard(null); current = null; }
+  return true;
+}
+
+// An in-app move away from a page that would lose something: the address goes back to
+// that page until the user says to leave.
+async function guarded() {
+  const msg = guardMessage();
+  if (!msg || shown === null || location.hash === shown) return false;
+  const target = location.hash;
+  history.replaceState(history.state, '', shown);
+  if (await confirmDialog('Leave this page?', msg, 'Leave')) { setGuard(null); navigate(target); }
+  return true;
+}
+
+async function render() {
+  if (!takeKey() && await guarded()) return;
   const route = parseHash();
   if (!getKey() && route.path !== '/signin') {
-    const next = route.path === '/' ? '' : '?next=' + encodeURIComponent(location.hash);
+    const next = route.path === '/' || !location.hash.startsWith('#/') ? '' : '?next=' + encodeURIComponent(location.hash);
     history.replaceState(null, '', '#/signin' + next);
     return render();
   }
@@ -33,7 +61,11 @@ function render() {
   if (!hit) { history.replaceState(null, '', '#/documents'); return render(); }
   const [m, name, fn] = hit;
   route.id = m[1] ? Number(m[1]) : null;
+  shown = location.hash;
+  entryOpened();
   document.getElementById('nav').hidden = name === 'signin';
+  const key = getKey();
+  document.getElementById('who').textContent = key ? key.slice(0, 10) + '…' : '';
   for (const a of document.querySelectorAll('[data-nav]')) {
     const on = name.startsWith(a.dataset.nav === 'documents' ? 'doc' : 'im');
     if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
@@ -43,6 +75,8 @@ function render() {
     return;
   }
   current?.view?.unmount?.();
+  setGuard(null);
+  setTitle(TITLES[name]);
   clear(main);
   current = {name, id: route.id, view: fn(main, route)};
   const h1 = main.querySelector('h1');
@@ -87,6 +121,7 @@ function signinView(root, route) {
 }
 
 events.addEventListener('unauthenticated', (e) => {
+  setGuard(null);
   dropKey();
   forgetTemplates();
   if (current?.name === 'signin') return; // the sign-in form says it itself
@@ -95,20 +130,17 @@ events.addEventListener('unauthenticated', (e) => {
   navigate('#/signin' + next);
 });
 
-document.getElementById('signout').addEventListener('click', () => {
+document.getElementById('signout').addEventListener('click', async () => {
+  const msg = guardMessage();
+  if (msg && !await confirmDialog('Sign out and leave this page?', msg, 'Sign out')) return;
+  setGuard(null);
   dropKey();
   forgetTemplates();
   toast('Signed out.');
   navigate('#/signin');
 });
 
-// `make run` prints http://HOST/#key=ink_...: the key is taken once from the fragment
-// (never sent to the server, never in a Referer) and removed from the address bar.
-if (location.hash.startsWith('#key=')) {
-  const key = decodeURIComponent(location.hash.slice(5));
-  if (key) setKey(key);
-  history.replaceState(null, '', location.pathname + '#/documents');
-}
+window.addEventListener('beforeunload', (e) => { if (guardMessage()) { e.preventDefault(); e.returnValue = ''; } });
 window.addEventListener('hashchange', render);
 window.addEventListener('inkwell:route', render);
 render();

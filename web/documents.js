@@ -2,14 +2,17 @@
 // edit, favourite, copy, download, delete) and "write a new document" with the text
 // appearing as it streams.
 import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, stream, templates} from './api.js';
-import {add, clear, clearErrors, field, fill, formAlert, h, nextId, showErrors, starButton,
+import {add, clear, clearErrors, confirmDialog, field, fill, formAlert, h, nextId, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {FAVS, listView} from './list.js';
-import {navigate} from './nav.js';
+import {navigate, setGuard} from './nav.js';
+import {renderMarkdown} from './markdown.js';
 import {backLink, recordPage, removeRecord} from './record.js';
 
 const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
-const excerpt = (s) => (s || '').slice(0, 240);
+// the start of a text for the list, without Markdown's marks (headings, bullets, emphasis)
+const excerpt = (s) => (s || '').slice(0, 400).replace(/^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)/gm, '')
+  .replace(/(\*\*|__|\*|`)/g, '').replace(/\s+/g, ' ').trim().slice(0, 240);
 
 export function docList(root, route) {
   const tplOptions = [['', 'All templates']];
@@ -48,7 +51,13 @@ export function docView(root, route) {
 
   function show(d) {
     stop();
-    const text = h('div', {class: 'doc-text', tabindex: '0', 'aria-label': 'Text of the document'}, d.result || '');
+    setGuard(null);
+    setTitle(d.name);
+    // a finished text is shown as Markdown (markdown.js); one being written as it comes
+    const done = d.state === 'completed' || d.state === 'failed';
+    const text = done
+      ? h('div', {class: 'doc-text md', tabindex: '0', 'aria-label': 'Text of the document'}, renderMarkdown(d.result || ''))
+      : h('div', {class: 'doc-text', tabindex: '0', 'aria-label': 'Text of the document'}, d.result || '');
     const words = h('dd', {text: String(d.words)});
     const state = h('dd', {}, d.state === 'completed' ? 'Completed' : stateBadge(d));
     const actions = h('div', {class: 'actions'});
@@ -64,6 +73,7 @@ export function docView(root, route) {
       backLink('documents'),
       h('div', {class: 'head'}, h('h1', {text: d.name}), starButton(d, (fav) => favorite(d.id, fav))),
       d.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${d.error || 'no reason given.'}`}) : null,
+      d.truncated ? h('div', {class: 'alert warn', role: 'note', text: 'This text was cut short: the model stopped at its output limit, so it may end mid-sentence.'}) : null,
       h('div', {class: 'layout'},
         h('section', {class: 'panel', 'aria-label': 'Text'}, watching, text,
           d.state === 'failed' && !d.result ? h('p', {class: 'muted', text: 'No text was written.'}) : null),
@@ -114,32 +124,48 @@ export function docView(root, route) {
     const name = h('input', {type: 'text', name: 'name', value: d.name, maxlength: '255', required: true});
     const result = h('textarea', {name: 'result', class: 'result', value: d.result || ''});
     const save = h('button', {type: 'submit', class: 'btn primary', text: 'Save'});
+    let saving = false;
+    const dirty = () => name.value !== d.name || result.value !== (d.result || '');
+    // leaving (another page, closing the tab) asks first while something would be lost
+    setGuard(() => saving ? 'Your changes are being saved. If you leave now, they may not be saved.'
+      : dirty() ? 'Your changes to this document are not saved. Leave and lose them?' : '');
+    // Cancel and Escape: back to the document, asking first when something was changed
+    const cancel = async () => {
+      if (saving) return;
+      if (dirty() && !await confirmDialog('Discard your changes?', 'What you changed in this document will be lost.', 'Discard')) return;
+      show(d);
+      box.querySelector('h1').focus();
+    };
     const form = h('form', {class: 'panel', novalidate: true},
-      formAlert(), field('Name', name), field('Text', result, {hint: 'The word count is worked out again when you save.'}),
-      h('div', {class: 'actions'}, save, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: () => show(d)})));
+      formAlert(), field('Name', name), field('Text', result, {hint: 'Markdown. The word count is worked out again when you save. Escape cancels.'}),
+      h('div', {class: 'actions'}, save, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: cancel})));
+    form.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !e.defaultPrevented) { e.preventDefault(); cancel(); } });
     fill(box, backLink('documents'),
       h('h1', {text: `Edit “${d.name}”`}), form);
+    setTitle(`Edit ${d.name}`);
     form.setAttribute('aria-labelledby', box.querySelector('h1').id = nextId('h'));
     name.focus();
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       clearErrors(form);
       save.disabled = true;
+      saving = true;
       try {
         const {data} = await api('PATCH', `/documents/${d.id}`, {body: {name: name.value, result: result.value}});
+        saving = false;
         toast('Saved.');
         show(data);
         box.querySelector('h1').focus();
       } catch (err) {
         if (err.status !== 401) showErrors(form, err);
-      } finally { save.disabled = false; }
+      } finally { save.disabled = false; saving = false; }
     });
   }
 
   const remove = (d) => removeRecord('documents', d, 'Delete this document?', `“${d.name}” will be deleted for good.`);
 
   load();
-  return {unmount: stop};
+  return {unmount: () => { stop(); setGuard(null); }};
 }
 
 async function copy(text) {
@@ -251,7 +277,9 @@ export function docNew(root) {
     fill(live, heading, status, out);
     live.hidden = false;
     live.scrollIntoView({block: 'start'});
+    setGuard(() => (mine === ctrl && !mine.signal.aborted ? 'The document is still being written. If you leave, it goes on being written on the server and appears in the list when it is done.' : ''));
     stopBtn.addEventListener('click', () => {
+      setGuard(null);
       mine.abort();
       out.classList.remove('caret');
       fill(status, h('span', {text: 'Stopped watching: the document is still being written on the server. '}),
@@ -262,10 +290,12 @@ export function docNew(root) {
       const final = await stream('POST', '/documents', {body, signal: mine.signal,
         record: (r) => { id = r.id; live.setAttribute('aria-busy', 'true'); },
         delta: (piece) => out.append(piece)});
+      setGuard(null);
       toast(`“${final.name}” is written.`);
       navigate(`#/documents/${final.id}`);
     } catch (err) {
       if (err.name === 'AbortError') return;
+      setGuard(null);
       live.hidden = true;
       if (err.status !== 401) showErrors(form, err instanceof ApiError ? err : new ApiError(0, String(err.message || err)));
     } finally {

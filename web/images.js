@@ -1,11 +1,11 @@
 // images.js — the image pages: the gallery of lazily loaded thumbnails, one image
 // (full view, rename, favourite, download the PNG, delete) and "create an image"
 // with a progress state while the picture is made.
-import {api, ApiError, RESOLUTIONS, stream} from './api.js';
-import {clearErrors, field, fill, formAlert, h, select, showErrors, starButton,
+import {api, ApiError, RESOLUTIONS, sleep, stream} from './api.js';
+import {clearErrors, field, fill, formAlert, h, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {FAVS, listView} from './list.js';
-import {navigate} from './nav.js';
+import {navigate, setGuard} from './nav.js';
 import {backLink, recordPage, removeRecord} from './record.js';
 
 const STYLES = [['', 'Any style'], ['vivid', 'Vivid'], ['natural', 'Natural']];
@@ -16,10 +16,18 @@ const size = (res) => (res || '1024x1024').split('x').map(Number);
 // address, which may differ from the one this page was opened at)
 const src = (url) => { try { const u = new URL(url, location.href); return u.pathname.startsWith('/media/') ? u.pathname : url; } catch { return url; } };
 
-function picture(img, cls, lazy) {
+function picture(img, cls) {
   const [w, hgt] = size(img.resolution);
-  return h('img', {src: src(img.url), alt: img.name, width: String(w), height: String(hgt), class: cls,
-    loading: lazy ? 'lazy' : null, decoding: 'async'});
+  return h('img', {src: src(img.url), alt: img.name, width: String(w), height: String(hgt), class: cls, decoding: 'async'});
+}
+
+// A gallery tile's picture: the server's square thumbnail (GET /media/<key>.png?w=N,
+// the centre of the picture), 256 px, 512 px on a screen of two pixels to the point.
+const THUMB = 256;
+function thumbnail(img) {
+  const u = src(img.url);
+  return h('img', {src: `${u}?w=${THUMB}`, srcset: `${u}?w=${THUMB} 1x, ${u}?w=${THUMB * 2} 2x`, alt: img.name,
+    width: String(THUMB), height: String(THUMB), loading: 'lazy', decoding: 'async'});
 }
 
 export function imgList(root, route) {
@@ -33,7 +41,7 @@ export function imgList(root, route) {
     ],
     render: (data) => h('ul', {class: 'gallery'}, data.data.map((img) => h('li', {class: 'tile'},
       h('a', {class: 'thumb', href: `#/images/${img.id}`, 'aria-label': img.url ? null : `${img.name} (${img.state})`},
-        img.url ? picture(img, '', true)
+        img.url ? thumbnail(img)
           : h('span', {class: 'placeholder'}, stateBadge(img), img.state === 'failed' ? h('span', {class: 'small', text: img.error || ''}) : null)),
       h('div', {class: 'cap'},
         h('a', {class: 'name', href: `#/images/${img.id}`, text: img.name, title: img.name, tabindex: '-1'}),
@@ -46,6 +54,7 @@ export function imgView(root, route) {
   const {box, load} = recordPage(root, 'images', route.id, (img) => show(img));
 
   function show(img) {
+    setTitle(img.name);
     const title = h('h1', {text: img.name, tabindex: '-1'});
     const name = h('input', {type: 'text', name: 'name', value: img.name, maxlength: '255', required: true});
     const rename = h('form', {class: 'rename', novalidate: true}, formAlert(), field('Name', name),
@@ -66,7 +75,7 @@ export function imgView(root, route) {
       h('div', {class: 'head'}, title, starButton(img, (fav) => favorite(img.id, fav))),
       img.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${img.error || 'no reason given.'}`}) : null,
       h('div', {class: 'layout'},
-        h('section', {'aria-label': 'Picture'}, img.url ? picture(img, 'full', false)
+        h('section', {'aria-label': 'Picture'}, img.url ? picture(img, 'full')
           : h('div', {class: 'panel live status'}, img.state === 'failed' ? stateBadge(img)
             : [h('span', {class: 'spinner', 'aria-hidden': 'true'}), h('span', {text: 'The picture is being made…'})])),
         h('aside', {class: 'panel', 'aria-label': 'Details'},
@@ -124,17 +133,32 @@ export function imgNew(root) {
     ctrl = new AbortController();
     const mine = ctrl;
     const state = h('span', {text: 'Sending…'});
+    // the stream of an image has no events between its record and its end (§10): its
+    // state (queued, then generating) is read meanwhile with a show, so the words follow it
+    const words = {queued: 'Queued: waiting for a worker…', generating: 'Drawing the picture…'};
+    const say = (r) => { if (words[r.state]) state.textContent = words[r.state]; };
+    const watchState = async (id) => {
+      while (mine === ctrl && !mine.signal.aborted) {
+        await sleep(500, mine.signal);
+        const {data} = await api('GET', `/images/${id}`, {signal: mine.signal});
+        if (mine === ctrl && state.isConnected && submit.disabled) say(data);
+        if (data.state !== 'queued' && data.state !== 'generating') return;
+      }
+    };
+    setGuard(() => (mine === ctrl && submit.disabled ? 'The picture is still being made. If you leave, it goes on being made on the server and appears in the gallery when it is done.' : ''));
     fill(progress, h('div', {class: 'status', role: 'status'}, h('span', {class: 'spinner', 'aria-hidden': 'true'}), state),
       h('progress', {'aria-label': 'Making the picture'}));
     progress.hidden = false;
     progress.scrollIntoView({block: 'nearest'});
     try {
       const final = await stream('POST', '/images', {body, signal: mine.signal,
-        record: (r) => { state.textContent = r.state === 'queued' ? 'Queued: waiting for a worker…' : 'Making the picture…'; }});
+        record: (r) => { say(r); watchState(r.id).catch(() => {}); }});
+      setGuard(null);
       toast(`“${final.name}” is ready.`);
       navigate(`#/images/${final.id}`);
     } catch (err) {
       if (err.name === 'AbortError') return;
+      setGuard(null);
       progress.hidden = true;
       if (err.status !== 401) showErrors(form, err instanceof ApiError ? err : new ApiError(0, String(err.message || err)));
     } finally {

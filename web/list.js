@@ -3,7 +3,7 @@
 // can be reloaded, bookmarked and walked with back/forward; defaults are left out.
 import {api} from './api.js';
 import {add, clear, fill, field, h, pager, select, summary} from './ui.js';
-import {hashFor, navigate} from './nav.js';
+import {hashFor, navigate, takeScroll} from './nav.js';
 
 export const SORTS = [['id:desc', 'Newest'], ['id:asc', 'Oldest'], ['name:asc', 'Name A–Z'], ['name:desc', 'Name Z–A']];
 export const FAVS = [['', 'All'], ['1', 'Favourites only'], ['0', 'Not favourites']];
@@ -62,7 +62,9 @@ export function listView(root, route, cfg) {
     timer = setTimeout(() => go(true), 400);
   });
 
-  async function load() {
+  // paged: another page of the list was asked for (Next, Previous): the list is shown
+  // from its top and the focus, which was on the link just replaced, goes to the summary
+  async function load(paged = false) {
     const mine = ++seq;
     results.setAttribute('aria-busy', 'true');
     try {
@@ -77,9 +79,14 @@ export function listView(root, route, cfg) {
         const filtered = Object.keys(params).some((k) => !['sort', 'sort_by', 'per_page', 'page'].includes(k));
         add(results, h('p', {class: 'empty', text: filtered ? `No ${cfg.noun} match these filters.` : `No ${cfg.noun} yet.`}));
       } else {
-        add(results, h('p', {class: 'summary', text: summary(data.meta, cfg.noun)}), cfg.render(data, load));
+        add(results, h('p', {class: 'summary', tabindex: '-1', text: summary(data.meta, cfg.noun)}), cfg.render(data, load));
         if (data.meta.last_page > 1) add(results, pager(data.meta, (n) => hashFor(cfg.path, {...params, page: n === 1 ? undefined : n})));
       }
+      // back to an entry seen before: where it was; another page: its top
+      const y = takeScroll();
+      if (y !== null) restore(y);
+      else if (paged) window.scrollTo(0, 0);
+      if (paged && !root.contains(document.activeElement)) (results.querySelector('.summary') || root.querySelector('h1'))?.focus({preventScroll: true});
     } catch (err) {
       if (mine !== seq || err.status === 401) return;
       const retry = h('button', {type: 'button', class: 'btn', text: 'Try again', onclick: load});
@@ -92,6 +99,7 @@ export function listView(root, route, cfg) {
 
   return {
     update(r) {
+      const before = params.page || '1';
       params = read(r.params, cfg);
       for (const f of cfg.filters) {
         const v = params[f.name] ?? '';
@@ -101,10 +109,17 @@ export function listView(root, route, cfg) {
       summaryText.textContent = n ? `Filters and sort (${n} in use)` : 'Filters and sort';
       sort.value = `${params.sort_by || 'id'}:${params.sort || 'desc'}`;
       per.value = params.per_page || '10';
-      load();
+      load(before !== (params.page || '1'));
     },
     unmount() { clearTimeout(timer); seq++; phone.removeEventListener('change', unfold); },
   };
+}
+
+// Scrolls to y; while the page is not yet tall enough (layout still settling), tries
+// again on the next frames, for at most a second.
+function restore(y, until = performance.now() + 1000) {
+  window.scrollTo(0, y);
+  if (Math.abs(window.scrollY - y) > 1 && performance.now() < until) requestAnimationFrame(() => restore(y, until));
 }
 
 // The address's parameters that this list knows (others are ignored).

@@ -22,3 +22,23 @@ export function hashFor(path, params) {
   const s = q.toString();
   return '#' + path + (s ? '?' + s : '');
 }
+
+// A page with something that leaving would lose (an unsaved edit, a write running)
+// sets a guard: a function that returns the sentence to ask with, or '' when nothing
+// would be lost. app.js asks before an in-app move and the browser before unloading.
+let guard = null;
+export const setGuard = (fn) => { guard = fn; };
+export const guardMessage = () => (guard ? guard() || '' : '');
+
+// Scroll positions per history entry (each entry is tagged with an id in its state), so
+// that Back to a list shows it where it was. app.js calls entryOpened() on each render;
+// a list calls takeScroll() once its results are on the page.
+const positions = new Map();
+let pending = null;
+export function entryOpened() {
+  if (!history.state?.n) history.replaceState({n: `${Date.now()}-${Math.random()}`}, '', location.href);
+  pending = positions.get(history.state.n) ?? null;
+}
+export const takeScroll = () => { const y = pending; pending = null; return y; };
+history.scrollRestoration = 'manual';
+window.addEventListener('scroll', () => { if (history.state?.n) positions.set(history.state.n, window.scrollY); }, {passive: true});

@@ -90,6 +90,9 @@ export function clearErrors(form) {
   if (alert) { alert.hidden = true; alert.textContent = ''; }
 }
 
+// The tab's title: "Page — inkwell".
+export function setTitle(page) { document.title = page ? `${page} — inkwell` : 'inkwell'; }
+
 export const formAlert = () => h('div', {class: 'alert form-alert', role: 'alert', tabindex: '-1', hidden: true});
 
 export function toast(message) {

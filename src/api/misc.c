@@ -2,7 +2,9 @@
 #include "api/api.h"
 
 #include "gen/templates.h"
+#include "media/thumb.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,7 +61,61 @@ void api_readyz(app_t *app, http_req_t *r)
     http_respond(r, ready ? 200 : 503);
 }
 
-/* GET /media/<key>.png — no auth: the 128-bit key is the capability. */
+/* The whole file behind fd (closed) into out: 0, or -1. */
+static int read_all(int fd, uint64_t size, buf_t *out)
+{
+    buf_reserve(out, (size_t)size);
+    for (;;) {
+        buf_reserve(out, 65536);
+        ssize_t k = read(fd, out->data + out->len, 65536);
+        if (k < 0) {
+            close(fd);
+            return -1;
+        }
+        if (k == 0)
+            break;
+        out->len += (size_t)k;
+    }
+    close(fd);
+    return 0;
+}
+
+/* ?w=N: the thumbnail (media/thumb.h), from the cache or made now; the caller checked
+ * that the picture exists (fd), so a deleted picture's thumbnail is never served. */
+static void media_thumb(http_req_t *r, const char *key, int w, int fd, uint64_t size,
+                        const char *etag)
+{
+    buf_reset(&r->resp);
+    const char *inm = http_header(r, "If-None-Match");
+    bool hit = !(inm && strstr(inm, etag)) && thumb_cache_get(key, w, &r->resp);
+    if (hit || (inm && strstr(inm, etag))) {
+        close(fd);
+        r->content_type = "image/png";
+        http_add_header(r, "ETag", etag);
+        http_add_header(r, "Cache-Control", "public, max-age=31536000, immutable");
+        http_respond(r, hit ? 200 : 304);
+        return;
+    }
+    buf_t png;
+    buf_init(&png);
+    int rc = read_all(fd, size, &png);
+    if (rc == 0)
+        rc = thumb_make(png.data, png.len, w, &r->resp);
+    buf_free(&png);
+    if (rc != 0) {
+        buf_reset(&r->resp);
+        api_error(r, 500, "The thumbnail could not be made.");
+        return;
+    }
+    thumb_cache_put(key, w, r->resp.data, r->resp.len);
+    r->content_type = "image/png";
+    http_add_header(r, "ETag", etag);
+    http_add_header(r, "Cache-Control", "public, max-age=31536000, immutable");
+    http_respond(r, 200);
+}
+
+/* GET /media/<key>.png — no auth: the 128-bit key is the capability. With ?w=N
+ * (THUMB_MIN..THUMB_MAX) a square thumbnail N pixels a side; any other w is a 422. */
 void api_media(app_t *app, http_req_t *r, const char *file)
 {
     size_t n = strlen(file);
@@ -76,10 +132,28 @@ void api_media(app_t *app, http_req_t *r, const char *file)
     memcpy(etag + 1, key, MEDIA_KEY_LEN);
     etag[MEDIA_KEY_LEN + 1] = '"';
     etag[MEDIA_KEY_LEN + 2] = '\0';
+    kvlist_t q;
+    api_query(r, &q);
+    const kv_t *wq = kv_get(&q, "w");
+    int w = 0;
+    if (wq && (wq->status != KV_OK || !thumb_parse_width(wq->val, &w))) {
+        verrs_t v;
+        verrs_init(&v, &r->arena);
+        verrs_add(&v, "w", "The w must be a whole number of pixels from %d to %d.", THUMB_MIN,
+                  THUMB_MAX);
+        api_validation_error(r, &v);
+        return;
+    }
     int fd;
     uint64_t size;
     if (media_open_file(app->media, key, &fd, &size) != 0) {
         api_not_found(r);
+        return;
+    }
+    if (w) {
+        char tetag[MEDIA_KEY_LEN + 16];
+        snprintf(tetag, sizeof(tetag), "\"%s-w%d\"", key, w);
+        media_thumb(r, key, w, fd, size, tetag);
         return;
     }
     http_add_header(r, "ETag", etag);

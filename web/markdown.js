@@ -1,0 +1,39 @@
+// markdown.js — a document's text (Markdown, API.md §17) as elements: marked (vendored,
+// web/vendor/) turns it into HTML in which any raw HTML of the text is escaped, shown as
+// the characters it is; DOMPurify then keeps only the elements and attributes of
+// Markdown (no script, style, image, form, event attribute or javascript: link) and
+// hands back a DOM fragment, so the app itself never parses HTML. Headings move down
+// one level (the page's own h1 is the document's name).
+import {Marked} from './vendor/marked.esm.js';
+import DOMPurify from './vendor/purify.es.mjs';
+
+const esc = (s) => s.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]);
+
+const md = new Marked({
+  gfm: true, breaks: true, async: false,
+  walkTokens(t) { if (t.type === 'heading') t.depth = Math.min(6, t.depth + 1); },
+  renderer: {
+    html(t) { return esc(t.text); },
+    // pictures are not shown (img-src 'self': another host's would be refused); their
+    // text and address are
+    image(t) { return esc(`[${t.text}](${t.href})`); },
+  },
+});
+
+const TAGS = ['p', 'br', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'em', 'strong', 'del', 'code', 'pre',
+  'blockquote', 'hr', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input'];
+const ATTRS = ['href', 'title', 'start', 'type', 'checked', 'disabled'];
+
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'A') { node.setAttribute('rel', 'noopener noreferrer nofollow'); node.setAttribute('target', '_blank'); }
+  // task-list boxes only: any other input is removed
+  if (node.tagName === 'INPUT' && node.getAttribute('type') !== 'checkbox') node.remove();
+  else if (node.tagName === 'INPUT') { node.setAttribute('disabled', ''); node.setAttribute('aria-label', 'Done'); }
+});
+
+// The Markdown text as a DocumentFragment of safe elements.
+export function renderMarkdown(text) {
+  const html = md.parse(text || '');
+  return DOMPurify.sanitize(html, {ALLOWED_TAGS: TAGS, ALLOWED_ATTR: ATTRS, ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#|\/)/i,
+    RETURN_DOM_FRAGMENT: true});
+}
