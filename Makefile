@@ -44,7 +44,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all run check bench fuzz install clean unit deps valgrind soak deb FORCE
+.PHONY: all run check bench fuzz install clean unit deps valgrind soak deb cluster-test FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -150,3 +150,12 @@ clean:
 	rm -rf build
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# A real deployment on 127.0.0.1 under load with faults (tests/cluster/cluster.py):
+# nginx, three servers, PgBouncer (transaction pooling), a PostgreSQL primary and a
+# synchronous standby; a rolling restart, kill -9, a failover, a PgBouncer restart.
+# Prints the figures of each; under 10 minutes. Not part of check.
+cluster-test:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory $(BUILD)/inkwell
+	@INKWELL_BIN=$(CURDIR)/$(BUILD)/inkwell timeout 600 python3 tests/cluster/cluster.py

@@ -2,7 +2,8 @@
 # Installs the Debian packages inkwell needs. Usage: scripts/deps.sh [build|test|bench|deb]
 #   build: compiler and libraries; test: + PostgreSQL server, python3, clang,
 #   chromium, node and npm (the web app's browser tests and the OpenAPI checks; npm
-#   only where node lacks it), prometheus (promtool), the Debian packaging tools;
+#   only where node lacks it), prometheus (promtool), the Debian packaging tools,
+#   pgbouncer and nginx (tests/http/test_pg_bouncer.py and make cluster-test);
 #   bench: + wrk, and PostgreSQL (server and psql) for the scale scenario;
 #   deb: + the Debian packaging tools (make deb).
 #   Only missing packages are installed; nothing happens when all are there.
@@ -15,7 +16,7 @@ pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-
 # draws emoji, monochrome: cairo 1.16 would put a colour emoji font in as 72 dpi bitmaps)
 case "$what" in
   test)  pkgs+=(python3 postgresql clang libclang-rt-14-dev valgrind chromium pandoc qpdf poppler-utils
-                prometheus debhelper dpkg-dev fakeroot lintian systemd)
+                prometheus debhelper dpkg-dev fakeroot lintian systemd pgbouncer nginx-light)
          command -v node >/dev/null || pkgs+=(nodejs)
          command -v npm >/dev/null || pkgs+=(npm) ;;
   bench) pkgs+=(wrk python3 curl postgresql postgresql-client) ;;

@@ -14,6 +14,7 @@
 #include "obs/metrics.h"
 #include "obs/observe.h"
 #include "api/rcache.h"
+#include "http/proxies.h"
 #include "store/datalock.h"
 #include "store/writer.h"
 
@@ -24,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
-#define SHUTDOWN_GRACE_S 10.0
 #define WRITER_MAX_BATCH 64 /* documents in one group commit */
 
 static void usage(void)
@@ -37,6 +38,41 @@ static void usage(void)
           "       inkwell usage [--period YYYY-MM]\n"
           "       inkwell backup --to FILE      consistent copy of the SQLite data\n",
           stderr);
+}
+
+/* Waits up to seconds for another SIGTERM/SIGINT; true when one came. */
+static bool next_signal(const sigset_t *sigs, double seconds)
+{
+    if (seconds <= 0)
+        return false;
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    return sigtimedwait(sigs, NULL, &ts) > 0;
+}
+
+/* SIGTERM (API.md §20): /readyz answers 503 at once while requests are still taken for
+ * --drain-delay seconds (a balancer's health check moves traffic away); then the
+ * listener closes, the workers claim no more jobs (other processes take the queue),
+ * every stream ends with a `retry:` field (the client resumes elsewhere with
+ * Last-Event-ID) and waiting creates answer 202; requests in progress and running
+ * jobs get up to --shutdown-grace seconds to finish. A second signal cuts a wait
+ * short. */
+static void drain(const cfg_t *cfg, const sigset_t *sigs, http_server_t *http, jobs_t *jobs,
+                  records_t *records)
+{
+    http_drain(http);
+    bool again = next_signal(sigs, cfg->drain_delay);
+    http_quiesce(http);
+    jobs_drain(jobs);
+    records_release(records); /* waiting creates answer 202, streams end */
+    double until = mono_s() + cfg->shutdown_grace;
+    /* every answer now closes its connection: the drain ends when no connection is
+     * busy (a proxy's request may still be on its way on one accepted before the close) */
+    while (!again && (http_connections_busy(http) > 0 || jobs_running(jobs) > 0) && mono_s() < until)
+        again = next_signal(sigs, 0.02);
+    if (http_connections_busy(http) > 0 || jobs_running(jobs) > 0)
+        log_warn("stopping with %d connection(s) (%d request(s) in progress) and %d job(s) "
+                 "unfinished (jobs are released for another process or the next start)",
+                 http_connections_busy(http), http_inflight(http), jobs_running(jobs));
 }
 
 static int serve(int argc, char **argv)
@@ -55,6 +91,7 @@ static int serve(int argc, char **argv)
     app_t app = {0};
     char *dburl = NULL, *media_dir = NULL;
     int lockfd = -1;
+    proxies_t *proxies = NULL;
 
     if (cfg_load(&cfg, argc, argv, &help, err, sizeof(err)) != 0) {
         fprintf(stderr, "inkwell: %s\n", err);
@@ -82,6 +119,15 @@ static int serve(int argc, char **argv)
     if (!(store = store_open(dburl, err, sizeof(err)))) {
         log_error("storage: %s", err);
         goto out;
+    }
+    if (cfg.database_pooled[0]) { /* statements through a transaction pooler */
+        if (store->ops != &store_postgres_ops ||
+            (strncmp(cfg.database_pooled, "postgres://", 11) != 0 &&
+             strncmp(cfg.database_pooled, "postgresql://", 13) != 0)) {
+            log_error("--database-pooled needs a postgres:// URL beside a PostgreSQL --database");
+            goto out;
+        }
+        store->pooled_url = xstrdup(cfg.database_pooled);
     }
     /* One server per SQLite data directory (store/datalock.h); PostgreSQL servers
      * share their database by design. */
@@ -149,6 +195,10 @@ static int serve(int argc, char **argv)
     obs_observe_records(app.records);
     jobs = jobs_start(&cfg, store, media, prov, app.records);
     records_set_jobs(app.records, jobs);
+    if (!(proxies = proxies_parse(cfg.trusted_proxies, err, sizeof(err)))) {
+        log_error("%s", err);
+        goto out;
+    }
     app.rl = ratelimit_new(cfg.rate_limit, shared);
     app.public_url = cfg_public_url(&cfg);
     api_idempotency_install(&app); /* Idempotency-Key on every create path */
@@ -164,7 +214,8 @@ static int serve(int argc, char **argv)
                       (size_t)cfg.max_body,
                       api_handle,
                       &app,
-                      (int)cfg.max_connections_per_address};
+                      (int)cfg.max_connections_per_address,
+                      proxies};
     if (!(http = http_start(&ho, err, sizeof(err)))) {
         log_error("http: %s", err);
         goto out;
@@ -174,12 +225,10 @@ static int serve(int argc, char **argv)
 
     int sig = 0;
     sigwait(&sigs, &sig);
-    log_info("signal %d: stopping (no new connections; finishing requests)", sig);
-    http_quiesce(http);
-    records_release(app.records); /* waiting creates answer 202, streams end */
-    double until = mono_s() + SHUTDOWN_GRACE_S;
-    while (http_inflight(http) > 0 && mono_s() < until)
-        sleep_ms(20);
+    log_info("signal %d: draining (/readyz 503 for %g s, then no new connections; requests "
+             "and jobs in progress finish within %g s)",
+             sig, cfg.drain_delay, cfg.shutdown_grace);
+    drain(&cfg, &sigs, http, jobs, app.records);
     rc = 0;
 out:
     export_pool_stop(app.exports); /* waiting exports answer 503, running ones finish */
@@ -194,6 +243,7 @@ out:
     if (prov)
         prov->destroy(prov);
     ratelimit_free(app.rl);
+    proxies_free(proxies);
     free(app.public_url);
     media_close(media);
     store_close(store);

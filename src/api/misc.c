@@ -51,12 +51,14 @@ void api_readyz(app_t *app, http_req_t *r)
     uint64_t reserve = (uint64_t)app->cfg->min_free_mb << 20;
     bool ok = rc == STORE_OK;
     bool full = ok && media_space_low(app->media, reserve > (1u << 20) ? reserve : (1u << 20));
+    bool draining = http_draining(r->srv); /* SIGTERM: the balancer moves away first */
     buf_printf(&r->resp, "{\"message\":\"%s\",\"storage\":\"%s\"",
-               full ? "Storage full." : ok ? "ready" : "Storage unavailable.",
+               draining ? "Shutting down." : full ? "Storage full." : ok ? "ready" : "Storage unavailable.",
                app->store->ops->name);
     api_readyz_fields(app, ok ? c : NULL, &r->resp);
-    buf_printf(&r->resp, ",\"status\":%d}", ok && !full ? 200 : 503);
-    http_respond(r, ok && !full ? 200 : 503);
+    bool ready = ok && !full && !draining;
+    buf_printf(&r->resp, ",\"status\":%d}", ready ? 200 : 503);
+    http_respond(r, ready ? 200 : 503);
 }
 
 /* The whole file behind fd (closed) into out: 0, or -1. */

@@ -57,17 +57,7 @@ static void not_allowed(http_req_t *r, int allowed)
 
 static void client_bucket(http_req_t *r, char *out, size_t outlen)
 {
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    char addr[INET6_ADDRSTRLEN] = "unknown";
-    if (ci && ci->client_addr) {
-        const struct sockaddr *sa = ci->client_addr;
-        if (sa->sa_family == AF_INET)
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof(addr));
-        else if (sa->sa_family == AF_INET6)
-            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr, sizeof(addr));
-    }
-    snprintf(out, outlen, "ip:%s", addr);
+    snprintf(out, outlen, "ip:%s", http_client_addr(r)); /* a trusted proxy's client */
 }
 
 /* Authenticates and rate limits; false when it has answered. *k: the key, its user's

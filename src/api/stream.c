@@ -29,6 +29,7 @@
 #include <strings.h>
 
 #define DELTA_MAX 512
+#define SSE_RETRY_MS 1000 /* the reconnection delay sent as a released stream ends */
 
 typedef enum { END_NONE, END_DONE, END_FAILED, END_RELEASED } sse_end_t;
 
@@ -222,6 +223,8 @@ static void on_work(void *arg, http_stream_t *st)
     rec_failure_t failure = x->failure;
     if (end == END_DONE)
         write_record(x, &out, "done", &x->final);
+    if (end == END_RELEASED) /* §20: EventSource reconnects (elsewhere) with Last-Event-ID */
+        buf_printf(&out, "retry: %d\n\n", SSE_RETRY_MS);
     if (end == END_NONE && x->keepalive_due && out.len == 0)
         buf_puts(&out, ": keep-alive\n\n");
     x->keepalive_due = false;

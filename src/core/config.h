@@ -18,6 +18,10 @@ typedef struct {
     char *provider;      /* builtin | openai */
     char *public_url;    /* "" = http://<listen> */
     long rate_limit;     /* requests a minute per key */
+    char *trusted_proxies; /* "" = none (http/proxies.h) */
+    double drain_delay;    /* SIGTERM: seconds of 503 /readyz before the listener closes */
+    double shutdown_grace; /* SIGTERM: seconds requests may take to finish after that */
+    char *database_pooled; /* "" = none: every statement on --database */
     char *openai_base_url;
     char *openai_api_key; /* secret: never logged */
     char *text_model;

@@ -9,12 +9,16 @@
  * connections). The raw request URI is taken from the URI
  * log callback, so path and query are decoded by our own strict decoders, not by
  * MHD's lenient ones. Bodies are collected by hand (MHD's post processor only
- * handles forms and drops data silently) up to max_body; beyond it, 413. */
+ * handles forms and drops data silently) up to max_body; beyond it, 413. The structs
+ * are in server_int.h; trusted proxies and the drain's connection handling in
+ * server_edge.c. */
 #include "http/server.h"
+#include "http/server_int.h"
 
 #include "core/json.h"
 #include "http/gate.h"
 #include "http/limits.h"
+#include "http/proxies.h"
 #include "core/log.h"
 #include "obs/metrics.h"
 
@@ -31,59 +35,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* One per TCP connection, for the request deadline: receiving_since is when the
- * connection began (or its previous request ended) and is cleared once a whole
- * request has arrived. The watchdog shuts down the socket of a connection that has
- * been receiving one request for longer than request_timeout — a client trickling a
- * byte at a time keeps MHD's idle timeout from firing, but not this. */
-typedef struct http_conn {
-    struct http_conn *prev, *next;
-    int fd;
-    double receiving_since; /* 0 = not receiving */
-    bool shut;
-    /* the request whose URI arrived and that has not completed yet: libmicrohttpd
-     * calls no completion for a request it refuses before the handler ever saw it (e.g.
-     * its headers overflow the connection's memory), so the close frees it */
-    struct http_req *req;
-    struct sockaddr_storage addr; /* counted in the server's conn_table until the close */
-    bool counted;
-} http_conn_t;
-
-struct http_stream {
-    struct http_stream *prev, *next; /* the server's open streams */
-    http_server_t *srv;
-    struct MHD_Connection *conn;
-    http_stream_cb_t cb;
-    pthread_mutex_t mu;
-    buf_t out;
-    size_t out_off;
-    bool woken, suspended, ended;
-};
-
-struct http_server {
-    struct MHD_Daemon *d;
-    http_stream_t *streams;
-    atomic_int nstreams;
-    http_opts_t o;
-    atomic_int inflight;
-    atomic_ullong seq;
-    char id_prefix[8];
-    pthread_mutex_t conns_mu;
-    http_conn_t *conns;
-    pthread_t watchdog;
-    atomic_bool stopping;
-    int listen_fd;
-    uint16_t port;
-    pthread_t acceptor;
-    bool accepting; /* the acceptor thread runs (until http_quiesce or http_stop) */
-    conn_table_t *ct;     /* connections per client address (limits.c) */
-    lingerer_t *lingerer; /* connections answered 503 by the acceptor, being closed */
-    gate_t *gate;         /* new connections until their first request line is here */
-};
-
+/* A new connection, at the acceptor: counted against the caps (limits.c), or answered
+ * 503 and closed. A trusted proxy (§20) carries many clients' requests: it has no
+ * per-address share, only the total. */
 static bool admit_connection(http_server_t *s, int fd, const struct sockaddr *addr)
 {
     int per = s->o.max_per_address > 0 ? s->o.max_per_address : (s->o.max_connections + 1) / 2;
+    if (proxies_trusts(s->o.proxies, addr))
+        per = s->o.max_connections + 1;
     return http_admit(s->ct, s->lingerer, fd, addr, per, s->o.max_connections);
 }
 
@@ -531,7 +490,7 @@ static enum MHD_Result send_response(http_req_t *r)
                             r->content_type ? r->content_type : "application/json");
     for (int i = 0; i < r->nhdr; i++)
         MHD_add_response_header(resp, r->hdr_name[i], r->hdr_value[i]);
-    if (r->close_after)
+    if (r->close_after || atomic_load(&r->srv->draining))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
@@ -604,6 +563,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
     if (!r->seen) {
         r->seen = true;
         r->method = arena_strdup(&r->arena, method);
+        req_set_client(s, r);
         r->counted = true;
         atomic_fetch_add(&s->inflight, 1);
         metrics_http_begin();
@@ -673,8 +633,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         char path[256];
         http_log_path(r->bad_target ? "(invalid)" : r->path, path, sizeof(path));
         log_write(LOG_INFO,
-                  "access id=%s user=%lld method=%s path=\"%s\" status=%d bytes=%llu ms=%.2f%s",
-                  r->id, (long long)r->user_id, r->method, path, r->status,
+                  "access id=%s addr=%s user=%lld method=%s path=\"%s\" status=%d bytes=%llu ms=%.2f%s",
+                  r->id, http_client_addr(r), (long long)r->user_id, r->method, path, r->status,
                   (unsigned long long)r->bytes_out, (mono_s() - r->started) * 1000.0,
                   toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " aborted=1");
     }
@@ -689,6 +649,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         r->on_resumed(s->o.app, r);
     }
     conn_set_receiving(s, r->hc, mono_s()); /* a keep-alive connection's next request */
+    if (r->hc)
+        r->hc->served = true;
     req_free(s, r);
     *con_cls = NULL;
 }
@@ -792,6 +754,8 @@ uint16_t http_port(http_server_t *s)
 void http_quiesce(http_server_t *s)
 {
     stop_accepting(s);
+    atomic_store(&s->draining, true);
+    http_close_idle(s);
 }
 
 int http_inflight(http_server_t *s)

@@ -35,6 +35,7 @@ struct http_req {
     buf_t body;
     bool body_too_large; /* over max_body: the handler answers 413 (after auth) */
     char id[24]; /* request id for logs */
+    char client[48]; /* the client's address (http_client_addr) */
     double started;
     int64_t user_id; /* 0 until authenticated */
     int metric_route; /* obs/metrics.h metrics_route_t, set by the handler (0 = other) */
@@ -82,16 +83,31 @@ typedef struct {
      * max_connections, is answered 503 with Retry-After by the acceptor and closed
      * (http/limits.h). */
     int max_per_address;
+    /* --trusted-proxies (http/proxies.h; NULL or empty: none). With some, a request's
+     * client address comes from X-Forwarded-For when its peer is trusted, and the
+     * per-address cap is the server's own, trusted proxies exempt. */
+    struct proxies *proxies;
 } http_opts_t;
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen);
 uint16_t http_port(http_server_t *s);
-/* Stops accepting new connections. */
+/* SIGTERM: from now on every answer closes its connection (a proxy keeps none in its
+ * pool) and http_draining is true (/readyz answers 503). */
+void http_drain(http_server_t *s);
+bool http_draining(http_server_t *s);
+/* Stops accepting new connections (drains too) and closes the idle keep-alive ones. */
 void http_quiesce(http_server_t *s);
+/* Connections that have a request in progress (its head read), unread bytes (a request
+ * on its way), or
+ * were opened less than a second ago without a request yet: a drain waits for them. */
+int http_connections_busy(http_server_t *s);
 /* Requests that have started and not yet been answered (suspended ones included). */
 int http_inflight(http_server_t *s);
 void http_stop(http_server_t *s);
 
+/* The client's address as text: the peer's, or the one a trusted proxy forwarded
+ * (http/proxies.h). For the access log and the per-address limits. */
+const char *http_client_addr(http_req_t *r);
 /* Request header value or NULL (case-insensitive name). */
 const char *http_header(http_req_t *r, const char *name);
 /* Adds a response header; both strings are copied. */

@@ -40,6 +40,8 @@ struct jobs {
     records_t *records;
     bool shared; /* several processes share the store: keep the text so far there */
     atomic_bool stopping;
+    atomic_bool draining; /* jobs_drain: no new claims; running jobs go on */
+    atomic_int running;   /* jobs being run now */
 
     pthread_mutex_t mu;
     pthread_cond_t work_cv;    /* workers wait here for work */
@@ -264,6 +266,10 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&j->mu);
         unsigned long seen = j->work_seq;
         pthread_mutex_unlock(&j->mu);
+        if (atomic_load(&j->draining)) { /* others claim what is queued */
+            idle_wait(j, seen);
+            continue;
+        }
         char err[256];
         if (!c && !(c = store_conn(j->store, err, sizeof(err)))) {
             log_warn("jobs: no database connection: %s", err);
@@ -275,9 +281,11 @@ static void *worker_main(void *arg)
         job_t job;
         int rc = c->ops->job_claim(c, j->cfg->job_lease, &a, &job);
         if (rc == STORE_OK) {
+            atomic_fetch_add(&j->running, 1);
             lease_hold(j, slot, &job);
             run_job(j, c, ws, &job, slot);
             lease_drop(j, slot);
+            atomic_fetch_sub(&j->running, 1);
         }
         arena_free(&a);
         if (rc != STORE_OK)
@@ -320,6 +328,17 @@ jobs_t *jobs_start(const cfg_t *cfg, store_t *store, media_t *media, const provi
         pthread_create(&j->workers[i], NULL, worker_main, wa);
     }
     return j;
+}
+
+void jobs_drain(jobs_t *j)
+{
+    if (j)
+        atomic_store(&j->draining, true);
+}
+
+int jobs_running(jobs_t *j)
+{
+    return j ? atomic_load(&j->running) : 0;
 }
 
 void jobs_stop(jobs_t *j)

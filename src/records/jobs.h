@@ -29,6 +29,10 @@ jobs_t *jobs_start(const cfg_t *cfg, store_t *store, media_t *media, const provi
                    records_t *records);
 /* A job was just queued: wake an idle worker. */
 void jobs_notify(jobs_t *j);
+/* Shutting down (SIGTERM): the workers claim no new job (other processes, or the next
+ * start, take the queue) and finish the ones they run; jobs_running counts those. */
+void jobs_drain(jobs_t *j);
+int jobs_running(jobs_t *j);
 /* Stops the workers: a running job gives up and is released for resumption. */
 void jobs_stop(jobs_t *j);
 

@@ -88,6 +88,8 @@ typedef struct {
     uint64_t users_prepared; /* the same for pg_users.c's statements */
     bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
     struct pg_trgm_stats *trgm;   /* trigram frequencies (pg_trgm.c); NULL until used */
+    bool unnamed; /* through a transaction pooler: no named statement outlives a
+                   * transaction, so each statement is sent whole (PQexecParams) */
 } pg_conn_t;
 
 /* The backend's connection behind store.c's handle. */
@@ -225,6 +227,10 @@ void pg_close(store_t *s);
  * was lost), gives the 8 hex digits every lease token of this process starts with, and
  * at most once a second frees the leases of owners whose lock is gone. */
 int pg_owner_prepare(pg_conn_t *c, char prefix[9]);
+/* From pg_ready (any operation, at most every 0.2 s): once the lock was taken, takes it
+ * again at once when its connection was lost, so that a live process's leases are not
+ * taken for a dead one's after a database restart or failover. */
+void pg_owner_touch(pg_conn_t *c);
 
 /* ---- rate limiting and idempotency keys (pg_limits.c) */
 int pg_rate_gcra(store_conn_t *sc, const char *bucket, int64_t now_us, int64_t interval_us,

@@ -1,5 +1,8 @@
 /* pg_owner.c — this process's owner lock on PostgreSQL, so that the job leases of a
- * process that died are known dead at once instead of after --job-lease.
+ * process that died are known dead at once instead of after --job-lease. (Also the
+ * backend's open/close: close frees store_t.pooled_url.) The lock's connection is
+ * always a direct one (store_t.url), never the pooled one: a session lock through a
+ * transaction pooler would be held by whichever client next got that server.
  *
  * Every serving process has an owner id (a random 31-bit number, fixed for its life)
  * and holds the session-level advisory lock (PG_OWNER_NS, owner) on a connection of
@@ -21,11 +24,18 @@
 #include "core/log.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RELEASE_EVERY_US 1000000LL /* between two releases of dead leases, per process */
+/* A process releases others' leases only once it has held its own lock this long
+ * without a break: after a database restart or a failover every process has lost its
+ * lock at once, and the first one back must not take the jobs of the others, which are
+ * alive and take their locks again within moments (pg_owner_touch). */
+#define SETTLE_US 1500000LL
+#define TOUCH_EVERY_US 200000LL /* pg_owner_touch checks the lock at most this often */
 #define LOCK_TRIES 8               /* owner ids tried when one is held by another session */
 
 typedef struct {
@@ -34,6 +44,9 @@ typedef struct {
     unsigned owner;     /* 1 .. 2^31 - 1 */
     char hex[9];        /* owner as 8 hex digits: every lease token's prefix */
     int64_t next_release_us;
+    int64_t held_since_us;     /* when the lock was (re)taken */
+    atomic_bool taken;         /* the lock was taken once: pg_owner_touch keeps it */
+    atomic_llong next_touch_us;
 } pg_owner_t;
 
 static void pick_owner(pg_owner_t *o)
@@ -60,6 +73,8 @@ void pg_close(store_t *s)
     if (!o)
         return;
     PQfinish(o->conn); /* the lock goes with the session */
+    free(s->pooled_url);
+    s->pooled_url = NULL;
     pthread_mutex_destroy(&o->mu);
     free(o);
     s->backend = NULL;
@@ -94,6 +109,8 @@ static bool hold_lock(pg_owner_t *o, const char *url)
             break;
         if (got) {
             o->conn = pg;
+            o->held_since_us = now_us();
+            atomic_store(&o->taken, true);
             return true;
         }
         pick_owner(o); /* another session holds this id (rare): another one */
@@ -113,7 +130,7 @@ int pg_owner_prepare(pg_conn_t *c, char prefix[9])
     }
     memcpy(prefix, o->hex, 9);
     int64_t now = now_us();
-    bool release = now >= o->next_release_us;
+    bool release = now >= o->next_release_us && now - o->held_since_us >= SETTLE_US;
     if (release)
         o->next_release_us = now + RELEASE_EVERY_US;
     pthread_mutex_unlock(&o->mu);
@@ -131,4 +148,20 @@ int pg_owner_prepare(pg_conn_t *c, char prefix[9])
         log_info("postgres: released %lld job lease%s of a stopped process", (long long)n,
                  n == 1 ? "" : "s");
     return STORE_OK;
+}
+
+void pg_owner_touch(pg_conn_t *c)
+{
+    store_t *s = c->base.store;
+    pg_owner_t *o = s->backend;
+    if (!o || !atomic_load(&o->taken))
+        return;
+    int64_t now = now_us();
+    if (now < atomic_load(&o->next_touch_us))
+        return;
+    atomic_store(&o->next_touch_us, now + TOUCH_EVERY_US);
+    if (pthread_mutex_trylock(&o->mu) != 0)
+        return; /* another thread is at it */
+    hold_lock(o, s->url);
+    pthread_mutex_unlock(&o->mu);
 }

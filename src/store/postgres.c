@@ -5,6 +5,12 @@
  *  - pg_conn_t is one libpq connection (one per thread, cached by store.c). Every
  *    operation starts with pg_ready(), which reconnects a broken connection (at most
  *    once every PG_RETRY_S seconds) or answers STORE_UNAVAILABLE.
+ *  - Behind a transaction-pooling PgBouncer (store_t.pooled_url, --database-pooled)
+ *    the statements' connections take no session state: statements are sent whole
+ *    (unnamed, PQexecParams: one round trip, planned each time), transactions are
+ *    single BEGIN..COMMIT exchanges, locks are transaction-scoped; the session-scoped
+ *    things — LISTEN (pg_listen.c) and the owner's advisory lock (pg_owner.c) — keep
+ *    direct connections to store_t.url.
  *  - Every statement is a prepared statement with parameters. The fixed ones live in
  *    pg_stmts[] (pg_stmts.c) and are prepared on first use; list queries (pg_lists.c)
  *    are assembled from fixed fragments chosen by the query's enum/bool fields (never
@@ -77,14 +83,15 @@ static store_conn_t *pg_connect(store_t *s, char *err, size_t errlen)
     const char *const keys[] = {"connect_timeout", "keepalives_idle", "keepalives_interval",
                                 "keepalives_count", "tcp_user_timeout", "application_name",
                                 "dbname", "client_encoding", NULL};
-    const char *const vals[] = {"5", "30", "10", "3", "30000", "inkwell", s->url, "UTF8", NULL};
+    const char *url = s->pooled_url ? s->pooled_url : s->url;
+    const char *const vals[] = {"5", "30", "10", "3", "30000", "inkwell", url, "UTF8", NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (!pg) {
         snprintf(err, errlen, "postgres: out of memory");
         return NULL;
     }
     if (PQstatus(pg) != CONNECTION_OK) {
-        pg_conn_error(s->url, PQerrorMessage(pg), err, errlen);
+        pg_conn_error(url, PQerrorMessage(pg), err, errlen);
         PQfinish(pg);
         return NULL;
     }
@@ -94,6 +101,7 @@ static store_conn_t *pg_connect(store_t *s, char *err, size_t errlen)
     c->base.store = s;
     c->pg = pg;
     c->last_try = -1e9;
+    c->unnamed = s->pooled_url != NULL;
     return &c->base;
 }
 
@@ -169,8 +177,10 @@ int pg_ready(pg_conn_t *c)
             log_info("postgres: the server closed an idle connection; reconnecting");
             c->broken = true;
         }
-        if (!c->broken)
+        if (!c->broken) {
+            pg_owner_touch(c);
             return STORE_OK;
+        }
     }
     double t = mono_s();
     if (t - c->last_try < PG_RETRY_S)
@@ -186,6 +196,7 @@ int pg_ready(pg_conn_t *c)
     c->users_prepared = 0;
     memset(c->list_prepared, 0, sizeof(c->list_prepared));
     log_info("postgres: reconnected");
+    pg_owner_touch(c);
     return STORE_OK;
 }
 
@@ -228,7 +239,7 @@ static bool pg_victim_alone(pg_conn_t *c, const PGresult *res)
 int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int nparams,
                  bool *prepared, const char *const *params, PGresult **out)
 {
-    if (!*prepared) {
+    if (!*prepared && !c->unnamed) {
         PGresult *r = PQprepare(c->pg, name, sql, nparams, NULL);
         if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
             int rc = pg_fail(c, r, name);
@@ -239,7 +250,9 @@ int pg_run_named(pg_conn_t *c, const char *name, const char *sql, int nparams,
         *prepared = true;
     }
     for (int attempt = 1;; attempt++) {
-        PGresult *r = PQexecPrepared(c->pg, name, nparams, params, NULL, NULL, 0);
+        PGresult *r = c->unnamed
+                          ? PQexecParams(c->pg, sql, nparams, NULL, params, NULL, NULL, 0)
+                          : PQexecPrepared(c->pg, name, nparams, params, NULL, NULL, 0);
         ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
         if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
             *out = r;

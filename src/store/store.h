@@ -467,6 +467,10 @@ typedef struct store_ops {
 struct store {
     const store_ops_t *ops;
     char *url;       /* postgres://... or the sqlite file path */
+    /* PostgreSQL: the statements' URL when it differs from url (a transaction-pooling
+     * PgBouncer, --database-pooled); url keeps LISTEN and the owner lock. NULL: url.
+     * Set before the first store_conn; freed by the backend's close. */
+    char *pooled_url;
     void *priv;
     void *backend; /* ops->open's state, or NULL */
 };

@@ -70,7 +70,9 @@ class Restarts(unittest.TestCase):
     middle of one generation (more than the 3 attempts a job has) do not fail it."""
 
     def test_restarts_are_not_interruptions(self):
-        srv = Server("--builtin-delay-ms", "600000").start()  # a generation that waits for us
+        # a generation that waits for us; no grace: the stop releases it at once instead
+        # of letting it finish (the drain waits up to --shutdown-grace for running jobs)
+        srv = Server("--builtin-delay-ms", "600000", "--shutdown-grace", "0").start()
         try:
             key = srv.key("alice")
             r = srv.request("POST", "/api/v1/documents", key=key,

@@ -162,7 +162,7 @@ class Limits(ServerTest):
         lines = wait_for(lambda: [l for l in self.srv.read_log().splitlines()
                                   if " access " in l and 'path="/api/v1/documents"' in l], "the access line")
         log = self.srv.read_log()
-        m = re.search(r'^\S+Z info access id=\S+ user=(\d+) method=GET path="/api/v1/documents" '
+        m = re.search(r'^\S+Z info access id=\S+ addr=127\.0\.0\.1 user=(\d+) method=GET path="/api/v1/documents" '
                       r'status=200 bytes=(\d+) ms=[\d.]+$', lines[-1])
         self.assertTrue(m, lines[-1])
         self.assertNotEqual(m.group(1), "0")
