@@ -15,7 +15,6 @@
 #include "obs/metrics.h"
 
 #include <arpa/inet.h>
-#include <microhttpd.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -328,7 +328,7 @@ void records_create(records_t *s, records_create_t *cr)
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
     /* The job may have ended before the subscription. (p lives in the request's arena:
-     * a resolution above resumes the connection, which libmicrohttpd hands back to this
+     * a resolution above resumes the connection, which the HTTP server hands back to this
      * same thread only after this returns, so p is still there.) */
     arena_t a;
     arena_init(&a);
