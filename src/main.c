@@ -9,10 +9,10 @@
 #include "export/export.h"
 #include "records/jobs.h"
 #include "media/sweeper.h"
+#include "records/metrics_observer.h"
 #include "records/records.h"
 #include "gen/provider.h"
 #include "obs/metrics.h"
-#include "obs/observe.h"
 #include "api/rcache.h"
 #include "http/proxies.h"
 #include "store/datalock.h"
@@ -190,7 +190,9 @@ static int serve(int argc, char **argv)
         log_error("cannot start the writer thread");
         goto out;
     }
-    records_deps_t deps = {&cfg, store, media, prov, app.rcache, NULL, writer};
+    records_deps_t deps = {.cfg = &cfg, .store = store, .media = media, .prov = prov,
+                           .changed = app.rcache ? rcache_changed : NULL,
+                           .changed_arg = app.rcache, .writer = writer};
     app.records = records_start(&deps);
     obs_observe_records(app.records);
     jobs = jobs_start(&cfg, store, media, prov, app.records);
