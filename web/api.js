@@ -147,9 +147,24 @@ export async function templates() {
   templatesCache ||= api('GET', '/templates').then((r) => r.data).catch((e) => { templatesCache = null; throw e; });
   return templatesCache;
 }
-export const forgetTemplates = () => { templatesCache = null; };
+export const forgetTemplates = () => { templatesCache = null; role = null; };
+
+// What the key may do (§19): 'user' (its usage answers), or 'admin' (every route but
+// /admin answers 403, so the app shows the admin pages instead). Asked once per key.
+let role = null;
+export function keyRole() {
+  role ||= api('GET', '/usage').then((r) => ({role: 'user', usage: r.data})).catch((e) => {
+    if (e.status !== 403) { role = null; throw e; }
+    return api('GET', '/admin/users', {query: {per_page: 10}}).then(() => ({role: 'admin'}));
+  }).catch((e) => { role = null; throw e; });
+  return role;
+}
 
 export const CREATIVITY = [[0, 'Repetitive'], [0.25, 'Deterministic'], [0.5, 'Original'], [0.75, 'Creative'], [1, 'Imaginative']];
 export const RESOLUTIONS = [['1024x1024', 'Square (1024×1024)'], ['1792x1024', 'Landscape (1792×1024)'], ['1024x1792', 'Portrait (1024×1792)']];
 // §12 export formats, as download buttons on a completed document.
+// §17 writing options
+export const TONES = ['neutral', 'friendly', 'professional', 'casual', 'persuasive', 'witty', 'formal', 'empathetic'].map((t) => [t, t[0].toUpperCase() + t.slice(1)]);
+export const LENGTHS = [['short', 'Short'], ['medium', 'Medium'], ['long', 'Long']];
+export const SOURCES = {generation: 'Generated', regeneration: 'Regenerated', action: 'Rewritten', edit: 'Edited', restore: 'Restored'};
 export const EXPORT_FORMATS = [['md', 'Markdown'], ['txt', 'Text'], ['html', 'HTML'], ['docx', 'Word'], ['pdf', 'PDF']];
