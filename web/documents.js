@@ -98,7 +98,7 @@ export function docView(root, route) {
         h('section', {class: 'panel', 'aria-label': 'Text'}, watching, text,
           d.state === 'failed' && !d.result ? h('p', {class: 'muted', text: 'No text was written.'}) : null),
         h('aside', {class: 'panel', 'aria-label': 'Details'}, facts,
-"          h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions)),
+          h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions)),
       d.revision ? revisionsPanel('documents', d, {current: d.result || '', restored: (r) => show(r)}) : null);
     root.querySelector('h1').tabIndex = -1;
     const again = (label) => h('button', {type: 'button', class: 'btn', text: label,

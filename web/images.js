@@ -70,7 +70,7 @@ export function imgView(root, route) {
         box.querySelector('h1').focus();
       } catch (err) { if (err.status !== 401) showErrors(rename, err); }
     });
-"    const [w, hgt] = size(img.resolution);
+    const [w, hgt] = size(img.resolution);
     const regen = h('div', {class: 'regen', hidden: true});
     const pic = h('section', {'aria-label': 'Picture'}, img.url ? picture(img, 'full')
       : h('div', {class: 'panel live status'}, img.state === 'failed' ? stateBadge(img)
