@@ -56,14 +56,14 @@ export function adminView(root, route) {
   into(users, async () => {
     const r = await api('GET', '/admin/users', {query: {page, per_page: 25}});
     fill(users, h('p', {class: 'summary', text: summary(r.meta, 'users') || 'No users yet.'}),
-      r.data.length ? table('Users', ['Name', 'Words a month', 'Images a month', 'Created'], r.data.map((u) => h('tr', {},
+      r.data.length ? table('List of users', ['Name', 'Words a month', 'Images a month', 'Created'], r.data.map((u) => h('tr', {},
         h('td', {}, h('a', {href: `#/admin/users/${u.id}`, text: u.name})), h('td', {text: num(u.quota_words)}),
         h('td', {text: num(u.quota_images)}), h('td', {}, timeEl(u.created_at))))) : null,
       r.meta.last_page > 1 ? pager(r.meta, (p) => here({page: p})) : null);
   });
   into(usage, async () => {
     const r = await api('GET', '/admin/usage', {query: {period, page: upage, per_page: 25}});
-    const used = (u) => (typeof u === 'object' && u ? `${num(u.used)} of ${num(u.limit)}` : num(u));
+    const used = (u) => (u?.limit === null || u?.limit === undefined ? num(u?.used ?? u) : `${num(u.used)} of ${num(u.limit)}`);
     fill(usage, h('p', {class: 'summary', text: `${period}: ${summary(r.meta, 'users') || 'nobody yet.'}`}),
       r.data.length ? table(`Usage in ${period}`, ['User', 'Words', 'Images', 'Tokens (prompt / completion)'], r.data.map((u) => h('tr', {},
         h('td', {}, h('a', {href: `#/admin/users/${u.user_id}`, text: u.name})), h('td', {text: used(u.words)}), h('td', {text: used(u.images)}),
@@ -111,7 +111,7 @@ export function adminUserView(root, route) {
     });
     const now = Date.now();
     const stateOf = (k) => (k.revoked ? 'Revoked' : k.expires_at && Date.parse(k.expires_at) <= now ? 'Expired' : 'Active');
-    const keyTable = (ks) => (ks.length ? table('Keys', ['Key', 'Scope', 'Expires', 'State', 'Created', 'Revoke'], ks.map((k) => h('tr', {},
+    const keyTable = (ks) => (ks.length ? table('List of keys', ['Key', 'Scope', 'Expires', 'State', 'Created', 'Revoke'], ks.map((k) => h('tr', {},
       h('td', {}, h('code', {text: k.prefix + '…'})), h('td', {text: k.scope}),
       h('td', {}, k.expires_at ? timeEl(k.expires_at) : 'Never'), h('td', {text: stateOf(k)}), h('td', {}, timeEl(k.created_at)),
       h('td', {}, stateOf(k) === 'Active' ? h('button', {type: 'button', class: 'btn small danger', text: 'Revoke',

@@ -5,9 +5,10 @@
 // handled the same way (the plain path).
 
 const KEY = 'inkwell.key';
+const ROLE = 'inkwell.role'; // "user" or "admin" once known (keyRole), with the key's last characters
 export const getKey = () => sessionStorage.getItem(KEY);
-export const setKey = (k) => sessionStorage.setItem(KEY, k);
-export const dropKey = () => sessionStorage.removeItem(KEY);
+export const setKey = (k) => { sessionStorage.setItem(KEY, k); sessionStorage.removeItem(ROLE); };
+export const dropKey = () => { sessionStorage.removeItem(KEY); sessionStorage.removeItem(ROLE); };
 
 export class ApiError extends Error {
   constructor(status, message, fields, retryAfter) {
@@ -151,12 +152,17 @@ export const forgetTemplates = () => { templatesCache = null; role = null; };
 
 // What the key may do (§19): 'user' (its usage answers), or 'admin' (every route but
 // /admin answers 403, so the app shows the admin pages instead). Asked once per key.
-let role = null;
+let role = null, roleTag = '';
 export function keyRole() {
-  role ||= api('GET', '/usage').then((r) => ({role: 'user', usage: r.data})).catch((e) => {
-    if (e.status !== 403) { role = null; throw e; }
-    return api('GET', '/admin/users', {query: {per_page: 10}}).then(() => ({role: 'admin'}));
-  }).catch((e) => { role = null; throw e; });
+  const tag = ':' + (getKey() || '').slice(-8);
+  const known = sessionStorage.getItem(ROLE);
+  if (known?.endsWith(tag)) return Promise.resolve({role: known.slice(0, -tag.length)});
+  if (roleTag !== tag) { role = null; roleTag = tag; }
+  role ||= api('GET', '/usage').then(() => 'user').catch((e) => {
+    if (e.status !== 403) throw e;
+    return api('GET', '/admin/users', {query: {per_page: 10}}).then(() => 'admin');
+  }).then((r) => { if (getKey()) sessionStorage.setItem(ROLE, r + tag); return {role: r}; })
+    .catch((e) => { role = null; throw e; });
   return role;
 }
 

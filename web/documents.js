@@ -54,7 +54,7 @@ function writingOptions(d = {}) {
       autocomplete: 'off', spellcheck: 'false', required: true}), {hint: 'A language tag: en, en-GB, de, pt-BR…'}),
     field('Length', select('length', LENGTHS, d.length || 'medium')));
 }
-const optionValues = (form) => Object.fromEntries(['tone', 'language', 'length'].map((n) => [n, form.elements[n].value.trim()]));
+const optionValues = (form) => Object.fromEntries(['tone', 'language', 'length'].map((n) => [n, form.querySelector(`[name=${n}]`).value.trim()]));
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : '—');
 
 export function docView(root, route) {

@@ -281,6 +281,8 @@ describe('usage and administration', () => {
   }));
 
   test('an admin key: users, quotas, keys shown once and revoked, usage; never the key in the address', () => withPage(async (page) => {
+    // the app learns an admin key from the 403 of GET /usage (once per key and tab)
+    page.allow(/status of 403/);
     const admin = srv.cli('key', 'create', '--user', 'root', '--scope', 'admin').trim();
     const keyFree = async (when) => {
       const where = await page.evaluate(() => location.href + ' ' + JSON.stringify(history.state) + ' ' + history.length);
@@ -349,6 +351,7 @@ describe('usage and administration', () => {
 
 describe('accessibility and screenshots', () => {
   test('no axe-core violation on the new pages, light and dark, desktop and phone; none wider than the screen', () => withPage(async (page) => {
+    page.allow(/status of 403/);
     const key = srv.key('ada');
     const admin = srv.cli('key', 'create', '--user', 'boss', '--scope', 'admin').trim();
     const d = await doc(srv, key, {name: 'Morning notes', template_id: '9', prompt: 'green tea and calm mornings', tone: 'friendly'});

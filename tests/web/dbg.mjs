@@ -1,0 +1,13 @@
+import {launch, newPage} from './lib.mjs';
+import fs from 'node:fs';
+const key = fs.readFileSync('/tmp/wwd/a','utf8').trim();
+const b = await launch();
+const page = await newPage(b.ctx);
+page.on('response', r => { if (r.url().includes('/api/')) console.log(r.status(), r.request().method(), r.url()); });
+await page.goto('http://127.0.0.1:18931/#key=' + key);
+await page.waitForTimeout(2000);
+console.log(page.url(), page.consoleErrors(), await page.locator('main').innerText());
+await page.goto('http://127.0.0.1:18931/#/admin/users/1');
+await page.waitForTimeout(1500);
+console.log(page.url(), page.consoleErrors(), await page.locator('main').innerText());
+await b.close();
