@@ -355,13 +355,15 @@ describe('accessibility and screenshots', () => {
     const key = srv.key('ada');
     const admin = srv.cli('key', 'create', '--user', 'boss', '--scope', 'admin').trim();
     const d = await doc(srv, key, {name: 'Morning notes', template_id: '9', prompt: 'green tea and calm mornings', tone: 'friendly'});
-    await srv.api('PATCH', `/documents/${d.id}`, key, {result: d.result.replace(/tea/g, 'coffee').replace(/\.\n/, '. A new sentence here.\n')});
+    await srv.api('PATCH', `/documents/${d.id}`, key, {result: d.result.replace(/\btea\b/g, 'coffee').replace(/\.\n/, '. A new sentence here.\n')});
     const im = (await srv.api('POST', '/images', key, {name: 'Harbour', description: 'boats at dusk', resolution: '1792x1024', style: 'vivid'})).json.data;
     await srv.api('POST', `/images/${im.id}/regenerate`, key, {style: 'natural'});
     const uid = (await srv.api('GET', '/admin/users?per_page=100', admin, null)).json.data.find((x) => x.name === 'ada').id;
     await srv.api('PATCH', `/admin/users/${uid}`, admin, {quota_words: '20000', quota_images: '10'});
     const pages = [
-      ['writer-document-diff', key, `#/documents/${d.id}`, async () => { await page.click('button[aria-label="Show revision 1"]'); await page.waitForSelector('.rev-view .diff'); }],
+      ['writer-document-diff', key, `#/documents/${d.id}`, async () => { await page.click('button[aria-label="Show revision 1"]'); await page.waitForSelector('.rev-view .diff');
+        await page.evaluate(() => document.querySelector('.rev-view').scrollIntoView({block: 'start'}));
+      }],
       ['writer-regenerate', key, `#/documents/${d.id}`, async () => { await page.click('button:text-is("Regenerate")'); }],
       ['writer-new-document', key, '#/documents/new', async () => { await page.waitForSelector('.picker-list label'); await page.locator('select[name=tone]').scrollIntoViewIfNeeded(); }],
       ['writer-image-revisions', key, `#/images/${im.id}`, async () => {
