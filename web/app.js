@@ -138,10 +138,11 @@ events.addEventListener('unauthenticated', (e) => {
   setGuard(null);
   dropKey();
   forgetTemplates();
-  if (current?.name === 'signin') return; // the sign-in form says it itself
+  // the sign-in form says it itself; several calls refused at once (the page's and the
+  // usage meter's) lead there once
+  if (current?.name === 'signin' || parseHash().path.startsWith('/signin')) return;
   signinNotice = e.detail;
-  const next = parseHash().path.startsWith('/signin') ? '' : '?next=' + encodeURIComponent(location.hash);
-  navigate('#/signin' + next);
+  navigate('#/signin?next=' + encodeURIComponent(location.hash));
 });
 
 document.getElementById('signout').addEventListener('click', async () => {

@@ -116,7 +116,9 @@ export function imgView(root, route) {
     if (!regen.hidden) return close();
     const desc = h('textarea', {name: 'description', value: img.description, required: true});
     const res = select('resolution', RESOLUTIONS, img.resolution);
-    const style = select('style', [['', 'Not given'], ['vivid', 'Vivid (saturated colours)'], ['natural', 'Natural (muted colours)']], img.style || '');
+    // an empty style is "not sent" (the record's is kept), so "Not given" only while it is
+    const styles = [['', 'Not given'], ['vivid', 'Vivid (saturated colours)'], ['natural', 'Natural (muted colours)']];
+    const style = select('style', img.style ? styles.slice(1) : styles, img.style || '');
     const submit = h('button', {type: 'submit', class: 'btn primary', text: button.textContent});
     const titleId = nextId('h');
     const form = h('form', {class: 'panel', novalidate: true, 'aria-labelledby': titleId},
