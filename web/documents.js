@@ -185,6 +185,7 @@ export function docView(root, route) {
             if (started) return;
             started = true;
             regen.hidden = true;
+            for (const b of box.querySelectorAll('aside .actions button')) b.disabled = true; // until show()
             fill(state, stateBadge({state: 'generating'}));
             live(text, watching, 'Being written again… the new text appears as it comes.');
           },

@@ -52,6 +52,7 @@ export function revisionsPanel(kind, rec, opts) {
       restoreButton(rev));
     fill(viewer, h('h3', {id, tabindex: '-1'}, label(rev)),
       h('p', {class: 'muted small', text: [rev.tone, rev.language, rev.length].filter(Boolean).join(' · ') + ` · ${rev.words} words`}),
+      rev.truncated ? h('p', {class: 'alert warn', role: 'note', text: 'This revision was cut short: the model stopped at its output limit.'}) : null,
       tabs, body);
     viewer.setAttribute('aria-labelledby', id);
     viewer.hidden = false;

@@ -195,6 +195,7 @@ describe('revisions', () => {
     assert.match(await page.locator('.rev-view').innerText(), /2 words added \(underlined\), 1 removed/);
     await page.click('.rev-view button:text("Its text")');
     assert.equal((await page.locator('.rev-view .doc-text.md').innerText()).trim(), 'Green tea keeps me calm and focused every morning.');
+    assert.equal(await page.locator('.rev-view [role=note]').count(), 0);
     // the current one has no Restore
     await page.click('button[aria-label="Show revision 3"]');
     assert.equal(await page.locator('.rev-view button:text("Restore")').count(), 0);
@@ -205,6 +206,25 @@ describe('revisions', () => {
     assert.equal(now.result, d.result, 'the text of revision 1 again');
     await page.waitForFunction(() => document.querySelectorAll('.revisions li.rev').length === 4);
     assert.match(await items.nth(0).innerText(), /Revision 4 · Restored/);
+  }));
+
+  test('a revision the model cut short says so', () => withPage(async (page) => {
+    const key = srv.key('cut');
+    const d = await doc(srv, key, {name: 'Cut'});
+    await srv.api('PATCH', `/documents/${d.id}`, key, {result: 'Edited.'});
+    // the builtin generator never stops at a limit: revision 1 as a model would leave it
+    await page.route(`**/api/v1/documents/${d.id}/revisions?*`, async (route) => {
+      const res = await route.fetch();
+      const j = await res.json();
+      for (const r of j.data) r.truncated = r.number === 1;
+      await route.fulfill({response: res, json: j});
+    });
+    await signIn(page, srv, key);
+    await page.goto(srv.base + `/#/documents/${d.id}`);
+    await page.click('button[aria-label="Show revision 2"]');
+    assert.equal(await page.locator('.rev-view [role=note]').count(), 0);
+    await page.click('button[aria-label="Show revision 1"]');
+    await page.waitForSelector('.rev-view [role=note]:has-text("cut short")');
   }));
 
   test('more than ten: the older ones on request', () => withPage(async (page) => {
@@ -362,7 +382,7 @@ describe('accessibility and screenshots', () => {
     await srv.api('PATCH', `/admin/users/${uid}`, admin, {quota_words: '20000', quota_images: '10'});
     const pages = [
       ['writer-document-diff', key, `#/documents/${d.id}`, async () => { await page.click('button[aria-label="Show revision 1"]'); await page.waitForSelector('.rev-view .diff');
-        await page.evaluate(() => document.querySelector('.rev-view').scrollIntoView({block: 'start'}));
+        await page.evaluate(() => document.querySelector('.rev-view h3').scrollIntoView({block: 'start'}));
       }],
       ['writer-regenerate', key, `#/documents/${d.id}`, async () => { await page.click('button:text-is("Regenerate")'); }],
       ['writer-new-document', key, '#/documents/new', async () => { await page.waitForSelector('.picker-list label'); await page.locator('select[name=tone]').scrollIntoViewIfNeeded(); }],
