@@ -5,6 +5,7 @@ import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, LENGTHS, stream, tem
 import {add, clear, clearErrors, confirmDialog, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {revisionsPanel} from './revisions.js';
+import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
 import {renderMarkdown} from './markdown.js';
@@ -193,6 +194,7 @@ export function docView(root, route) {
         setGuard(null);
         if (mine !== ctrl) return;
         toast(`Written again: revision ${final.revision}.`);
+        refreshMeter();
         show(final);
       } catch (err) {
         if (err.name === 'AbortError') return;

@@ -5,6 +5,7 @@ import {api, ApiError, RESOLUTIONS, sleep, stream} from './api.js';
 import {clearErrors, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {revisionsPanel} from './revisions.js';
+import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
 import {backLink, recordPage, removeRecord} from './record.js';
@@ -152,6 +153,7 @@ export function imgView(root, route) {
         setGuard(null);
         if (mine !== ctrl) return;
         toast(`Made again: revision ${final.revision}.`);
+        refreshMeter();
         show(final);
       } catch (err) {
         if (err.name === 'AbortError') return;

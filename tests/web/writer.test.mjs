@@ -113,6 +113,9 @@ describe('regenerate', () => {
     await page.waitForSelector('.live.status:not([hidden]):has-text("Being written again")');
     await page.waitForFunction(() => document.querySelector('.doc-text.caret')?.textContent.length > 0);
     await page.waitForFunction(() => document.querySelector('dd.revision')?.textContent === '2');
+    // the usage meter counts the new words without a page change
+    const words = (await slow.api('GET', '/usage', key)).json.data.words.used;
+    await page.waitForFunction((w) => document.getElementById('meter').textContent.startsWith(`Words ${w.toLocaleString('en')} `), words);
     assert.equal(await fact(page, 'Tone').textContent(), 'Formal');
     assert.equal(await fact(page, 'Length').textContent(), 'Long');
     const now = await get(slow, key, `/documents/${d.id}`);
@@ -366,6 +369,13 @@ describe('usage and administration', () => {
     await page.waitForSelector('h1:text("Administration")');
     assert.equal((await srv.api('GET', `/admin/users/${uid}`, admin)).status, 404);
     await keyFree('after all');
+    // signed out, then in again with the form: the admin page again
+    await page.click('#signout');
+    await page.waitForSelector('h1:text("Sign in")');
+    await page.fill('input[name=key]', admin);
+    await page.click('button:text("Sign in")');
+    await page.waitForSelector('h1:text("Administration")');
+    await keyFree('signed in with the form');
   }));
 });
 
