@@ -1,5 +1,6 @@
 // app.js — inkwell's web app: boot, sign-in, the hash router and the page header.
-// Pages live in documents.js and images.js; every call goes through api.js to the
+// Pages live in documents.js, images.js, account.js and admin.js (an admin key gets the
+// admin pages only); every call goes through api.js to the
 // public API. The route and every list filter are in the address (#/documents?page=2),
 // so back/forward and reload show the same page.
 import {dropKey, events, forgetTemplates, getKey, keyRole, setKey} from './api.js';

@@ -1,6 +1,7 @@
 // documents.js — the document pages: the list, one document (watch it being written,
-// edit, favourite, copy, download, delete) and "write a new document" with the text
-// appearing as it streams.
+// regenerate or try again with the new text streaming in, its revisions, edit, favourite,
+// copy, download, delete) and "write a new document" (with tone, language and length)
+// with the text appearing as it streams.
 import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, LENGTHS, stream, templates, TONES} from './api.js';
 import {add, clear, clearErrors, confirmDialog, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';

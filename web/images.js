@@ -1,5 +1,6 @@
 // images.js — the image pages: the gallery of lazily loaded thumbnails, one image
-// (full view, rename, favourite, download the PNG, delete) and "create an image"
+// (full view, rename, favourite, regenerate, its revisions, download the PNG, delete) and
+// "create an image"
 // with a progress state while the picture is made.
 import {api, ApiError, RESOLUTIONS, sleep, stream} from './api.js';
 import {clearErrors, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
