@@ -116,7 +116,7 @@ static void page_params(app_t *app, http_req_t *r, const char *path, page_t *p)
     api_query(r, &q);
     p->per_page = 10;
     p->page = 1;
-    p->path = arena_printf(&r->arena, "%s%s", app->public_url, path);
+    p->path = api_url(app, &r->arena, "%s", path);
     const kv_t *kv;
     int64_t n;
     if ((kv = kv_get(&q, "per_page")) && kv->status == KV_OK && parse_uint(kv->val, &n) &&

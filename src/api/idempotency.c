@@ -67,8 +67,8 @@ static void render_answer(void *appv, const record_t *rec, int status, buf_t *bo
 {
     app_t *app = appv;
     api_render_record(app, body, status, rec);
-    buf_printf(location, "%s/api/v1/%s/%lld", app->public_url,
-               rec->kind == KIND_DOC ? "documents" : "images", (long long)rec->id);
+    api_url_append(location, app, "/api/v1/%s/%lld", api_kind_path(rec->kind),
+                   (long long)rec->id);
 }
 
 static bool key_valid(const char *k)
