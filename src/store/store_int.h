@@ -135,6 +135,9 @@ store_pages_t *store_pages(store_t *s);
     .idem_abort = p##_idem_abort, .idem_keep = p##_idem_keep,                               \
     .media_keys = p##_media_keys, .record_regenerate = p##_record_regenerate,             \
     .revision_list = p##_revision_list, .revision_get = p##_revision_get,                 \
-    .revision_restore = p##_revision_restore, .revision_trim = p##_revision_trim
+    .revision_restore = p##_revision_restore, .revision_trim = p##_revision_trim,          \
+    .template_create = p##_template_create, .template_get = p##_template_get,             \
+    .template_list = p##_template_list, .template_update = p##_template_update,           \
+    .template_delete = p##_template_delete
 
 #endif
