@@ -10,6 +10,7 @@ import unittest
 
 from harness import ServerTest, Server, poll_state, slow
 from test_openai import Fake, SECRET
+from test_stream import Stream
 
 ASYNC = {"Prefer": "respond-async"}
 
@@ -110,6 +111,48 @@ class CustomTemplates(TemplatesMixin, ServerTest):
         # alice's template is untouched
         r = self.req("GET", f"/api/v1/templates/{t['id']}")
         self.assertEqual((r.status, r.json["data"]["name"]), (200, "Alice only"))
+
+    def test_streams_idempotency_jobs_and_revisions(self):
+        t = self.make_tpl(name="Tea notes")
+        tid = str(t["id"])
+        # a streamed create: the record and done events name the template
+        s = Stream(self.srv.port, "POST", "/api/v1/documents", self.alice,
+                   form={"name": "s", "prompt": "green tea", "template_id": tid})
+        self.assertEqual(s.status, 201)
+        evs = s.events()
+        self.assertEqual((evs[0][0], evs[-1][0]), ("record", "done"))
+        self.assertEqual(evs[0][2]["template"], "Tea notes")
+        done = evs[-1][2]
+        self.assertEqual((done["template_id"], done["template"]), (t["id"], "Tea notes"))
+        self.assertEqual("".join(e[2]["text"] for e in evs if e[0] == "delta"), done["result"])
+        self.assertTrue(done["result"].startswith("## Tea notes\n\n"))
+        # a streamed show of it
+        s = Stream(self.srv.port, "GET", f"/api/v1/documents/{done['id']}", self.alice)
+        evs = s.events()
+        self.assertEqual(evs[0][2]["template"], "Tea notes")
+        # a regenerate with an Idempotency-Key (its answer is kept in the store's
+        # transaction) into the custom template, replayed as it was
+        d = self.make_doc(prompt="oolong")
+        h = {"Idempotency-Key": f"tpl-regen-{d['id']}"}
+        r1 = self.regen(d["id"], {"template_id": tid}, headers=h)
+        self.assertEqual(r1.status, 200, r1)
+        self.assertEqual(r1.json["data"]["template"], "Tea notes")
+        r2 = self.regen(d["id"], {"template_id": tid}, headers=h)
+        self.assertEqual((r2.status, r2.body), (200, r1.body))
+        self.assertEqual(r2.header("Idempotent-Replayed"), "true")
+        # an async regenerate (a job) and the revisions it leaves
+        r = self.regen(d["id"], {"prompt": "sencha"}, headers={**ASYNC, "Idempotency-Key": "tpl-a"})
+        self.assertEqual(r.status, 202, r)
+        self.assertEqual(r.json["data"]["template"], "Tea notes")
+        d2 = poll_state(self.srv, self.alice, f"/api/v1/documents/{d['id']}")
+        self.assertEqual((d2["revision"], d2["template_id"]), (3, t["id"]))
+        self.assertTrue(d2["result"].startswith("## Tea notes\n\n"), d2["result"])
+        self.assertIn("sencha", d2["result"].lower())
+        revs = self.req("GET", f"/api/v1/documents/{d['id']}/revisions").json["data"]
+        self.assertEqual([x["template_id"] for x in revs], [t["id"], t["id"], 1])
+        # restoring revision 1 brings back its builtin template
+        r = self.req("POST", f"/api/v1/documents/{d['id']}/revisions/1/restore")
+        self.assertEqual((r.status, r.json["data"]["template"]), (200, "Freestyle"))
 
     def test_builtin_templates_are_read_only(self):
         for tid in (1, 17, 52):
