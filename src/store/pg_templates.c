@@ -99,9 +99,13 @@ int pg_template_get(store_conn_t *sc, int64_t user_id, int64_t id, bool with_del
                     arena_t *a, custom_template_t *out)
 {
     pg_conn_t *c = pg_cast(sc);
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
+    /* inside the caller's open transaction (a kept answer rendered by a create or a
+     * regenerate, store.h): pg_ready would roll it back */
+    if (PQtransactionStatus(c->pg) != PQTRANS_INTRANS) {
+        int rc = pg_ready(c);
+        if (rc != STORE_OK)
+            return rc;
+    }
     pg_num_t tid = pg_num_i64(id), uid = pg_num_i64(user_id);
     const char *p[] = {tid.s, uid.s, with_deleted ? "t" : "f"};
     return one_template(c, T_GET, p, a, out);

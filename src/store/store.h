@@ -342,7 +342,9 @@ typedef struct store_ops {
 
     /* Users' own templates (API.md §18; sqlite_templates.c, pg_templates.c).
      * create: STORE_CONFLICT when the user already has `max` templates (not deleted).
-     * get: the user's template id (a deleted one only with with_deleted).
+     * get: the user's template id (a deleted one only with with_deleted); it may run
+     * inside the caller's open transaction (an idem_keep_t's render names a document's
+     * template: api/templates_api.c), as a read of it.
      * list: the user's templates, not deleted, by id ascending.
      * update: NOTFOUND when missing or deleted; when p->name is given, every document
      * of the user with this template moves its updated_us forward in the same
