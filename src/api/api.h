@@ -210,6 +210,9 @@ int api_template_check(app_t *app, http_req_t *r, verrs_t *v, record_t *rec);
 /* The name a document shows as `template`: a builtin's, rec->template_name, or its
  * user's own template's looked up (deleted ones too); NULL when none is known. */
 const char *api_template_name(app_t *app, const record_t *rec, arena_t *a);
+/* Sets template_name on a page's documents with a user's own template (not probed
+ * ones), one lookup per template: what a list renders. */
+void api_template_names(app_t *app, record_t *items, size_t n, arena_t *a);
 
 /* ---- misc.c ---- */
 void api_healthz(app_t *app, http_req_t *r);

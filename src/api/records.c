@@ -215,6 +215,8 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     jw_key(&w, "data");
     jw_arr_begin(&w);
     const char *held = pb.held.data; /* held renderings come in page order */
+    if (kind == KIND_DOC)
+        api_template_names(app, l.items, l.n, &r->arena);
     for (size_t i = 0; i < l.n; i++)
         record_json_cached(app, &w, &l.items[i], &held);
     buf_free(&pb.held);

@@ -258,3 +258,28 @@ const char *api_template_name(app_t *app, const record_t *rec, arena_t *a)
         return NULL;
     return t.name;
 }
+
+void api_template_names(app_t *app, record_t *items, size_t n, arena_t *a)
+{
+    /* a page holds at most 100 records: a linear memo of the ids seen is enough */
+    int ids[100];
+    const char *names[100];
+    size_t known = 0;
+    for (size_t i = 0; i < n; i++) {
+        record_t *rec = &items[i];
+        if (rec->kind != KIND_DOC || rec->probed || rec->template_id <= TEMPLATE_COUNT ||
+            rec->template_name)
+            continue;
+        size_t k = 0;
+        while (k < known && ids[k] != rec->template_id)
+            k++;
+        if (k == known) {
+            const char *name = api_template_name(app, rec, a);
+            if (!name || known == ARRAY_LEN(ids))
+                continue;
+            ids[known] = rec->template_id;
+            names[known++] = name;
+        }
+        rec->template_name = names[k];
+    }
+}
