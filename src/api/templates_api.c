@@ -146,8 +146,7 @@ static void templates_create(app_t *app, http_req_t *r)
         return;
     }
     http_add_header(r, "Location",
-                    arena_printf(&r->arena, "%s/api/v1/templates/%lld", app->public_url,
-                                 (long long)t.id));
+                    api_url(app, &r->arena, "/api/v1/templates/%lld", (long long)t.id));
     respond_one(r, 201, NULL, &t);
 }
 

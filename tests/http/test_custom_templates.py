@@ -44,7 +44,10 @@ class CustomTemplates(TemplatesMixin, ServerTest):
                          ("Haiku corner", "Writes a haiku about the prompt.", True))
         self.assertIn("five, seven and five", t["instruction"])
         self.assertRegex(t["created_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
-        t2 = self.make_tpl(name="Second")
+        r = self.req("POST", "/api/v1/templates", form=tpl_form(name="Second"))
+        self.assertEqual((r.status, r.json["status"]), (201, 201))
+        t2 = r.json["data"]
+        self.assertTrue(r.header("Location").endswith(f"/api/v1/templates/{t2['id']}"))
         self.assertGreater(t2["id"], t["id"])
         # the list: the 52 (no instruction) then the user's own, in id order
         r = self.req("GET", "/api/v1/templates")
