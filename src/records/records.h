@@ -223,6 +223,10 @@ struct records_create {
      * the new generation; always through a job. A failure leaves the record (its
      * latest revision, error set), and out rec is the record as it stands. */
     bool regenerate;
+    /* An action (API.md §17; regenerate is set too): its name, NULL for none, and the
+     * selection in code points of the record's result (-1 and -1: the whole text). */
+    const char *action;
+    int64_t sel_start, sel_end;
     /* out */
     create_outcome_t outcome;
     int store_rc;

@@ -224,7 +224,9 @@ static void on_written(void *arg)
 static int store_regenerate(records_t *s, store_conn_t *c, records_create_t *cr, int64_t *job_id)
 {
     record_t now;
-    int rc = store_record_regenerate(c, &cr->rec, cr->keep, cr->arena, &now, job_id);
+    rec_action_t act = {cr->action, cr->sel_start, cr->sel_end};
+    int rc = store_record_regenerate(c, &cr->rec, cr->action ? &act : NULL, cr->keep, cr->arena,
+                                     &now, job_id);
     if (rc == STORE_OK)
         cr->rec = now;
     (void)s;

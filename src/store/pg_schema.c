@@ -244,6 +244,11 @@ static const char *const migrations[] = {
     "  prompt_tokens BIGINT NOT NULL,"
     "  completion_tokens BIGINT NOT NULL,"
     "  PRIMARY KEY (user_id, period));",
+    /* 12 (actions, API.md §17; the 11th entry until the custom templates' migration
+     * comes before it): an action's job carries its name and the selection, in code
+     * points of the record's result (-1 and -1: the whole text). */
+    "ALTER TABLE jobs ADD COLUMN action TEXT, ADD COLUMN sel_start BIGINT,"
+    "  ADD COLUMN sel_end BIGINT;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */
