@@ -40,6 +40,16 @@ typedef struct {
     int template_id;
     const char *prompt;
     double creativity;
+    /* What the model is told to write; NULL: the template's own instruction. */
+    const char *instruction;
+    /* The writing options of API.md §17; NULL: neutral, en, medium. */
+    const char *tone, *language, *length;
+    /* An action (§17), or NULL for a generation: text is the document's whole text and
+     * text[sel_start..sel_end) (bytes) the part to rewrite (continue: an empty part,
+     * where the new text goes). The provider writes the new part only. */
+    const char *action;
+    const char *text;
+    size_t sel_start, sel_end;
 } gen_text_req_t;
 
 typedef struct {

@@ -239,7 +239,9 @@ static void create_inline(records_t *s, create_priv_t *p)
     gen_ctx_t ctx = {0};
     gen_result_t res;
     gen_result_init(&res);
-    gen_text_req_t req = {cr->rec.template_id, cr->rec.prompt, cr->rec.creativity};
+    gen_text_req_t req = {.template_id = cr->rec.template_id, .prompt = cr->rec.prompt,
+                          .creativity = cr->rec.creativity, .tone = cr->rec.tone,
+                          .language = cr->rec.language, .length = cr->rec.length};
     p->t0 = mono_s();
     if (s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
         cr->error = arena_strdup(cr->arena, res.error[0] ? res.error : "Generation failed.");
