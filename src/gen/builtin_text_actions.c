@@ -7,11 +7,13 @@
  *                capital letter at each sentence's start
  *   shorten      each paragraph keeps its first half of sentences (a single sentence:
  *                its first clause)
- *   expand       the text, then two sentences about its own subject
+ *   expand       the text, then two sentences about its subject (what the document
+ *                was written about: its prompt; else the text itself)
  *   simplify     long sentences split at their joins, long words made plain
  *   change_tone  the tone's phrasing: contractions for the casual tones, none for the
  *                formal ones, and a sentence that opens the text in that tone
- *   continue     a paragraph about the text's subject (from the text before the point)
+ *   continue     a paragraph about the document's subject, worded after the text
+ *                before the point (the same text, the same paragraph)
  * translate is not one of them: the builtin generator writes English only.
  * The part's own leading and trailing white space is kept, so it fits back where it
  * was. Part of the builtin text generator (builtin_text.c). */
@@ -35,6 +37,13 @@ static void run_writer(int tpl, const char *s, size_t n, buf_t *out)
     char *z = xstrndup(s, n);
     builtin_text(tpl, z, 0, 0, out);
     free(z);
+}
+
+/* A paragraph about subject, its wording varied by the text it goes with (the same
+ * text, the same paragraph): what expand and continue add. */
+static void subject_paragraph(const char *subject, const char *text, size_t n, buf_t *out)
+{
+    builtin_text(T_PARAGRAPH, subject, 1, bt_hash(text, n, 0x9E3779B97F4A7C15ull), out);
 }
 
 /* Trims out's trailing white space. */
@@ -250,6 +259,31 @@ static void simplify_paragraph(const char *p, size_t pn, buf_t *out)
     }
 }
 
+/* ---- spacing ---- */
+
+/* "word .next" (a mark typed against the next word instead of the last) becomes
+ * "word. next", from b[from] on; the grammar pass leaves that case. */
+static void respace(buf_t *b, size_t from)
+{
+    buf_t t;
+    buf_init(&t);
+    for (size_t i = from; i < b->len; i++) {
+        char c = b->data[i];
+        bool mark = c == '.' || c == ',' || c == ';' || c == ':' || c == '!' || c == '?';
+        if (mark && i > from && b->data[i - 1] == ' ' && i + 1 < b->len &&
+            isalpha((unsigned char)b->data[i + 1])) {
+            t.len--; /* the space before the mark goes after it */
+            buf_putc(&t, c);
+            buf_putc(&t, ' ');
+            continue;
+        }
+        buf_putc(&t, c);
+    }
+    b->len = from;
+    buf_append(b, t.data, t.len);
+    buf_free(&t);
+}
+
 /* ---- capitals ---- */
 
 /* A capital letter at the text's start and after each sentence's end. */
@@ -325,7 +359,7 @@ static void first_sentences(const char *s, size_t n, int k, buf_t *out)
 }
 
 int builtin_action(const char *action, const char *part, size_t n, const char *before,
-                   size_t before_len, const char *tone, buf_t *out)
+                   size_t before_len, const char *subject, const char *tone, buf_t *out)
 {
     /* the part's own white space stays around whatever it becomes */
     size_t lead = 0, trail = 0;
@@ -348,16 +382,20 @@ int builtin_action(const char *action, const char *part, size_t n, const char *b
         run_writer(T_REWRITE, s, sn, out);
     } else if (strcmp(action, "improve") == 0) {
         run_writer(T_GRAMMAR, s, sn, &tmp);
+        respace(&tmp, 0);
         capitalise(&tmp, 0);
         run_writer(T_REWRITE, tmp.data, tmp.len, out);
     } else if (strcmp(action, "fix_grammar") == 0) {
         run_writer(T_GRAMMAR, s, sn, out);
+        respace(out, from);
         capitalise(out, from);
     } else if (strcmp(action, "shorten") == 0) {
         by_paragraph(s, sn, out, shorten_paragraph);
     } else if (strcmp(action, "expand") == 0) {
         buf_append(out, s, sn);
-        run_writer(T_PARAGRAPH, s, sn, &tmp);
+        char *own = xstrndup(s, sn);
+        subject_paragraph(subject && *subject ? subject : own, s, sn, &tmp);
+        free(own);
         buf_puts(out, memchr(s, '\n', sn) ? "\n\n" : " ");
         first_sentences(tmp.data, tmp.len, 2, out);
     } else if (strcmp(action, "simplify") == 0) {
@@ -366,11 +404,11 @@ int builtin_action(const char *action, const char *part, size_t n, const char *b
     } else if (strcmp(action, "change_tone") == 0) {
         change_tone(s, sn, tone, out);
     } else if (cont) {
-        /* about the text before the point: its last 4 KiB, cut on a character */
+        /* about the subject, or the text before the point: its last 4 KiB */
         size_t off = before_len > 4096 ? utf8_floor(before, before_len - 4096) : 0;
-        while (off < before_len && ((unsigned char)before[off] & 0xC0) == 0x80)
-            off++;
-        run_writer(T_PARAGRAPH, before + off, before_len - off, out);
+        char *own = xstrndup(before + off, before_len - off);
+        subject_paragraph(subject && *subject ? subject : own, before, before_len, out);
+        free(own);
     } else {
         buf_free(&tmp);
         return -1;

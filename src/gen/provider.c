@@ -149,7 +149,7 @@ static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text
     test_busy(bp);
     if (req->action && req->text) { /* API.md §17 */
         if (builtin_action(req->action, req->text + req->sel_start, req->sel_end - req->sel_start,
-                           req->text, req->sel_start, req->tone, &res->text) != 0) {
+                           req->text, req->sel_start, req->prompt, req->tone, &res->text) != 0) {
             snprintf(res->error, sizeof(res->error), "The builtin generator cannot do this action.");
             return -1;
         }
