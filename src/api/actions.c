@@ -46,6 +46,11 @@ static void action_fields(app_t *app, verrs_t *v, const kvlist_t *f, record_t *r
         verrs_add(v, "tone", "The tone field is required when action is change_tone.");
     else if (a && strcmp(a, "change_tone") == 0)
         rec->tone = tone;
+    bool builtin = strcmp(app->prov->name, "builtin") == 0;
+    if (a && strcmp(a, "translate") == 0 && builtin) {
+        verrs_add(v, "action", "The builtin generator cannot translate: it writes English only.");
+        return;
+    }
     const char *lang = field_text(v, f, "language", "language", false, 64, NULL);
     if (lang && *lang && !api_language_tag(lang))
         verrs_add(v, "language", "The language must be a BCP 47 language tag.");
@@ -53,8 +58,6 @@ static void action_fields(app_t *app, verrs_t *v, const kvlist_t *f, record_t *r
         verrs_add(v, "language", "The language field is required when action is translate.");
     else if (a && strcmp(a, "translate") == 0)
         rec->language = lang;
-    if (a && strcmp(a, "translate") == 0 && strcmp(app->prov->name, "builtin") == 0)
-        verrs_add(v, "action", "The builtin generator cannot translate: it writes English only.");
 }
 
 /* The selection, both offsets or neither, 0 <= start <= end <= the text's length in
