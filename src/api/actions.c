@@ -114,17 +114,17 @@ void api_documents_action(app_t *app, http_req_t *r, int64_t id)
         api_validation_error(r, &v);
         return;
     }
-    /* the state first: a selection is checked against a text that is there */
-    if (rec.state == REC_QUEUED || rec.state == REC_GENERATING) {
-        api_error(r, 409, "The record is being generated.");
-        return;
-    }
-    if (!rec.result) {
+    /* A document being generated is refused by the store (409, §16) once the
+     * Idempotency-Key hook has had its say: a retry of an accepted action is replayed
+     * however the record stands. A selection is checked against the latest text. */
+    bool busy = rec.state == REC_QUEUED || rec.state == REC_GENERATING;
+    if (!busy && !rec.result) {
         api_error(r, 409, "The document has no result yet.");
         return;
     }
-    int64_t start, end;
-    selection_fields(&v, &f, rec.result, &start, &end);
+    int64_t start = -1, end = -1;
+    if (rec.result) /* (a first generation still running has none: its 409 follows) */
+        selection_fields(&v, &f, rec.result, &start, &end);
     if (verrs_any(&v)) {
         api_validation_error(r, &v);
         return;

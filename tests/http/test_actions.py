@@ -267,7 +267,7 @@ class Actions(ServerTest):
         a1 = self.act(d["id"], {"action": "expand"}, headers=h2)
         self.assertEqual(a1.status, 202, a1)
         a2 = self.act(d["id"], {"action": "expand"}, headers=h2)
-        self.assertEqual((a2.status, a2.header("Idempotent-Replayed")), (202, "true"))
+        self.assertEqual((a2.status, a2.header("Idempotent-Replayed")), (202, "true"), a2)
 
 
 class WhileGenerating(ServerTest):
@@ -280,6 +280,10 @@ class WhileGenerating(ServerTest):
                      headers={"Prefer": "respond-async"})
         rid = r.json["data"]["id"]
         self.assertError(self.req("POST", f"{API}/documents/{rid}/actions", form={"action": "shorten"}),
+                         409, BUSY)
+        # a selection cannot be checked yet: still the 409
+        self.assertError(self.req("POST", f"{API}/documents/{rid}/actions",
+                                  form={"action": "shorten", "selection_start": 0, "selection_end": 99}),
                          409, BUSY)
         poll_state(self.srv, self.alice, f"{API}/documents/{rid}")
         r = self.req("POST", f"{API}/documents/{rid}/actions", form={"action": "expand"},
