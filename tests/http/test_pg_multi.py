@@ -173,19 +173,37 @@ class Outage(unittest.TestCase):
                 ["scripts/pg-test.sh", "restart", PG_DIR], check=True, capture_output=True,
                 env=dict(os.environ, PG_TEST_PAUSE=str(slow(1.5)))))
             t.start()
-            while t.is_alive():
-                r = srv.request("GET", "/api/v1/documents", key=key)
-                statuses.append(r.status)
-                if r.status == 503:
-                    self.assertEqual(r.json["status"], 503)
-                    self.assertNotIn("postgres", r.body.decode().lower())
-                ready.append(srv.request("GET", "/readyz").status)
-                # creates go through the writer thread's own connection
-                r = srv.request("POST", "/api/v1/documents", key=key, form={"name": "during", "prompt": "p"})
-                self.assertIn(r.status, (201, 503), r)
-                if r.status == 201:
-                    created.append(r.json["data"]["id"])
-                time.sleep(0.02)
+
+            # reads and readiness on one thread, creates on another: a create whose
+            # COMMIT met the outage waits for the database to tell its outcome
+            # (pg_commit.c), and must not keep the reads from seeing the outage
+            def reads():
+                while t.is_alive():
+                    r = srv.request("GET", "/api/v1/documents", key=key)
+                    statuses.append(r.status)
+                    if r.status == 503:
+                        self.assertEqual(r.json["status"], 503)
+                        self.assertNotIn("postgres", r.body.decode().lower())
+                    ready.append(srv.request("GET", "/readyz").status)
+                    time.sleep(0.02)
+
+            errors = []
+
+            def creates():
+                while t.is_alive():
+                    # creates go through the writer thread's own connection
+                    r = srv.request("POST", "/api/v1/documents", key=key, form={"name": "during", "prompt": "p"})
+                    if r.status not in (201, 503):
+                        errors.append(r)
+                    if r.status == 201:
+                        created.append(r.json["data"]["id"])
+                    time.sleep(0.02)
+            workers = [threading.Thread(target=reads), threading.Thread(target=creates)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+            self.assertEqual(errors, [])
             self.assertTrue(set(statuses) <= {200, 503}, set(statuses))
             self.assertIn(503, ready)
             wait_for(lambda: srv.request("GET", "/api/v1/documents", key=key).status == 200 and
