@@ -380,8 +380,10 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     int64_t n = last_event_id(r);
     pthread_mutex_lock(&x->mu);
     if (n > 0) {
-        const char *t = x->end == END_DONE && x->final.result ? x->final.result : x->text.data;
-        int64_t known = (int64_t)(x->end == END_DONE && x->final.result ? strlen(t) : x->text.len);
+        /* (an action's deltas are its part, which x->text holds) */
+        bool whole = x->end == END_DONE && x->final.result && !x->part;
+        const char *t = whole ? x->final.result : x->text.data;
+        int64_t known = (int64_t)(whole ? strlen(t) : x->text.len);
         if (n > known && x->end != END_NONE)
             n = known;
         while (n > 0 && n < known && ((unsigned char)t[n] & 0xC0) == 0x80)
