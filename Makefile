@@ -44,7 +44,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all run check bench fuzz install clean unit deps valgrind soak deb cluster-test FORCE
+.PHONY: all run check bench fuzz print-pkgs install clean unit deps valgrind soak deb cluster-test FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -111,6 +111,11 @@ bench:
 fuzz:
 	@scripts/deps.sh test
 	@tests/fuzz/run.sh
+
+# The pkg-config packages the program links (for tests/fuzz/run.sh, which builds with
+# clang on its own): one list, here.
+print-pkgs:
+	@echo $(PKGS)
 
 # Crash-consistency soak (tests/soak/soak.py): SOAK_CYCLES kill -9 cycles on SQLite
 # (default 100), SOAK_PG_CYCLES on PostgreSQL (default 20, every fourth killing the

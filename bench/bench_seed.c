@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     store_t *s = store_open(argv[1], err, sizeof(err));
     store_conn_t *c = s ? store_conn(s, err, sizeof(err)) : NULL;
     int64_t uid = 0;
-    if (!c || c->ops->migrate(c) != STORE_OK || c->ops->user_ensure(c, argv[2], &uid) != STORE_OK) {
+    if (!c || store_migrate(c) != STORE_OK || store_user_ensure(c, argv[2], &uid) != STORE_OK) {
         fprintf(stderr, "bench-seed: cannot open %s: %s\n", argv[1], err);
         return 1;
     }
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
             recs[n].words = count_words(recs[n].result);
             ptrs[n] = &recs[n];
         }
-        int rc = c->ops->docs_create_completed(c, ptrs, NULL, (size_t)n);
+        int rc = store_docs_create_completed(c, ptrs, NULL, (size_t)n);
         if (rc != STORE_OK) {
             fprintf(stderr, "bench-seed: store failed at %ld: %s\n", i, store_rc_name(rc));
             return 1;

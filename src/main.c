@@ -9,10 +9,10 @@
 #include "export/export.h"
 #include "records/jobs.h"
 #include "media/sweeper.h"
+#include "records/metrics_observer.h"
 #include "records/records.h"
 #include "gen/provider.h"
 #include "obs/metrics.h"
-#include "obs/observe.h"
 #include "api/rcache.h"
 #include "http/proxies.h"
 #include "store/datalock.h"
@@ -121,17 +121,17 @@ static int serve(int argc, char **argv)
         goto out;
     }
     if (cfg.database_pooled[0]) { /* statements through a transaction pooler */
-        if (store->ops != &store_postgres_ops ||
+        if (!store_has(store, STORE_CAP_SHARED) ||
             (strncmp(cfg.database_pooled, "postgres://", 11) != 0 &&
              strncmp(cfg.database_pooled, "postgresql://", 13) != 0)) {
             log_error("--database-pooled needs a postgres:// URL beside a PostgreSQL --database");
             goto out;
         }
-        store->pooled_url = xstrdup(cfg.database_pooled);
+        store_set_pooled_url(store, cfg.database_pooled);
     }
     /* One server per SQLite data directory (store/datalock.h); PostgreSQL servers
      * share their database by design. */
-    if (store->ops->job_release_all &&
+    if (store_has(store, STORE_CAP_OWN_LEASES) &&
         (lockfd = datalock_take(cfg.data_dir, err, sizeof(err))) < 0) {
         log_error("%s", err);
         goto out;
@@ -141,14 +141,14 @@ static int serve(int argc, char **argv)
         log_error("storage: cannot connect: %s", err);
         goto out;
     }
-    if (c->ops->migrate(c) != STORE_OK) {
+    if (store_migrate(c) != STORE_OK) {
         log_error("storage: schema migration failed");
         goto out;
     }
     if (lockfd >= 0) {
         /* No other process can hold a lease now: a dead predecessor's jobs resume at once. */
         int64_t released = 0;
-        if (c->ops->job_release_all(c, &released) != STORE_OK) {
+        if (store_job_release_all(c, &released) != STORE_OK) {
             log_error("storage: cannot release the leases of a previous server");
             goto out;
         }
@@ -178,7 +178,7 @@ static int serve(int argc, char **argv)
         log_error("provider: %s", err);
         goto out;
     }
-    metrics_init(strcmp(cfg.metrics, "on") == 0, prov->name, store->ops->name);
+    metrics_init(strcmp(cfg.metrics, "on") == 0, prov->name, store_backend_name(store));
     bool shared = store_shared(store);
     app.cfg = &cfg;
     app.store = store;
@@ -190,7 +190,9 @@ static int serve(int argc, char **argv)
         log_error("cannot start the writer thread");
         goto out;
     }
-    records_deps_t deps = {&cfg, store, media, prov, app.rcache, NULL, writer};
+    records_deps_t deps = {.cfg = &cfg, .store = store, .media = media, .prov = prov,
+                           .changed = app.rcache ? rcache_changed : NULL,
+                           .changed_arg = app.rcache, .writer = writer};
     app.records = records_start(&deps);
     obs_observe_records(app.records);
     jobs = jobs_start(&cfg, store, media, prov, app.records);
@@ -221,7 +223,7 @@ static int serve(int argc, char **argv)
         goto out;
     }
     log_info("inkwell listening on %s (port %u), storage %s, provider %s, %ld workers",
-             cfg.listen, http_port(http), store->ops->name, prov->name, cfg.workers);
+             cfg.listen, http_port(http), store_backend_name(store), prov->name, cfg.workers);
 
     int sig = 0;
     sigwait(&sigs, &sig);

@@ -30,6 +30,23 @@ count() { # parses "... N passed, M failed" from the last such line of a log
   echo "$line" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/'
 }
 
+# The architecture's one rule a build cannot check: no circle between the folders of
+# src/ (their #include lines), nothing below src/api/ reaching into it, nothing outside
+# src/store/ calling through the store's ops table, libmicrohttpd only in src/http/.
+log="$logdir/layers.log"
+{
+  python3 scripts/include-graph.py
+  ops=$(grep -rn -- '->ops->' src | grep -v '^src/store/' || true)
+  mhd=$(grep -rln 'microhttpd' src | grep -v '^src/http/' || true)
+  [ -z "$ops" ] || echo "FAIL: ops table called outside src/store/: $ops"
+  [ -z "$mhd" ] || echo "FAIL: libmicrohttpd named outside src/http/: $mhd"
+} >"$log" 2>&1
+if grep -q 'FAIL' "$log"; then
+  failed=$((failed + 1)); printf '%-28s %4d passed, %d failed   <-- see %s\n' "layers" 0 1 "$log"; cat "$log"
+else
+  passed=$((passed + 1)); printf '%-28s %4d passed, %d failed\n' "layers" 1 0
+fi
+
 for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
   name=$(basename "$t")

@@ -116,7 +116,7 @@ static void page_params(app_t *app, http_req_t *r, const char *path, page_t *p)
     api_query(r, &q);
     p->per_page = 10;
     p->page = 1;
-    p->path = arena_printf(&r->arena, "%s%s", app->public_url, path);
+    p->path = api_url(app, &r->arena, "%s", path);
     const kv_t *kv;
     int64_t n;
     if ((kv = kv_get(&q, "per_page")) && kv->status == KV_OK && parse_uint(kv->val, &n) &&
@@ -270,7 +270,7 @@ static void users_list(app_t *app, http_req_t *r, store_conn_t *c)
     user_info_t *v;
     size_t n;
     int64_t total;
-    int rc = c->ops->user_list(c, p.per_page, page_offset(&p), &r->arena, &v, &n, &total);
+    int rc = store_user_list(c, p.per_page, page_offset(&p), &r->arena, &v, &n, &total);
     if (rc != STORE_OK) {
         api_store_error(r, rc);
         return;
@@ -299,7 +299,7 @@ static void users_create(app_t *app, http_req_t *r, store_conn_t *c)
         return;
     }
     user_info_t u;
-    int rc = c->ops->user_create(c, name, set_w ? w : qw, set_i ? i : qi, &r->arena, &u);
+    int rc = store_user_create(c, name, set_w ? w : qw, set_i ? i : qi, &r->arena, &u);
     if (rc == STORE_CONFLICT) {
         verrs_add(&v, "name", "The name has already been taken.");
         api_validation_error(r, &v);
@@ -327,7 +327,7 @@ static void user_change(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
         return;
     }
     user_info_t u;
-    int rc = c->ops->user_update(c, id, &p, &r->arena, &u);
+    int rc = store_user_update(c, id, &p, &r->arena, &u);
     if (rc == STORE_CONFLICT) {
         verrs_add(&v, "name", "The name has already been taken.");
         api_validation_error(r, &v);
@@ -362,7 +362,7 @@ static void user_one(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
         return;
     }
     user_info_t u;
-    int rc = c->ops->user_get(c, id, NULL, &r->arena, &u);
+    int rc = store_user_get(c, id, NULL, &r->arena, &u);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -399,7 +399,7 @@ static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id
     key_info_t k;
     int rc = keys_issue(c, user_id, scope, expires, key, &kid);
     if (rc == STORE_OK)
-        rc = c->ops->key_get(c, kid, &r->arena, &k);
+        rc = store_key_get(c, kid, &r->arena, &k);
     if (rc != STORE_OK) /* a user that went meanwhile: its foreign key */
         api_store_error(r, rc);
     else
@@ -410,7 +410,7 @@ static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id
 static void user_keys(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id)
 {
     user_info_t u;
-    int rc = c->ops->user_get(c, user_id, NULL, &r->arena, &u);
+    int rc = store_user_get(c, user_id, NULL, &r->arena, &u);
     if (rc != STORE_OK) {
         if (rc == STORE_NOTFOUND)
             api_not_found(r);
@@ -428,7 +428,7 @@ static void user_keys(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_i
     key_info_t *v;
     size_t n;
     int64_t total;
-    rc = c->ops->key_list(c, user_id, p.per_page, page_offset(&p), &r->arena, &v, &n, &total);
+    rc = store_key_list(c, user_id, p.per_page, page_offset(&p), &r->arena, &v, &n, &total);
     if (rc != STORE_OK) {
         api_store_error(r, rc);
         return;
@@ -443,9 +443,9 @@ static void user_keys(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_i
 static void key_revoke(http_req_t *r, store_conn_t *c, int64_t id)
 {
     key_info_t k;
-    int rc = c->ops->key_revoke(c, id);
+    int rc = store_key_revoke(c, id);
     if (rc == STORE_OK)
-        rc = c->ops->key_get(c, id, &r->arena, &k);
+        rc = store_key_get(c, id, &r->arena, &k);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -477,7 +477,7 @@ static void usage_list(app_t *app, http_req_t *r, store_conn_t *c)
     usage_row_t *rows;
     size_t n;
     int64_t total;
-    int rc = c->ops->usage_list(c, period, 0, p.per_page, page_offset(&p), &r->arena, &rows, &n,
+    int rc = store_usage_list(c, period, 0, p.per_page, page_offset(&p), &r->arena, &rows, &n,
                                 &total);
     if (rc != STORE_OK) {
         api_store_error(r, rc);

@@ -141,6 +141,20 @@ void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *r
 /* {"data":<record>,"status":status} into out (what api_respond_record answers). */
 void api_render_record(app_t *app, buf_t *out, int status, const record_t *rec);
 
+/* Absolute URLs: the one place they are built (common.c), from --public-url. path
+ * starts with '/'. */
+void api_url_append(buf_t *out, const app_t *app, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+char *api_url(const app_t *app, arena_t *a, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* "documents" | "images": the path segment of a kind. */
+const char *api_kind_path(rec_kind_t kind);
+/* /api/v1/{kind} and /api/v1/{kind}/{id} */
+char *api_collection_url(const app_t *app, arena_t *a, rec_kind_t kind);
+char *api_record_url(const app_t *app, arena_t *a, rec_kind_t kind, int64_t id);
+/* /media/{key}.png, appended */
+void api_media_url(buf_t *out, const app_t *app, const char *media_key);
+
 /* ---- ratelimit.c ---- */
 ratelimit_t *ratelimit_new(long per_minute, bool shared_in_store);
 void ratelimit_free(ratelimit_t *rl);
@@ -152,8 +166,7 @@ bool ratelimit_check(ratelimit_t *rl, store_conn_t *c, http_req_t *r, const char
 /* List parameters from the query (fallbacks per §4); -1 after answering 422. */
 int api_list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *page_asked);
 /* The list URL of the request with page set (absolute, every other parameter kept). */
-void api_page_url(buf_t *out, const char *public_url, http_req_t *r, rec_kind_t kind,
-                  int64_t page);
+void api_page_url(buf_t *out, const app_t *app, http_req_t *r, rec_kind_t kind, int64_t page);
 /* The same for the list at base (an absolute URL without a query). */
 void api_page_url_at(buf_t *out, const char *base, http_req_t *r, int64_t page);
 void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind);

@@ -358,7 +358,7 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
         if (rec->media_key) {
             buf_t u;
             buf_init(&u);
-            buf_printf(&u, "%s/media/%s.png", app->public_url, rec->media_key);
+            api_media_url(&u, app, rec->media_key);
             jw_str(w, u.data);
             buf_free(&u);
         } else {
@@ -382,6 +382,49 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
     fmt_timestamp(rec->updated_us, ts);
     jw_str(w, ts);
     jw_obj_end(w);
+}
+
+void api_url_append(buf_t *out, const app_t *app, const char *fmt, ...)
+{
+    buf_puts(out, app->public_url);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(out, fmt, ap);
+    va_end(ap);
+}
+
+char *api_url(const app_t *app, arena_t *a, const char *fmt, ...)
+{
+    buf_t b;
+    buf_init(&b);
+    buf_puts(&b, app->public_url);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    char *out = arena_strdup(a, buf_cstr(&b));
+    buf_free(&b);
+    return out;
+}
+
+const char *api_kind_path(rec_kind_t kind)
+{
+    return kind == KIND_IMG ? "images" : "documents";
+}
+
+char *api_collection_url(const app_t *app, arena_t *a, rec_kind_t kind)
+{
+    return api_url(app, a, "/api/v1/%s", api_kind_path(kind));
+}
+
+char *api_record_url(const app_t *app, arena_t *a, rec_kind_t kind, int64_t id)
+{
+    return api_url(app, a, "/api/v1/%s/%lld", api_kind_path(kind), (long long)id);
+}
+
+void api_media_url(buf_t *out, const app_t *app, const char *media_key)
+{
+    api_url_append(out, app, "/media/%s.png", media_key);
 }
 
 void api_render_record(app_t *app, buf_t *out, int status, const record_t *rec)

@@ -67,8 +67,8 @@ static void render_answer(void *appv, const record_t *rec, int status, buf_t *bo
 {
     app_t *app = appv;
     api_render_record(app, body, status, rec);
-    buf_printf(location, "%s/api/v1/%s/%lld", app->public_url,
-               rec->kind == KIND_DOC ? "documents" : "images", (long long)rec->id);
+    api_url_append(location, app, "/api/v1/%s/%lld", api_kind_path(rec->kind),
+                   (long long)rec->id);
 }
 
 static bool key_valid(const char *k)
@@ -157,7 +157,7 @@ static bool idem_begin(void *appv, records_create_t *cr)
     bool prune = atomic_fetch_add(&begins, 1) % IDEM_PRUNE_EVERY == 0;
     int64_t lease = (int64_t)(app->cfg->wait_limit * 1e6) + IDEM_LEASE_MARGIN_US;
     idem_t k;
-    int rc = c->ops->idem_begin(c, cr->rec.user_id, key, digest, now_us(), lease, IDEM_TTL_US,
+    int rc = store_idem_begin(c, cr->rec.user_id, key, digest, now_us(), lease, IDEM_TTL_US,
                                 prune, cr->arena, &k);
     if (rc != STORE_OK) {
         if (rc != STORE_UNAVAILABLE)
@@ -217,12 +217,12 @@ static void idem_end(void *appv, records_create_t *cr)
         buf_init(&body);
         buf_init(&location);
         render_answer(app, &cr->rec, status, &body, &location);
-        rc = c->ops->idem_finish(c, ir->user_id, ir->key, ir->token, status,
+        rc = store_idem_finish(c, ir->user_id, ir->key, ir->token, status,
                                  buf_cstr(&location), buf_cstr(&body), now_us() + IDEM_TTL_US);
         buf_free(&body);
         buf_free(&location);
     } else if (c) {
-        rc = c->ops->idem_abort(c, ir->user_id, ir->key, ir->token);
+        rc = store_idem_abort(c, ir->user_id, ir->key, ir->token);
     }
     if (rc != STORE_OK)
         log_warn("idempotency: key not %s: %s", status ? "kept" : "freed", store_rc_name(rc));

@@ -45,7 +45,7 @@ void api_readyz(app_t *app, http_req_t *r)
 {
     char err[256];
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
-    int rc = c ? c->ops->ping(c) : STORE_UNAVAILABLE;
+    int rc = c ? store_ping(c) : STORE_UNAVAILABLE;
     buf_reset(&r->resp);
     /* full: below --min-free-mb, and in any case below 1 MiB (no record fits then) */
     uint64_t reserve = (uint64_t)app->cfg->min_free_mb << 20;
@@ -54,7 +54,7 @@ void api_readyz(app_t *app, http_req_t *r)
     bool draining = http_draining(r->srv); /* SIGTERM: the balancer moves away first */
     buf_printf(&r->resp, "{\"message\":\"%s\",\"storage\":\"%s\"",
                draining ? "Shutting down." : full ? "Storage full." : ok ? "ready" : "Storage unavailable.",
-               app->store->ops->name);
+               store_backend_name(app->store));
     api_readyz_fields(app, ok ? c : NULL, &r->resp);
     bool ready = ok && !full && !draining;
     buf_printf(&r->resp, ",\"status\":%d}", ready ? 200 : 503);

@@ -12,7 +12,7 @@
 static void queue_counts(store_conn_t *c, int64_t *queued, int64_t *running)
 {
     *queued = *running = -1;
-    if (c && c->ops->job_counts && c->ops->job_counts(c, queued, running) != STORE_OK)
+    if (c && store_job_counts(c, queued, running) != STORE_OK)
         *queued = *running = -1;
 }
 
@@ -27,7 +27,7 @@ void api_metrics(app_t *app, http_req_t *r)
     metrics_gauges_t g = {0};
     queue_counts(c, &g.jobs_queued, &g.jobs_running);
     g.search_pending = -1;
-    if (c && c->ops == &store_sqlite_ops)
+    if (c && store_has(app->store, STORE_CAP_LAGGING_INDEX))
         g.search_pending = store_sqlite_index_pending(c); /* negative: not written */
     if (app->rcache) {
         rcache_stats_t st;

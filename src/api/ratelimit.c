@@ -131,7 +131,7 @@ bool ratelimit_check(ratelimit_t *rl, store_conn_t *c, http_req_t *r, const char
     bool allowed;
     if (rl->shared) {
         bool prune_now = __atomic_add_fetch(&rl->hits, 1, __ATOMIC_RELAXED) % RL_PRUNE_EVERY == 0;
-        if (c->ops->rate_gcra(c, bucket, now, interval, RL_PERIOD_US, prune_now, &tat,
+        if (store_rate_gcra(c, bucket, now, interval, RL_PERIOD_US, prune_now, &tat,
                               &allowed) != STORE_OK)
             return true; /* the database answers for itself on the next call */
     } else {

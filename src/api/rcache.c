@@ -237,3 +237,8 @@ void rcache_stats(rcache_t *c, rcache_stats_t *out)
         pthread_mutex_unlock(&s->mu);
     }
 }
+
+void rcache_changed(void *rc, rec_kind_t kind, int64_t id)
+{
+    rcache_drop(rc, kind, id);
+}

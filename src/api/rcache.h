@@ -32,6 +32,9 @@ void rcache_put(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, co
                 size_t len);
 /* Forgets a record (deleted). */
 void rcache_drop(rcache_t *c, rec_kind_t kind, int64_t id);
+/* rcache_drop in the shape of the records service's change hook
+ * (records_deps_t.changed; main.c connects them). */
+void rcache_changed(void *rc, rec_kind_t kind, int64_t id);
 
 typedef struct {
     uint64_t hits, misses, entries, bytes;

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const kind_path[] = {"documents", "images"};
 static const char *const kind_object[] = {"document", "image"};
 static const char *const resolutions[] = {"1024x1024", "1792x1024", "1024x1792"};
 static const char *const styles[] = {"vivid", "natural"};
@@ -30,19 +29,15 @@ static bool one_of(const char *s, const char *const *set, size_t n)
 
 static void location(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 {
-    char *loc = arena_printf(&r->arena, "%s/api/v1/%s/%lld", app->public_url, kind_path[kind],
-                             (long long)id);
-    http_add_header(r, "Location", loc);
+    http_add_header(r, "Location", api_record_url(app, &r->arena, kind, id));
 }
 
 /* ---- list ---- */
 
 /* The request's query with page set to `page`: every other piece kept as sent. */
-void api_page_url(buf_t *out, const char *public_url, http_req_t *r, rec_kind_t kind,
-                  int64_t page)
+void api_page_url(buf_t *out, const app_t *app, http_req_t *r, rec_kind_t kind, int64_t page)
 {
-    api_page_url_at(out, arena_printf(&r->arena, "%s/api/v1/%s", public_url, kind_path[kind]), r,
-                    page);
+    api_page_url_at(out, api_collection_url(app, &r->arena, kind), r, page);
 }
 
 void api_page_url_at(buf_t *out, const char *base, http_req_t *r, int64_t page)
@@ -81,7 +76,7 @@ static void link_or_null(jw_t *w, app_t *app, http_req_t *r, rec_kind_t kind, in
     }
     buf_t u;
     buf_init(&u);
-    api_page_url(&u, app->public_url, r, kind, page);
+    api_page_url(&u, app, r, kind, page);
     jw_str(w, u.data);
     buf_free(&u);
 }
@@ -230,7 +225,7 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     jw_key(&w, "last_page");
     jw_int(&w, last);
     jw_key(&w, "path");
-    char *path = arena_printf(&r->arena, "%s/api/v1/%s", app->public_url, kind_path[kind]);
+    char *path = api_collection_url(app, &r->arena, kind);
     jw_str(&w, path);
     jw_key(&w, "per_page");
     jw_int(&w, lq.per_page);

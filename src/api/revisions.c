@@ -10,7 +10,6 @@
 
 #define PAGE_CAP 1000000000000LL
 
-static const char *const kind_path[] = {"documents", "images"};
 
 int64_t api_route_revision(const char *path)
 {
@@ -80,7 +79,7 @@ static void revision_json(app_t *app, jw_t *w, const revision_t *rv)
             char *u = NULL;
             buf_t b;
             buf_init(&b);
-            buf_printf(&b, "%s/media/%s.png", app->public_url, x->media_key);
+            api_media_url(&b, app, x->media_key);
             u = b.data;
             jw_str(w, u);
             buf_free(&b);
@@ -139,8 +138,8 @@ void api_revisions_list(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         api_store_error(r, rc);
         return;
     }
-    const char *base = arena_printf(&r->arena, "%s/api/v1/%s/%lld/revisions", app->public_url,
-                                    kind_path[kind], (long long)id);
+    const char *base = api_url(app, &r->arena, "/api/v1/%s/%lld/revisions",
+                               api_kind_path(kind), (long long)id);
     int64_t last = total ? (total + per_page - 1) / per_page : 1;
     buf_reset(&r->resp);
     jw_t w;

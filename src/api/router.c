@@ -15,7 +15,6 @@
 #include "obs/metrics.h"
 
 #include <arpa/inet.h>
-#include <microhttpd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -359,7 +358,7 @@ static bool quota_allows(app_t *app, http_req_t *r, const key_auth_t *k, route_t
     const char *idem = http_header(r, "Idempotency-Key");
     bool held = false;
     store_conn_t *c = idem ? api_conn(app, r) : NULL;
-    if (c && c->ops->idem_held(c, k->user_id, idem, now_us(), &held) == STORE_OK && held)
+    if (c && store_idem_held(c, k->user_id, idem, now_us(), &held) == STORE_OK && held)
         return true;
     metrics_quota_refused(img ? MQ_IMAGES : MQ_WORDS);
     api_error(r, 403, img ? "Your monthly image quota is used up."

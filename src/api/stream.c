@@ -435,10 +435,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     x->first.revised_prompt = NULL;
     if (record_finished(&x->first))
         x->first.state = REC_GENERATING;
-    char *loc = arena_printf(&r->arena, "%s/api/v1/%s/%lld", app->public_url,
-                             cr->rec.kind == KIND_DOC ? "documents" : "images",
-                             (long long)cr->rec.id);
-    http_add_header(r, "Location", loc);
+    http_add_header(r, "Location", api_record_url(app, &r->arena, cr->rec.kind, cr->rec.id));
     start(x, r, cr->regenerate ? 200 : 201);
 }
 

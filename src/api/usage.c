@@ -50,7 +50,7 @@ void api_usage(app_t *app, http_req_t *r)
     usage_row_t *row;
     size_t n;
     int64_t total;
-    int rc = c->ops->usage_list(c, period, r->user_id, 1, 0, &r->arena, &row, &n, &total);
+    int rc = store_usage_list(c, period, r->user_id, 1, 0, &r->arena, &row, &n, &total);
     if (rc == STORE_OK && n != 1)
         rc = STORE_NOTFOUND; /* the key's user went in between */
     if (rc == STORE_NOTFOUND) {

@@ -20,7 +20,7 @@ int keys_issue(store_conn_t *c, int64_t user_id, key_scope_t scope, int64_t expi
     char hash[65], prefix[16];
     sha256_hex(key, KEY_LEN, hash);
     snprintf(prefix, sizeof(prefix), "%.*s", KEY_SHOWN_PREFIX, key);
-    return c->ops->key_insert(c, user_id, hash, prefix, scope, expires_us, key_id);
+    return store_key_insert(c, user_id, hash, prefix, scope, expires_us, key_id);
 }
 
 int keys_create(store_conn_t *c, const char *user, int64_t quota_words, int64_t quota_images,
@@ -29,11 +29,11 @@ int keys_create(store_conn_t *c, const char *user, int64_t quota_words, int64_t 
     arena_t a;
     arena_init(&a);
     user_info_t u;
-    int rc = c->ops->user_get(c, 0, user, &a, &u);
+    int rc = store_user_get(c, 0, user, &a, &u);
     if (rc == STORE_NOTFOUND) {
-        rc = c->ops->user_create(c, user, quota_words, quota_images, &a, &u);
+        rc = store_user_create(c, user, quota_words, quota_images, &a, &u);
         if (rc == STORE_CONFLICT) /* made by another process in between */
-            rc = c->ops->user_get(c, 0, user, &a, &u);
+            rc = store_user_get(c, 0, user, &a, &u);
     }
     if (rc == STORE_OK)
         rc = keys_issue(c, u.id, scope, expires_us, key, key_id);
@@ -69,7 +69,7 @@ int keys_authenticate(store_conn_t *c, const char *authorization, key_auth_t *ou
     sha256_hex(k, n, hash);
     int64_t now = store_clock_us();
     store_period(now, period);
-    int rc = c->ops->key_auth(c, hash, period, out);
+    int rc = store_key_auth(c, hash, period, out);
     if (rc == STORE_OK && out->expires_us > 0 && out->expires_us <= now)
         rc = STORE_NOTFOUND; /* expired: refused as a revoked key is */
     return rc;

@@ -13,7 +13,7 @@ int users_delete(store_conn_t *c, media_t *media, int64_t user_id, size_t *files
     const char **keys = NULL;
     size_t n = 0;
     *files_left = 0;
-    int rc = c->ops->user_delete(c, user_id, &a, &keys, &n);
+    int rc = store_user_delete(c, user_id, &a, &keys, &n);
     /* after the commit: a picture whose record is gone is only a file; one left by a
      * failure here is swept at the next start (main.c, media_sweep) */
     for (size_t i = 0; rc == STORE_OK && i < n; i++)

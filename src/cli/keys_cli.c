@@ -44,7 +44,7 @@ int cli_open_store(cfg_t *cfg, int argc, char **argv, store_t **s, store_conn_t 
         fprintf(stderr, "inkwell: cannot open the database: %s\n", err);
         return -1;
     }
-    if ((*c)->ops->migrate(*c) != STORE_OK) {
+    if (store_migrate(*c) != STORE_OK) {
         fprintf(stderr, "inkwell: cannot prepare the database schema\n");
         return -1;
     }
@@ -146,7 +146,7 @@ static int key_list(int argc, char **argv)
     key_info_t *keys;
     size_t n;
     int64_t total;
-    if (c->ops->key_list(c, 0, -1, 0, &a, &keys, &n, &total) != STORE_OK) {
+    if (store_key_list(c, 0, -1, 0, &a, &keys, &n, &total) != STORE_OK) {
         fputs("inkwell: cannot list keys\n", stderr);
         arena_free(&a);
         goto out;
@@ -186,7 +186,7 @@ static int key_revoke(int argc, char **argv)
     int rc = 1;
     if (cli_open_store(&cfg, argc - 1, argv + 1, &s, &c) != 0)
         goto out;
-    int src = c->ops->key_revoke(c, id);
+    int src = store_key_revoke(c, id);
     if (src == STORE_NOTFOUND) {
         fprintf(stderr, "inkwell: no key with id %lld\n", (long long)id);
         goto out;

@@ -91,7 +91,7 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
         user_info_t *v;
         size_t n;
         int64_t total;
-        if ((src = c->ops->user_list(c, -1, 0, &ar, &v, &n, &total)) == STORE_OK) {
+        if ((src = store_user_list(c, -1, 0, &ar, &v, &n, &total)) == STORE_OK) {
             fputs(user_header, stdout);
             for (size_t i = 0; i < n; i++)
                 print_user(&v[i]);
@@ -107,7 +107,7 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
             rc = 2;
             goto out;
         }
-        src = c->ops->user_create(c, a->name, qw, qi, &ar, &u);
+        src = store_user_create(c, a->name, qw, qi, &ar, &u);
         if (src == STORE_CONFLICT) {
             fprintf(stderr, "inkwell: there is already a user named '%s'\n", a->name);
             goto out;
@@ -119,7 +119,7 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
         }
         goto out;
     }
-    src = c->ops->user_get(c, 0, a->name, &ar, &u);
+    src = store_user_get(c, 0, a->name, &ar, &u);
     if (src == STORE_NOTFOUND) {
         fprintf(stderr, "inkwell: no user named '%s'\n", a->name);
         goto out;
@@ -132,7 +132,7 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
         usage_row_t *row;
         size_t n;
         int64_t total;
-        if ((src = c->ops->usage_list(c, period, u.id, 1, 0, &ar, &row, &n, &total)) != STORE_OK)
+        if ((src = store_usage_list(c, period, u.id, 1, 0, &ar, &row, &n, &total)) != STORE_OK)
             goto out;
         fputs(user_header, stdout);
         print_user(&u);
@@ -152,7 +152,7 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
         }
         p.set_words = a->opt[0] != NULL;
         p.set_images = a->opt[1] != NULL;
-        if ((src = c->ops->user_update(c, u.id, &p, &ar, &u)) == STORE_OK) {
+        if ((src = store_user_update(c, u.id, &p, &ar, &u)) == STORE_OK) {
             fputs(user_header, stdout);
             print_user(&u);
             rc = 0;
@@ -256,7 +256,7 @@ int cli_usage(int argc, char **argv)
         usage_row_t *v;
         size_t n;
         int64_t total;
-        if (c->ops->usage_list(c, period, 0, -1, 0, &ar, &v, &n, &total) == STORE_OK) {
+        if (store_usage_list(c, period, 0, -1, 0, &ar, &v, &n, &total) == STORE_OK) {
             printf("%-7s %-6s %-24s %-12s %-12s %-10s %-12s %-14s %s\n", "PERIOD", "ID", "NAME",
                    "WORDS", "QUOTA_WORDS", "IMAGES", "QUOTA_IMAGES", "PROMPT_TOKENS",
                    "COMPLETION_TOKENS");

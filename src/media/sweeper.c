@@ -33,7 +33,7 @@ int media_sweep_once(media_t *m, store_t *store, double age_s)
     arena_init(&a);
     const char **keys;
     size_t n;
-    int rc = c->ops->media_keys(c, &a, &keys, &n);
+    int rc = store_media_keys(c, &a, &keys, &n);
     if (rc == STORE_OK)
         removed += media_sweep(m, keys, n, age_s, at);
     else

@@ -350,7 +350,7 @@ static void *worker_main(void *arg)
         arena_t a;
         arena_init(&a);
         job_t job;
-        int rc = c->ops->job_claim(c, j->cfg->job_lease, &a, &job);
+        int rc = store_job_claim(c, j->cfg->job_lease, &a, &job);
         if (rc == STORE_OK) {
             atomic_fetch_add(&j->running, 1);
             lease_hold(j, slot, &job);

@@ -23,8 +23,8 @@ static int store_retrying(store_conn_t *c, const job_t *job, const char *text, i
 {
     int rc = STORE_ERROR;
     for (int tries = 0; tries < STORE_TRIES; tries++) {
-        rc = error ? c->ops->job_fail(c, job, error)
-                   : c->ops->job_complete(c, job, text, words, key, revised, a, out);
+        rc = error ? store_job_fail(c, job, error)
+                   : store_job_complete(c, job, text, words, key, revised, a, out);
         if (rc != STORE_UNAVAILABLE || (stopping && atomic_load(stopping)))
             break;
         sleep_ms(STORE_RETRY_MS);

@@ -48,7 +48,6 @@
 #include <stdint.h>
 
 typedef struct records records_t;
-struct rcache;
 
 /* ---- events ---- */
 
@@ -179,7 +178,11 @@ typedef struct {
     store_t *store;
     media_t *media;
     const provider_t *prov;
-    struct rcache *rcache; /* may be NULL */
+    /* Told when a record's shown content changed without a newer updated_us than
+     * a cached rendering may hold (a delete, a restore): the API drops its rendering
+     * (api/rcache.h). NULL: nobody to tell. */
+    void (*changed)(void *arg, rec_kind_t kind, int64_t id);
+    void *changed_arg;
     struct jobs *jobs;     /* set with records_set_jobs once the workers run */
     struct writer *writer; /* group commit for inline generations; NULL = none */
 } records_deps_t;

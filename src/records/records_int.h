@@ -39,4 +39,7 @@ void remote_stop(remote_t *r);
  * (REV_DELETED): tells the other processes. */
 void remote_announce(remote_t *r, const rev_t *ev);
 
+/* Tells the deps' changed hook (records_deps_t.changed), if any (service.c). */
+void records_changed(records_t *s, rec_kind_t kind, int64_t id);
+
 #endif

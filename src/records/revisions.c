@@ -4,7 +4,6 @@
  * itself is a create (service.c, records_create_t.regenerate). */
 #include "records/records_int.h"
 
-#include "api/rcache.h"
 #include "core/log.h"
 
 #include <stdlib.h>
@@ -68,7 +67,7 @@ int records_restore(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user
             media_remove(s->d.media, key); /* no revision refers to it */
         return rc;
     }
-    rcache_drop(s->d.rcache, kind, id);
+    records_changed(s, kind, id);
     records_revision_made(s, c, out);
     return STORE_OK;
 }

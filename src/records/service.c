@@ -12,7 +12,6 @@
  *     and the end hook runs. */
 #include "records/records_int.h"
 
-#include "api/rcache.h"
 #include "core/log.h"
 #include "records/jobs.h"
 #include "gen/templates.h"
@@ -35,6 +34,12 @@ typedef struct {
     writer_item_t item;
     double t0;
 } create_priv_t;
+
+void records_changed(records_t *s, rec_kind_t kind, int64_t id)
+{
+    if (s->d.changed)
+        s->d.changed(s->d.changed_arg, kind, id);
+}
 
 records_t *records_start(const records_deps_t *deps)
 {
@@ -332,7 +337,7 @@ void records_create(records_t *s, records_create_t *cr)
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
     /* The job may have ended before the subscription. (p lives in the request's arena:
-     * a resolution above resumes the connection, which libmicrohttpd hands back to this
+     * a resolution above resumes the connection, which the HTTP server hands back to this
      * same thread only after this returns, so p is still there.) */
     arena_t a;
     arena_init(&a);
@@ -420,7 +425,7 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
     size_t n;
     int rc = store_record_delete(c, kind, user_id, id, &a, &keys, &n);
     if (rc == STORE_OK) {
-        rcache_drop(s->d.rcache, kind, id);
+        records_changed(s, kind, id);
         for (size_t i = 0; i < n; i++) /* the record's picture and its revisions' */
             if (media_remove(s->d.media, keys[i]) != 0)
                 log_warn("record=%lld: could not remove its media file", (long long)id);

@@ -6,6 +6,7 @@
  * RETRY_MS; connected() is called after each (re)connection so the caller can catch
  * up on what was sent while nobody listened. */
 #include "store/pg_listen.h"
+#include "store/store_int.h"
 
 #include "core/log.h"
 

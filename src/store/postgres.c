@@ -357,6 +357,7 @@ void pg_row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, reco
 
 const store_ops_t store_postgres_ops = {
     .name = "postgres",
+    .caps = STORE_CAP_SHARED,
     .list_probes = true,
     .open = pg_open,
     .close = pg_close,

@@ -393,6 +393,7 @@ static void sq_read_end(store_conn_t *conn)
 
 const store_ops_t store_sqlite_ops = {
     .name = "sqlite",
+    .caps = STORE_CAP_OWN_LEASES | STORE_CAP_LAGGING_INDEX,
     .list_probes = true,
     .open = sq_open,
     .close = sq_close,

@@ -197,6 +197,170 @@ int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64
     return c->ops->record_delete(c, kind, user_id, id, a, keys, n);
 }
 
+/* ---- one wrapper per op (store.h) ---- */
+
+int store_idem_abort(store_conn_t *c, int64_t user_id, const char *key, const char *token)
+{
+    return c->ops->idem_abort(c, user_id, key, token);
+}
+
+int store_idem_begin(store_conn_t *c, int64_t user_id, const char *key, const char *digest,
+                     int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
+                     idem_t *out)
+{
+    return c->ops->idem_begin(c, user_id, key, digest, now_us, lease_us, ttl_us, prune, a, out);
+}
+
+int store_idem_finish(store_conn_t *c, int64_t user_id, const char *key, const char *token,
+                      int status, const char *location, const char *body, int64_t expires_us)
+{
+    return c->ops->idem_finish(c, user_id, key, token, status, location, body, expires_us);
+}
+
+int store_idem_held(store_conn_t *c, int64_t user_id, const char *key, int64_t now_us,
+                    bool *held)
+{
+    return c->ops->idem_held(c, user_id, key, now_us, held);
+}
+
+int store_job_claim(store_conn_t *c, double lease_s, arena_t *a, job_t *out)
+{
+    return c->ops->job_claim(c, lease_s, a, out);
+}
+
+int store_job_complete(store_conn_t *c, const job_t *job, const char *result, int64_t words,
+                       const char *media_key, const char *revised_prompt, arena_t *a,
+                       record_t *out)
+{
+    return c->ops->job_complete(c, job, result, words, media_key, revised_prompt, a, out);
+}
+
+int store_job_fail(store_conn_t *c, const job_t *job, const char *error)
+{
+    return c->ops->job_fail(c, job, error);
+}
+
+int store_key_auth(store_conn_t *c, const char *hash_hex, const char *period, key_auth_t *out)
+{
+    return c->ops->key_auth(c, hash_hex, period, out);
+}
+
+int store_key_get(store_conn_t *c, int64_t key_id, arena_t *a, key_info_t *out)
+{
+    return c->ops->key_get(c, key_id, a, out);
+}
+
+int store_key_insert(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
+                     key_scope_t scope, int64_t expires_us, int64_t *key_id)
+{
+    return c->ops->key_insert(c, user_id, hash_hex, prefix, scope, expires_us, key_id);
+}
+
+int store_key_list(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
+                   key_info_t **out, size_t *n, int64_t *total)
+{
+    return c->ops->key_list(c, user_id, limit, offset, a, out, n, total);
+}
+
+int store_key_revoke(store_conn_t *c, int64_t key_id)
+{
+    return c->ops->key_revoke(c, key_id);
+}
+
+int store_media_keys(store_conn_t *c, arena_t *a, const char ***keys, size_t *n)
+{
+    return c->ops->media_keys(c, a, keys, n);
+}
+
+int store_migrate(store_conn_t *c)
+{
+    return c->ops->migrate(c);
+}
+
+int store_ping(store_conn_t *c)
+{
+    return c->ops->ping(c);
+}
+
+int store_rate_gcra(store_conn_t *c, const char *bucket, int64_t now_us, int64_t interval_us,
+                    int64_t period_us, bool prune, int64_t *tat_us, bool *allowed)
+{
+    return c->ops->rate_gcra(c, bucket, now_us, interval_us, period_us, prune, tat_us, allowed);
+}
+
+int store_usage_list(store_conn_t *c, const char *period, int64_t user_id, int64_t limit,
+                     int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total)
+{
+    return c->ops->usage_list(c, period, user_id, limit, offset, a, out, n, total);
+}
+
+int store_user_create(store_conn_t *c, const char *name, int64_t quota_words,
+                      int64_t quota_images, arena_t *a, user_info_t *out)
+{
+    return c->ops->user_create(c, name, quota_words, quota_images, a, out);
+}
+
+int store_user_delete(store_conn_t *c, int64_t id, arena_t *a, const char ***media_keys,
+                      size_t *n)
+{
+    return c->ops->user_delete(c, id, a, media_keys, n);
+}
+
+int store_user_get(store_conn_t *c, int64_t id, const char *name, arena_t *a, user_info_t *out)
+{
+    return c->ops->user_get(c, id, name, a, out);
+}
+
+int store_user_list(store_conn_t *c, int64_t limit, int64_t offset, arena_t *a,
+                    user_info_t **out, size_t *n, int64_t *total)
+{
+    return c->ops->user_list(c, limit, offset, a, out, n, total);
+}
+
+int store_user_update(store_conn_t *c, int64_t id, const user_patch_t *p, arena_t *a,
+                      user_info_t *out)
+{
+    return c->ops->user_update(c, id, p, a, out);
+}
+
+int store_user_ensure(store_conn_t *c, const char *name, int64_t *user_id)
+{
+    return c->ops->user_ensure(c, name, user_id);
+}
+
+void store_set_pooled_url(store_t *s, const char *url)
+{
+    free(s->pooled_url);
+    s->pooled_url = url ? xstrdup(url) : NULL;
+}
+
+bool store_has(const store_t *s, store_cap_t cap)
+{
+    return (s->ops->caps & (unsigned)cap) != 0;
+}
+
+const char *store_backend_name(const store_t *s)
+{
+    return s->ops->name;
+}
+
+int store_job_release_all(store_conn_t *c, int64_t *n)
+{
+    *n = 0;
+    return c->ops->job_release_all ? c->ops->job_release_all(c, n) : STORE_OK;
+}
+
+int store_docs_create_completed(store_conn_t *c, record_t *const *recs,
+                                idem_keep_t *const *keeps, size_t n)
+{
+    return c->ops->docs_create_completed(c, recs, keeps, n);
+}
+
+int store_job_counts(store_conn_t *c, int64_t *queued, int64_t *running)
+{
+    return c->ops->job_counts(c, queued, running);
+}
+
 /* ---- revisions (API.md §16) ---- */
 
 static const char *const source_names[] = {"generation", "regeneration", "action", "edit",
@@ -323,7 +487,7 @@ int store_job_release(store_conn_t *c, int64_t job_id, const char *token)
 
 bool store_shared(const store_t *s)
 {
-    return s->ops == &store_postgres_ops;
+    return store_has(s, STORE_CAP_SHARED);
 }
 
 bool store_probes(const store_t *s)

@@ -12,6 +12,231 @@
 
 #include "store/store.h"
 
+typedef struct store_ops {
+    const char *name; /* "sqlite" | "postgres" */
+    unsigned caps;    /* store_cap_t bits: what the backend can do */
+    bool list_probes; /* record_list calls list_query_t.probe */
+    /* Optional: the backend's own per-store state (store_t.backend), made by
+     * store_open and freed by store_close, after every other thread's connection. */
+    void (*open)(store_t *s);
+    void (*close)(store_t *s);
+    /* Opens a connection for the calling thread. */
+    store_conn_t *(*connect)(store_t *s, char *err, size_t errlen);
+    void (*disconnect)(store_conn_t *c);
+    /* Creates or upgrades the schema; safe when several processes start at once. */
+    int (*migrate)(store_conn_t *c);
+    /* STORE_OK when the database answers a trivial query. */
+    int (*ping)(store_conn_t *c);
+
+    /* Optional (NULL when a backend has none): a read session. Every operation
+     * between the two reads one snapshot; a write ends the session first. For the
+     * reads of one GET request: its key, then its records. */
+    void (*read_begin)(store_conn_t *c);
+    void (*read_end)(store_conn_t *c);
+
+    /* Users, keys and usage (API.md §19; sqlite_users.c, pg_users.c). */
+    int (*user_ensure)(store_conn_t *c, const char *name, int64_t *user_id);
+    /* A new user; STORE_CONFLICT when the name is taken. */
+    int (*user_create)(store_conn_t *c, const char *name, int64_t quota_words,
+                       int64_t quota_images, arena_t *a, user_info_t *out);
+    /* By id (name NULL) or by name (id 0). */
+    int (*user_get)(store_conn_t *c, int64_t id, const char *name, arena_t *a,
+                    user_info_t *out);
+    /* By id ascending; limit < 0 = all. *total: every user. */
+    int (*user_list)(store_conn_t *c, int64_t limit, int64_t offset, arena_t *a,
+                     user_info_t **out, size_t *n, int64_t *total);
+    /* NOTFOUND, or CONFLICT when the new name is taken. */
+    int (*user_update)(store_conn_t *c, int64_t id, const user_patch_t *p, arena_t *a,
+                       user_info_t *out);
+    /* Removes the user with its keys, records, jobs, idempotency keys and usage, in one
+     * transaction; *media_keys gets the media keys of its images (the caller removes
+     * the files after). */
+    int (*user_delete)(store_conn_t *c, int64_t id, arena_t *a, const char ***media_keys,
+                       size_t *n);
+    int (*key_insert)(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
+                      key_scope_t scope, int64_t expires_us, int64_t *key_id);
+    /* By SHA-256 hex of the key; NOTFOUND when unknown or revoked (expiry is the
+     * caller's to check); with the user's quotas and its usage of period. */
+    int (*key_auth)(store_conn_t *c, const char *hash_hex, const char *period, key_auth_t *out);
+    /* By id ascending, of one user (user_id > 0) or all; limit < 0 = all. */
+    int (*key_list)(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
+                    key_info_t **out, size_t *n, int64_t *total);
+    int (*key_get)(store_conn_t *c, int64_t key_id, arena_t *a, key_info_t *out);
+    int (*key_revoke)(store_conn_t *c, int64_t key_id); /* NOTFOUND when no such key */
+    /* Adds to user's usage of period: one atomic upsert (exact across processes), in
+     * the caller's transaction when one is open. */
+    int (*usage_add)(store_conn_t *c, int64_t user_id, const char *period,
+                     const usage_counts_t *add);
+    /* True in *held when the user's Idempotency-Key is taken and would not be given to a
+     * new request (idem_begin would replay it, or answer 409 or 422): not expired, and
+     * done, or holding a kept answer, or in progress with a live lease. A create over
+     * its quota with such a key goes on to get its replay (§11) instead of the 403. */
+    int (*idem_held)(store_conn_t *c, int64_t user_id, const char *key, int64_t now_us,
+                     bool *held);
+    /* Every user (user_id 0) or one, by id ascending, with its usage of period (zeros
+     * when none). */
+    int (*usage_list)(store_conn_t *c, const char *period, int64_t user_id, int64_t limit,
+                      int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
+
+    /* Records. create: in one transaction inserts the record (state "queued",
+     * created = updated = now) and its job; sets rec->id, timestamps and *job_id.
+     * keep (or NULL): its key's answer, kept in the same transaction
+     * (store_keep_answer). */
+    int (*record_create)(store_conn_t *c, record_t *rec, idem_keep_t *keep, int64_t *job_id);
+    /* Documents only: inserts n documents whose text is already generated (state
+     * "completed", result and words as given), with no job, all in one transaction
+     * (all or none); sets each one's id, state and timestamps. For generators fast
+     * enough to run inside the creating request (provider_t.text_inline), through
+     * the group commit of writer.h. keeps (or NULL; each may be NULL): recs[i]'s
+     * key answer, kept in the same transaction (store_keep_answer). */
+    int (*docs_create_completed)(store_conn_t *c, record_t *const *recs,
+                                 idem_keep_t *const *keeps, size_t n);
+    int (*record_get)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, arena_t *a,
+                      record_t *out);
+    /* Optional (NULL when a backend has none): record_get, but probe is asked first
+     * with the row's updated_us; when it answers true only kind, id, updated_us and
+     * probed are set. */
+    int (*record_get_probed)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                             record_probe_fn probe, void *probe_arg, arena_t *a,
+                             record_t *out);
+    /* Applies the patch (updated = now) and returns the record as it now is. */
+    int (*record_update)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                         const record_patch_t *p, arena_t *a, record_t *out);
+    /* Deletes the record, its revisions and any job of it, in one transaction.
+     * *keys and *n get every media key the image and its revisions referred to (each once)
+     * so the caller can remove the files. */
+    int (*record_delete)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                         arena_t *a, const char ***keys, size_t *n);
+    int (*record_list)(store_conn_t *c, rec_kind_t kind, const list_query_t *q, arena_t *a,
+                       record_list_t *out);
+
+    /* Jobs. claim: takes the oldest job that is unclaimed or whose lease has run out
+     * (PostgreSQL: FOR UPDATE SKIP LOCKED), gives it a new random token, lease_until =
+     * now + lease_s, attempts + 1, and moves its record to "generating"; NOTFOUND when
+     * there is none. renew/complete/fail only act while the token still matches
+     * (else STALE); complete and fail remove the job. renew with lease_s <= 0 releases
+     * the job unfinished (a shutdown): claimable at once, and the attempt it used is
+     * given back, so only takeovers of a dead owner's job count as attempts. */
+    int (*job_claim)(store_conn_t *c, double lease_s, arena_t *a, job_t *out);
+    int (*job_renew)(store_conn_t *c, int64_t job_id, const char *token, double lease_s);
+    /* Documents: result + words. Images: media_key (+ revised_prompt, may be NULL).
+     * The record becomes "completed"; *out (unless NULL) gets it as stored, strings in
+     * a, so nobody reads it again. */
+    int (*job_complete)(store_conn_t *c, const job_t *job, const char *result, int64_t words,
+                        const char *media_key, const char *revised_prompt, arena_t *a,
+                        record_t *out);
+    /* Revisions (API.md §16): job_complete makes the next revision (source generation,
+     * or regeneration for a job->regen, whose inputs become the record's) and sets the
+     * record's revision; a record_update of a document's result makes one (source
+     * edit; usage and truncation cleared). */
+    /* The record becomes "failed" with error set — or, when it has a revision (a
+     * regeneration failed), "completed" again with its latest revision and error set. */
+    int (*job_fail)(store_conn_t *c, const job_t *job, const char *error);
+    /* Regeneration: in one transaction, while the record (user_id, in->id) is
+     * completed or failed (else STORE_BUSY; NOTFOUND when missing), moves it to
+     * "queued" and queues a job (regen) with in's input fields; keep as in
+     * record_create (its render gets the record as it now stands). *out: the record.
+     * act (or NULL): the job is that action's (§17); its revision's source is
+     * "action" with the action's name. */
+    int (*record_regenerate)(store_conn_t *c, const record_t *in, const rec_action_t *act,
+                             idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id);
+    /* Newest first, per_page from page (1-based); *total all of them. NOTFOUND when the
+     * record is not the user's. */
+    int (*revision_list)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                         int per_page, int64_t page, arena_t *a, revision_t **items,
+                         size_t *n, int64_t *total);
+    int (*revision_get)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                        int64_t number, arena_t *a, revision_t *out);
+    /* Makes a new revision (source restore) with revision number's content (images:
+     * with media_key, the copy of its picture made by the caller) and shows it on the
+     * record; *out the record. NOTFOUND when the record or the revision is missing. */
+    int (*revision_restore)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                            int64_t number, const char *media_key, arena_t *a,
+                            record_t *out);
+    /* Removes the revisions of record id older than its newest `keep`; *keys and *n the
+     * media keys they referred to (the caller removes the files). */
+    int (*revision_trim)(store_conn_t *c, rec_kind_t kind, int64_t id, int keep, arena_t *a,
+                         const char ***keys, size_t *n);
+    /* Number of jobs not yet finished (for /readyz figures and tests). */
+    int (*job_count)(store_conn_t *c, int64_t *n);
+    /* The queue as /readyz and /metrics show it: jobs waiting for a worker (never
+     * claimed, or their lease ran out) and jobs a worker holds now. */
+    int (*job_counts)(store_conn_t *c, int64_t *queued, int64_t *running);
+    /* Optional (NULL when a backend is shared by several processes): drops every job
+     * lease, so each job is claimable at once; *n gets how many were held. Only for a
+     * server that knows no other process can hold one (SQLite, with the data-directory
+     * lock of main.c): leases left by a dead predecessor need not run out first. */
+    int (*job_release_all)(store_conn_t *c, int64_t *n);
+
+    /* Rate limiting, GCRA (api/ratelimit.c): one atomic step on the bucket's theoretical
+     * arrival time (TAT; an absent bucket has TAT = now). With t = max(TAT, now): when
+     * t + interval - now <= period the hit is allowed and TAT becomes t + interval;
+     * else it is refused and TAT stays. *tat_us gets the TAT after the step, *allowed
+     * the outcome. With prune, buckets whose TAT has passed (the same as absent) are
+     * deleted first. */
+    int (*rate_gcra)(store_conn_t *c, const char *bucket, int64_t now_us, int64_t interval_us,
+                     int64_t period_us, bool prune, int64_t *tat_us, bool *allowed);
+
+    /* Idempotency keys (API.md §11), one row per (user, key), atomic across processes.
+     * begin: takes the key when it is free — absent, expired (expires_us < now), or in
+     * progress with its lease (lease_until_us) run out — as in progress with a new
+     * token, the digest, lease now + lease_us and expiry now + ttl_us: IDEM_NEW.
+     * Otherwise tells what holds it (IDEM_BUSY, IDEM_MISMATCH when the digest differs,
+     * IDEM_REPLAY with the kept answer, strings in a). With prune, every expired row is
+     * deleted first. finish keeps the answer (state done, expiry now + ttl) and abort
+     * forgets the key, both only while the token still holds it in progress (else
+     * STORE_STALE). A key in progress with a kept answer (idem_keep_t, not final)
+     * whose lease ran out is IDEM_REPLAY with that answer, not free. A SQLite server
+     * at start (job_release_all) finishes every in-progress key with a kept answer
+     * and drops the others: their requests died with the previous process.
+     * keep: what finish does, inside the caller's open transaction, with k's token,
+     * status and expiry, done when k->final (else the key stays in progress). */
+    int (*idem_begin)(store_conn_t *c, int64_t user_id, const char *key, const char *digest,
+                      int64_t now_us, int64_t lease_us, int64_t ttl_us, bool prune, arena_t *a,
+                      idem_t *out);
+    int (*idem_finish)(store_conn_t *c, int64_t user_id, const char *key, const char *token,
+                       int status, const char *location, const char *body, int64_t expires_us);
+    int (*idem_abort)(store_conn_t *c, int64_t user_id, const char *key, const char *token);
+    int (*idem_keep)(store_conn_t *c, const idem_keep_t *k, const char *location,
+                     const char *body);
+
+    /* Every media key an image or one of its revisions refers to (any user), sorted by strcmp, strings in a:
+     * what a starting server checks the media directory against (main.c). */
+    int (*media_keys)(store_conn_t *c, arena_t *a, const char ***keys, size_t *n);
+
+    /* Optional (NULL when one process owns the store): events between processes.
+     * job_progress keeps the text so far of a running job (while the token matches,
+     * else STALE) and sends payload to the listeners, in one statement.
+     * record_partial reads it back (*text NULL when none yet; NOTFOUND when the
+     * record has no job). notify sends payload to every listener (of every process).
+     * listen_start runs a thread with a connection of its own that calls fn with each
+     * payload, and connected after each (re)connection (notifications may have been
+     * missed before it). */
+    int (*job_progress)(store_conn_t *c, const job_t *job, const char *text,
+                        const char *payload);
+    int (*record_partial)(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
+                          const char **text);
+    int (*notify)(store_conn_t *c, const char *payload);
+    struct store_listener *(*listen_start)(store_t *s, void (*fn)(void *arg, const char *payload),
+                                           void (*connected)(void *arg), void *arg);
+    void (*listen_stop)(struct store_listener *l);
+} store_ops_t;
+
+/* The shared handle; backends put their settings behind it. */
+struct store {
+    const store_ops_t *ops;
+    char *url;       /* postgres://... or the sqlite file path */
+    /* PostgreSQL: the statements' URL when it differs from url (a transaction-pooling
+     * PgBouncer, --database-pooled); url keeps LISTEN and the owner lock. NULL: url.
+     * Set before the first store_conn; freed by the backend's close. */
+    char *pooled_url;
+    void *priv;
+    void *backend; /* ops->open's state, or NULL */
+};
+
+extern const store_ops_t store_sqlite_ops;
+extern const store_ops_t store_postgres_ops;
+
 /* The columns of a record row, in the order both backends read them. */
 #define DOC_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, "         \

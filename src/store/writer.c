@@ -1,5 +1,6 @@
 /* writer.c — see writer.h. */
 #include "store/writer.h"
+#include "store/store_int.h"
 
 #include "core/log.h"
 
@@ -39,7 +40,7 @@ static void commit_batch(writer_t *w, writer_item_t *batch, record_t **recs,
     if (!c)
         log_error("writer: cannot connect: %s", err);
     else
-        rc = c->ops->docs_create_completed(c, recs, any_keep ? keeps : NULL, n);
+        rc = store_docs_create_completed(c, recs, any_keep ? keeps : NULL, n);
     if (rc != STORE_OK && rc != STORE_UNAVAILABLE)
         log_error("writer: %zu documents not stored: %s", n, store_rc_name(rc));
     while (batch) {

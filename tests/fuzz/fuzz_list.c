@@ -27,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(lq.template_id >= 0 && lq.template_id <= 52);
         buf_t u;
         buf_init(&u);
-        api_page_url(&u, "http://h", &r, kind, 7);
+        app_t app = {.public_url = "http://h"};
+        api_page_url(&u, &app, &r, kind, 7);
         FUZZ_CHECK(strncmp(u.data, "http://h/api/v1/", 16) == 0);
         FUZZ_CHECK(strlen(u.data) == u.len);
         FUZZ_CHECK(strstr(u.data, "page=7") != NULL);

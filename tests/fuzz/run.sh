@@ -27,7 +27,7 @@ if [ -z "$cc" ]; then
 fi
 command -v "$cc" >/dev/null 2>&1 || { echo "run.sh: $cc not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
 
-pkgs="libmicrohttpd jansson sqlite3 libpq libcurl libpng openssl libzip cairo pangocairo"
+pkgs=$(make -s --no-print-directory print-pkgs) || exit 2 # the Makefile's PKGS
 pkg_cflags=$(pkg-config --cflags $pkgs) || exit 2
 pkg_libs=$(pkg-config --libs $pkgs) || exit 2
 srcs=${FUZZ_SRCS:-$(find src -name '*.c' ! -path src/main.c | sort)}

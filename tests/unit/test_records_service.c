@@ -7,6 +7,7 @@
  * --max-revisions and removes the trimmed pictures, and the stored error of a record
  * maps back to its failure code. */
 #include "records/records_int.h"
+#include "store/store_int.h" /* a fake backend of its own */
 #include "test.h"
 
 #include <stdatomic.h>

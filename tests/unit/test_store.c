@@ -7,7 +7,7 @@
  * gives it). Without that URL the PostgreSQL half fails: it is never skipped. */
 #include "core/log.h"
 #include "core/unicode.h"
-#include "store/store.h"
+#include "store/store_int.h" /* the suite calls each op of both backends */
 #include "store/writer.h"
 #include "test.h"
 

@@ -10,7 +10,7 @@
  * Needs INKWELL_TEST_PG_URL (an admin URL, e.g. from scripts/pg-test.sh start DIR); every
  * test makes its own database and drops it. */
 #include "core/log.h"
-#include "store/store.h"
+#include "store/store_int.h" /* the suite calls the backend's ops */
 #include "test.h"
 
 #include <fcntl.h>

@@ -1,8 +1,8 @@
-/* observe.c — the metrics of generations, taken from the records service's lifecycle
+/* metrics_observer.c — the metrics of generations, taken from the records service's lifecycle
  * events (records/records.h) rather than from the code that generates: a process-wide
  * observer counts every generation this process ends (kind, provider, outcome and its
  * duration) and keeps the openai provider's last outcome for /readyz. */
-#include "obs/observe.h"
+#include "records/metrics_observer.h"
 
 #include "obs/metrics.h"
 
