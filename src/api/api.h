@@ -56,6 +56,7 @@ typedef enum {
     ROUTE_REVISIONS,  /* GET /{kind}/{id}/revisions */
     ROUTE_REVISION,   /* GET /{kind}/{id}/revisions/{n} */
     ROUTE_RESTORE,    /* POST /{kind}/{id}/revisions/{n}/restore */
+    ROUTE_ACTIONS,    /* POST /documents/{id}/actions (§17) */
     ROUTE_USAGE, /* GET /usage (§19) */
     /* /admin/… (§19), for admin keys only; the handler (admin.c) tells methods apart */
     ROUTE_ADMIN_USERS,     /* /admin/users */
@@ -176,6 +177,17 @@ void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 /* POST /{kind}/{id}/regenerate (§16): answered like a create, 200 for its 201. */
 void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
+/* The end of a create or regenerate whose cr is filled in and validated: the body's
+ * fields kept for the hooks, Idempotency-Key, then streamed (Accept:
+ * text/event-stream) or waited for / answered at once (Prefer: respond-async). */
+void api_create_run(app_t *app, http_req_t *r, records_create_t *cr, const kvlist_t *f);
+/* §17's sets: a tone, and a BCP 47 tag's shape. */
+bool api_tone_valid(const char *s);
+bool api_language_tag(const char *s);
+
+/* ---- actions.c (§17) ---- */
+/* POST /documents/{id}/actions: answered like a regenerate. */
+void api_documents_action(app_t *app, http_req_t *r, int64_t id);
 
 /* ---- revisions.c (§16) ---- */
 /* The {n} of a revision route's path (api_route checked it). */

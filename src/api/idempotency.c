@@ -102,8 +102,8 @@ static void request_digest(arena_t *a, const records_create_t *cr, char out[65])
     buf_t b;
     buf_init(&b);
     buf_printf(&b, "POST /%s", kind == KIND_DOC ? "documents" : "images");
-    if (cr->regenerate) /* the route is part of the fingerprint (§16) */
-        buf_printf(&b, "/%lld/regenerate", (long long)cr->rec.id);
+    if (cr->regenerate) /* the route is part of the fingerprint (§16, §17) */
+        buf_printf(&b, "/%lld/%s", (long long)cr->rec.id, cr->action ? "actions" : "regenerate");
     buf_puts(&b, "\n");
     for (size_t i = 0; i < n; i++) {
         buf_printf(&b, "%zu:%s=", strlen(v[i]->key), v[i]->key);

@@ -385,9 +385,14 @@ static const char *const tones[] = {"neutral", "friendly", "professional", "casu
                                     "persuasive", "witty", "formal", "empathetic"};
 static const char *const lengths[] = {"short", "medium", "long"};
 
+bool api_tone_valid(const char *s)
+{
+    return one_of(s, tones, ARRAY_LEN(tones));
+}
+
 /* A BCP 47 tag's shape: 2 to 35 characters, a language subtag of 2 to 8 letters, then
  * subtags of 1 to 8 letters or digits, separated by '-'. */
-static bool language_tag(const char *s)
+bool api_language_tag(const char *s)
 {
     size_t n = strlen(s), sub = 0, first = 0;
     if (n < 2 || n > 35)
@@ -427,7 +432,7 @@ static void writing_options(verrs_t *v, const kvlist_t *f, const provider_t *pro
     else if (s && *s)
         rec->length = s;
     s = field_text(v, f, "language", "language", false, 64, NULL);
-    if (s && *s && !language_tag(s))
+    if (s && *s && !api_language_tag(s))
         verrs_add(v, "language", "The language must be a BCP 47 language tag.");
     else if (s && *s && prov && strcmp(prov->name, "builtin") == 0 &&
              !(strncasecmp(s, "en", 2) == 0 && (s[2] == '\0' || s[2] == '-')))
@@ -603,9 +608,14 @@ void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t 
     memset(cr, 0, sizeof(*cr));
     cr->rec = rec;
     cr->regenerate = true;
+    api_create_run(app, r, cr, &f);
+}
+
+void api_create_run(app_t *app, http_req_t *r, records_create_t *cr, const kvlist_t *f)
+{
     cr->arena = &r->arena;
-    cr->fields = arena_alloc(&r->arena, sizeof(f));
-    memcpy((void *)cr->fields, &f, sizeof(f));
+    cr->fields = arena_alloc(&r->arena, sizeof(*f));
+    memcpy((void *)cr->fields, f, sizeof(*f));
     cr->done = create_done;
     cr->arg = r;
     cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */

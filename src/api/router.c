@@ -106,6 +106,10 @@ static route_t sub_route(const char *sub, rec_kind_t kind, int m, int *allowed)
         *allowed = M_POST;
         return m == M_POST ? ROUTE_REGENERATE : ROUTE_NOT_ALLOWED;
     }
+    if (kind == KIND_DOC && strcmp(sub, "/actions") == 0) { /* §17 */
+        *allowed = M_POST;
+        return m == M_POST ? ROUTE_ACTIONS : ROUTE_NOT_ALLOWED;
+    }
     if (strcmp(sub, "/revisions") == 0) {
         *allowed = M_GET;
         return m == M_GET ? ROUTE_REVISIONS : ROUTE_NOT_ALLOWED;
@@ -278,6 +282,7 @@ static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kin
     case ROUTE_DELETE: return img ? MR_IMAGE : MR_DOCUMENT;
     case ROUTE_EXPORT: return MR_DOCUMENT_EXPORT;
     case ROUTE_REGENERATE:
+    case ROUTE_ACTIONS:
     case ROUTE_REVISIONS:
     case ROUTE_REVISION:
     case ROUTE_RESTORE: return img ? MR_IMAGE : MR_DOCUMENT; /* a record's own routes */
@@ -349,12 +354,11 @@ static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
 /* The monthly quota of a route that generates (§19), from the usage read with the key:
  * used up (used >= limit) answers 403 before anything is stored. A generation that
  * started under the limit is never cut off, so a month may end a little over it.
- * Creates and regenerations (§16) generate; action routes, when they come, belong here
- * too. */
+ * Creates, regenerations (§16) and actions (§17) generate. */
 static bool quota_allows(app_t *app, http_req_t *r, const key_auth_t *k, route_t rt,
                          rec_kind_t kind)
 {
-    if (rt != ROUTE_STORE && rt != ROUTE_REGENERATE)
+    if (rt != ROUTE_STORE && rt != ROUTE_REGENERATE && rt != ROUTE_ACTIONS)
         return true;
     bool img = kind == KIND_IMG;
     int64_t limit = img ? k->quota_images : k->quota_words;
@@ -417,6 +421,7 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_DELETE: api_records_delete(app, r, kind, id); break;
     case ROUTE_EXPORT: api_export(app, r, id); break;
     case ROUTE_REGENERATE: api_records_regenerate(app, r, kind, id); break;
+    case ROUTE_ACTIONS: api_documents_action(app, r, id); break;
     case ROUTE_REVISIONS: api_revisions_list(app, r, kind, id); break;
     case ROUTE_REVISION: api_revision_show(app, r, kind, id, api_route_revision(r->path)); break;
     case ROUTE_RESTORE: api_revision_restore(app, r, kind, id, api_route_revision(r->path)); break;

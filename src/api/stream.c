@@ -41,6 +41,10 @@ typedef struct {
     int64_t user_id, id;
     bool is_create;
     bool is_regen; /* a regeneration (§16): a failure keeps the record */
+    /* An action (§17): the deltas are the part rewritten, which is
+     * result[part_start .. strlen - part_after) of the finished record */
+    bool part;
+    int64_t part_start, part_after;
     int64_t job_id; /* a streamed create's job: events of another job are not its own */
     double keepalive;
 
@@ -78,8 +82,13 @@ static void learn_text(sse_t *x, int64_t start, const char *text, size_t len)
 static void learn_final(sse_t *x, const record_t *rec)
 {
     record_copy(&x->arena, &x->final, rec);
-    if (rec->result)
-        learn_text(x, 0, rec->result, strlen(rec->result));
+    int64_t n = rec->result ? (int64_t)strlen(rec->result) : 0;
+    if (rec->result && !x->part)
+        learn_text(x, 0, rec->result, (size_t)n);
+    else if (rec->result && x->part_start >= 0 && x->part_after >= 0 &&
+             x->part_start + x->part_after <= n)
+        learn_text(x, 0, rec->result + x->part_start,
+                   (size_t)(n - x->part_start - x->part_after));
     x->end = END_DONE;
 }
 
@@ -98,6 +107,11 @@ static void on_event(void *arg, const rev_t *ev)
     switch (ev->type) {
     case REV_TEXT: learn_text(x, ev->offset - (int64_t)ev->len, ev->text, ev->len); break;
     case REV_COMPLETED:
+        if (ev->part) { /* an action's: its text events were the part rewritten */
+            x->part = true;
+            x->part_start = ev->part_start;
+            x->part_after = ev->part_after;
+        }
         if (ev->rec)
             learn_final(x, ev->rec);
         else {
@@ -366,8 +380,10 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     int64_t n = last_event_id(r);
     pthread_mutex_lock(&x->mu);
     if (n > 0) {
-        const char *t = x->end == END_DONE && x->final.result ? x->final.result : x->text.data;
-        int64_t known = (int64_t)(x->end == END_DONE && x->final.result ? strlen(t) : x->text.len);
+        /* (an action's deltas are its part, which x->text holds) */
+        bool whole = x->end == END_DONE && x->final.result && !x->part;
+        const char *t = whole ? x->final.result : x->text.data;
+        int64_t known = (int64_t)(whole ? strlen(t) : x->text.len);
         if (n > known && x->end != END_NONE)
             n = known;
         while (n > 0 && n < known && ((unsigned char)t[n] & 0xC0) == 0x80)
@@ -396,6 +412,14 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     x->is_create = !cr->regenerate;
     x->is_regen = cr->regenerate;
     x->job_id = cr->job_id;
+    if (cr->action && cr->rec.result) {
+        /* the part of the record's text the action rewrites (records/actions.c) */
+        size_t b0, b1;
+        records_action_range(cr->rec.result, cr->action, cr->sel_start, cr->sel_end, &b0, &b1);
+        x->part = true;
+        x->part_start = (int64_t)b0;
+        x->part_after = (int64_t)(strlen(cr->rec.result) - b1);
+    }
     if (cr->inline_text) {
         /* generated in the request and stored: the stream tells it as it happened */
         learn_final(x, &cr->rec);

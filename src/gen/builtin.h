@@ -14,6 +14,14 @@
 void builtin_text(int template_id, const char *prompt, double creativity, uint64_t seed,
                   buf_t *out);
 
+/* An action of API.md §17 (every one but translate) on part[0..n), a part of a
+ * document whose text before it is before[0..before_len); subject: what the document
+ * is about (its prompt; NULL = the text itself); tone: change_tone's (NULL = neutral).
+ * Appends the part's new text to out (continue: a paragraph to go after it). Same
+ * inputs → same text. Returns -1 for an action it does not do. */
+int builtin_action(const char *action, const char *part, size_t n, const char *before,
+                   size_t before_len, const char *subject, const char *tone, buf_t *out);
+
 /* The end of the piece of text that starts at start (start < n): the builtin
  * provider passes a text to on_text in pieces of a sentence, a line or a few words,
  * cut only after ASCII spaces (never inside a UTF-8 character). */

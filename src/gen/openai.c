@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "obs/metrics.h"
 #include "gen/png.h"
+#include "gen/prompt.h"
 #include "gen/templates.h"
 
 #include <inttypes.h>
@@ -56,12 +57,18 @@ static char *chat_request(const openai_priv_t *op, const gen_text_req_t *req,
 {
     const template_t *t = template_get(req->template_id);
     const char *instruction = req->instruction ? req->instruction : t ? t->instruction : NULL;
-    if (!instruction || !req->prompt)
+    if (!instruction || (!req->action && !req->prompt) || (req->action && !req->text))
         return NULL;
+    buf_t sys, user; /* gen/prompt.c: the one place the messages are composed */
+    buf_init(&sys);
+    buf_init(&user);
+    prompt_compose(req, instruction, &sys, &user);
     json_t *j = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:f, s:b}", "model", op->text_model,
-                          "messages", "role", "system", "content", instruction, "role",
-                          "user", "content", req->prompt, "temperature", req->creativity,
+                          "messages", "role", "system", "content", buf_cstr(&sys), "role",
+                          "user", "content", buf_cstr(&user), "temperature", req->creativity,
                           "stream", 1);
+    buf_free(&sys);
+    buf_free(&user);
     if (j && stream_options)
         json_object_set_new(j, "stream_options", json_pack("{s:b}", "include_usage", 1));
     if (j && op->max_tokens > 0)

@@ -149,7 +149,7 @@ static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text
                              gen_result_t *res)
 {
     const builtin_priv_t *bp = p->priv;
-    if (should_fail(bp, req->prompt)) {
+    if (should_fail(bp, req->action && req->text ? req->text : req->prompt)) {
         if (!test_delay(bp, ctx)) {
             snprintf(res->error, sizeof(res->error), "Generation was interrupted.");
             return -1;
@@ -158,9 +158,17 @@ static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text
         return -1;
     }
     test_busy(bp);
-    if (req->template_name)
-        custom_heading(req->template_name, &res->text);
-    builtin_text(req->template_id, req->prompt, req->creativity, random_u64(), &res->text);
+    if (req->action && req->text) { /* API.md §17 */
+        if (builtin_action(req->action, req->text + req->sel_start, req->sel_end - req->sel_start,
+                           req->text, req->sel_start, req->prompt, req->tone, &res->text) != 0) {
+            snprintf(res->error, sizeof(res->error), "The builtin generator cannot do this action.");
+            return -1;
+        }
+    } else {
+        if (req->template_name)
+            custom_heading(req->template_name, &res->text);
+        builtin_text(req->template_id, req->prompt, req->creativity, random_u64(), &res->text);
+    }
     if (!emit_pieces(bp, ctx, &res->text)) {
         buf_reset(&res->text);
         snprintf(res->error, sizeof(res->error), "Generation was interrupted.");

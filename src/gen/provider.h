@@ -40,11 +40,19 @@ typedef struct {
     int template_id;
     const char *prompt;
     double creativity;
-    /* A user's own template (API.md §18; template_id 1001 and up): its instruction, what
-     * the model is told instead of a builtin template's, and its name (the builtin
-     * generator writes freestyle text under it). NULL for the 52 (gen/templates.h). */
+    /* What the model is told to write: a user's own template's instruction (API.md
+     * §18; template_id 1001 and up), or NULL for the 52's own (gen/templates.h). Its
+     * name, for the builtin generator, which writes freestyle text under it. */
     const char *instruction;
     const char *template_name;
+    /* The writing options of API.md §17; NULL: neutral, en, medium. */
+    const char *tone, *language, *length;
+    /* An action (§17), or NULL for a generation: text is the document's whole text and
+     * text[sel_start..sel_end) (bytes) the part to rewrite (continue: an empty part,
+     * where the new text goes). The provider writes the new part only. */
+    const char *action;
+    const char *text;
+    size_t sel_start, sel_end;
 } gen_text_req_t;
 
 typedef struct {

@@ -177,6 +177,58 @@ static int parse_resolution(const char *res, int *w, int *h)
     return sscanf(res, "%dx%d", w, h) == 2 ? 0 : -1;
 }
 
+/* An action's run (API.md §17): the part of the text it rewrites and the whole new
+ * text once spliced. */
+typedef struct {
+    size_t b0, b1;
+    char *whole; /* malloc'd */
+} action_t;
+
+/* Runs job's action on its record's latest text: res->text gets the new part (a
+ * continuation's separator first, passed on as its first piece). An empty selection
+ * rewrites nothing: no provider call, the part stays empty. */
+static int run_action(jobs_t *j, gen_ctx_t *ctx, const job_t *job, action_t *act,
+                      gen_result_t *res)
+{
+    const record_t *rec = &job->rec;
+    if (!rec->result) {
+        snprintf(res->error, sizeof(res->error), "The document has no result yet.");
+        return -1;
+    }
+    records_action_range(rec->result, job->action, job->sel_start, job->sel_end, &act->b0,
+                         &act->b1);
+    const char *sep = records_action_sep(rec->result, job->action, act->b0);
+    bool cont = strcmp(job->action, "continue") == 0;
+    if (act->b0 == act->b1 && !cont)
+        return 0;
+    gen_text_req_t req = {.template_id = rec->template_id, .prompt = rec->prompt,
+                          .creativity = rec->creativity};
+    req.tone = rec->tone;
+    req.language = rec->language;
+    req.length = rec->length;
+    req.action = job->action;
+    req.text = rec->result;
+    req.sel_start = act->b0;
+    req.sel_end = act->b1;
+    gen_result_t part;
+    gen_result_init(&part);
+    if (*sep && ctx->on_text)
+        ctx->on_text(ctx, sep, strlen(sep));
+    int ok = j->prov->text(j->prov, ctx, &req, &part);
+    buf_reset(&res->text);
+    if (ok == 0) {
+        buf_puts(&res->text, sep);
+        buf_append(&res->text, part.text.data ? part.text.data : "", part.text.len);
+        res->prompt_tokens = part.prompt_tokens;
+        res->completion_tokens = part.completion_tokens;
+        res->truncated = part.truncated;
+    } else {
+        memcpy(res->error, part.error, sizeof(res->error));
+    }
+    gen_result_free(&part);
+    return ok;
+}
+
 static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, lease_slot_t *slot)
 {
     const record_t *rec = &job->rec;
@@ -198,8 +250,11 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
     int ok;
     arena_t ta;
     arena_init(&ta);
-    if (rec->kind == KIND_DOC) {
-        gen_text_req_t req;
+    action_t act = {0};
+    if (rec->kind == KIND_DOC && job->action) {
+        ok = run_action(j, &ctx, job, &act, &res);
+    } else if (rec->kind == KIND_DOC) {
+        gen_text_req_t req; /* with the template's instruction and the writing options */
         if (records_text_req(c, rec, &ta, &req) != STORE_OK) {
             snprintf(res.error, sizeof(res.error), "Storage is unavailable, try again later.");
             ok = -1;
@@ -229,6 +284,17 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
     if (ok != 0) {
         o.error = res.error;
         o.failure = RF_GENERATION;
+    } else if (rec->kind == KIND_DOC && job->action) {
+        /* the part rewritten, spliced into the unchanged rest */
+        o.text = act.whole = records_action_splice(rec->result, act.b0, act.b1,
+                                                   res.text.data ? res.text.data : "",
+                                                   res.text.len);
+        o.part = true;
+        o.part_start = (int64_t)act.b0;
+        o.part_after = (int64_t)(strlen(rec->result) - act.b1);
+        o.prompt_tokens = res.prompt_tokens;
+        o.completion_tokens = res.completion_tokens;
+        o.truncated = res.truncated;
     } else if (rec->kind == KIND_DOC) {
         o.text = buf_cstr(&res.text);
         o.prompt_tokens = res.prompt_tokens;
@@ -242,6 +308,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
     records_store_outcome(j->records, c, job, &o, &j->stopping);
 out:
     arena_free(&ta);
+    free(act.whole);
     buf_free(&hb.text);
     gen_result_free(&res);
 }

@@ -33,11 +33,16 @@ static int store_retrying(store_conn_t *c, const job_t *job, const char *text, i
 }
 
 static void publish_job(records_t *s, const job_t *job, rev_type_t type, const record_t *rec,
-                        const char *error, rec_failure_t failure, double t0)
+                        const char *error, rec_failure_t failure, const records_outcome_t *o)
 {
     rev_t ev = {.type = type, .kind = job->rec.kind, .id = job->rec.id,
                 .user_id = job->rec.user_id, .rec = rec, .error = error, .failure = failure,
-                .provider = s->d.prov->name, .duration_s = mono_s() - t0, .job_id = job->id};
+                .provider = s->d.prov->name, .duration_s = mono_s() - o->t0, .job_id = job->id};
+    if (type == REV_COMPLETED && o->part) {
+        ev.part = true;
+        ev.part_start = o->part_start;
+        ev.part_after = o->part_after;
+    }
     records_publish(s, &ev);
 }
 
@@ -83,15 +88,15 @@ int records_store_outcome(records_t *s, store_conn_t *c, const job_t *job,
         log_error("job=%lld: cannot store the outcome: %s", (long long)job->id, store_rc_name(rc));
     if (rc == STORE_UNAVAILABLE && !(stopping && atomic_load(stopping))) {
         /* streams and waiters stop waiting; the job runs again once writes work */
-        publish_job(s, job, REV_UNSTORED, NULL, RECORDS_UNSTORED_ERROR, RF_UNSTORED, o->t0);
+        publish_job(s, job, REV_UNSTORED, NULL, RECORDS_UNSTORED_ERROR, RF_UNSTORED, o);
     } else if (rc == STORE_OK && why) {
-        publish_job(s, job, REV_FAILED, NULL, why, failure, o->t0);
+        publish_job(s, job, REV_FAILED, NULL, why, failure, o);
     } else if (rc == STORE_OK) {
         log_info("job=%lld record=%s/%lld: completed in %.1f ms", (long long)job->id,
                  rec->kind == KIND_DOC ? "document" : "image", (long long)rec->id,
                  (mono_s() - o->t0) * 1000);
         records_revision_made(s, c, &stored); /* the cap holds before anyone hears of it */
-        publish_job(s, job, REV_COMPLETED, &stored, NULL, RF_NONE, o->t0);
+        publish_job(s, job, REV_COMPLETED, &stored, NULL, RF_NONE, o);
     }
     arena_free(&a);
     return rc;

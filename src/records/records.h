@@ -90,6 +90,10 @@ typedef struct {
     double duration_s;    /* COMPLETED, FAILED: time spent generating (this process) */
     bool inline_path;     /* COMPLETED, FAILED: generated in the creating request */
     double now_mono;      /* TICK */
+    /* COMPLETED of an action (§17): the text events carried only the part rewritten,
+     * rec->result[part_start .. strlen - part_after) */
+    bool part;
+    int64_t part_start, part_after;
     /* GENERATING, TEXT, COMPLETED, FAILED of a job of this process: its id (else 0).
      * A record regenerated again may still hear the late events of its previous job;
      * whoever follows one generation ignores those of another job. */
@@ -153,6 +157,10 @@ typedef struct {
     const char *error;                       /* !ok: why, for the user */
     rec_failure_t failure;                   /* !ok: RF_NONE = RF_GENERATION */
     double t0;                               /* mono_s() when the generation began */
+    /* ok, an action (§17): the text events carried only the part rewritten, which
+     * starts at byte part_start of text and is followed by part_after bytes */
+    bool part;
+    int64_t part_start, part_after;
 } records_outcome_t;
 
 /* Stores job's outcome (an image's picture first), retrying while the store is
@@ -226,6 +234,10 @@ struct records_create {
      * the new generation; always through a job. A failure leaves the record (its
      * latest revision, error set), and out rec is the record as it stands. */
     bool regenerate;
+    /* An action (API.md §17; regenerate is set too): its name, NULL for none, and the
+     * selection in code points of the record's result (-1 and -1: the whole text). */
+    const char *action;
+    int64_t sel_start, sel_end;
     /* out */
     create_outcome_t outcome;
     int store_rc;
@@ -310,6 +322,22 @@ int records_restore(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user
                     int64_t number, arena_t *a, record_t *out);
 /* rec just got a revision: past --max-revisions the oldest go, with their pictures. */
 void records_revision_made(records_t *s, store_conn_t *c, const record_t *rec);
+
+/* ---- actions (API.md §17; records/actions.c) ---- */
+
+/* True for one of the nine actions. */
+bool records_action_valid(const char *name);
+/* The bytes [*b0, *b1) of text that an action rewrites: the selection (code points;
+ * -1 and -1 = the whole text) clamped to the text; for continue the empty range at
+ * its end, where the new text goes. */
+void records_action_range(const char *text, const char *action, int64_t sel_start,
+                          int64_t sel_end, size_t *b0, size_t *b1);
+/* What a continuation at b0 starts with, so that it begins a paragraph of its own:
+ * "", "\n" or "\n\n" ("" for the other actions). */
+const char *records_action_sep(const char *text, const char *action, size_t b0);
+/* text[0..b0) + part + text[b1..]: malloc'd. */
+char *records_action_splice(const char *text, size_t b0, size_t b1, const char *part,
+                            size_t part_len);
 
 /* The seconds between REV_TICK events: the precision of wait limits and keep-alives. */
 #define RECORDS_TICK_S 0.05

@@ -38,7 +38,7 @@ static store_conn_t *conn(remote_t *r)
 
 /* Reads one watched record and publishes what it says to this process's subscribers. */
 static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
-                    bool text_only)
+                    bool text_only, const rev_t *part)
 {
     arena_t a;
     arena_init(&a);
@@ -60,10 +60,15 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
         rev_t ev = {.type = ok ? REV_COMPLETED : REV_FAILED, .kind = kind, .id = id,
                     .user_id = user_id, .rec = &rec, .error = rec.error,
                     .failure = ok ? RF_NONE : records_failure_of(rec.error)};
+        if (ok && part) { /* an action's (API.md §17): its text events were the part */
+            ev.part = true;
+            ev.part_start = part->part_start;
+            ev.part_after = part->part_after;
+        }
         hub_publish(r->s->hub, &ev, false);
     } else if (rc == STORE_OK) {
         arena_free(&a);
-        refresh(r, c, kind, user_id, id, true);
+        refresh(r, c, kind, user_id, id, true, NULL);
         return;
     } else if (rc == STORE_NOTFOUND) {
         rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
@@ -77,15 +82,19 @@ static void on_payload(void *arg, const char *payload)
     remote_t *r = arg;
     char tag[17], type;
     int kind;
-    long long id, user_id;
-    if (sscanf(payload, "%16s %c %d %lld %lld", tag, &type, &kind, &id, &user_id) != 5 ||
-        (kind != KIND_DOC && kind != KIND_IMG))
+    long long id, user_id, part_start, part_after;
+    /* a completed action adds the bounds of the part its text events were */
+    int n = sscanf(payload, "%16s %c %d %lld %lld %lld %lld", tag, &type, &kind, &id, &user_id,
+                   &part_start, &part_after);
+    if (n < 5 || (kind != KIND_DOC && kind != KIND_IMG))
         return;
+    rev_t part = {.part = n == 7 && part_start >= 0 && part_after >= 0,
+                  .part_start = part_start, .part_after = part_after};
     if (strcmp(tag, r->tag) == 0 || hub_subscribers(r->s->hub, (rec_kind_t)kind, id) == 0)
         return;
     store_conn_t *c = conn(r);
     if (c)
-        refresh(r, c, (rec_kind_t)kind, user_id, id, type == 't');
+        refresh(r, c, (rec_kind_t)kind, user_id, id, type == 't', part.part ? &part : NULL);
 }
 
 static void on_connected(void *arg)
@@ -97,7 +106,7 @@ static void on_connected(void *arg)
     size_t n = hub_watched(r->s->hub, kinds, users, ids, MAX_WATCHED);
     store_conn_t *c = n ? conn(r) : NULL;
     for (size_t i = 0; c && i < n; i++)
-        refresh(r, c, kinds[i], users[i], ids[i], false);
+        refresh(r, c, kinds[i], users[i], ids[i], false, NULL);
     free(kinds);
     free(ids);
     free(users);
@@ -135,9 +144,12 @@ void remote_announce(remote_t *r, const rev_t *ev)
     if (!r || ev->id <= 0 ||
         (ev->type != REV_COMPLETED && ev->type != REV_FAILED && ev->type != REV_DELETED))
         return;
-    char p[96];
+    char p[160];
     char type = ev->type == REV_COMPLETED ? 'c' : ev->type == REV_FAILED ? 'f' : 'd';
     payload(r, p, sizeof(p), type, ev->kind, ev->id, ev->user_id);
+    if (ev->type == REV_COMPLETED && ev->part)
+        snprintf(p + strlen(p), sizeof(p) - strlen(p), " %lld %lld", (long long)ev->part_start,
+                 (long long)ev->part_after);
     store_conn_t *c = conn(r);
     if (c && store_notify(c, p) != STORE_OK)
         log_warn("record=%lld: other processes could not be told that it ended", (long long)ev->id);

@@ -230,7 +230,9 @@ static void on_written(void *arg)
 static int store_regenerate(records_t *s, store_conn_t *c, records_create_t *cr, int64_t *job_id)
 {
     record_t now;
-    int rc = store_record_regenerate(c, &cr->rec, cr->keep, cr->arena, &now, job_id);
+    rec_action_t act = {cr->action, cr->sel_start, cr->sel_end};
+    int rc = store_record_regenerate(c, &cr->rec, cr->action ? &act : NULL, cr->keep, cr->arena,
+                                     &now, job_id);
     if (rc == STORE_OK)
         cr->rec = now;
     (void)s;
@@ -239,7 +241,9 @@ static int store_regenerate(records_t *s, store_conn_t *c, records_create_t *cr,
 
 int records_text_req(store_conn_t *c, const record_t *rec, arena_t *a, gen_text_req_t *req)
 {
-    *req = (gen_text_req_t){rec->template_id, rec->prompt, rec->creativity, NULL, NULL};
+    *req = (gen_text_req_t){.template_id = rec->template_id, .prompt = rec->prompt,
+                            .creativity = rec->creativity, .tone = rec->tone,
+                            .language = rec->language, .length = rec->length};
     if (rec->template_id < CUSTOM_TEMPLATE_MIN_ID)
         return STORE_OK;
     if (!c)

@@ -44,6 +44,9 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
         in.resolution = pg_col_str(r, 0, 12, a);
         in.style = pg_col_str(r, 0, 13, a);
     }
+    const char *action = pg_col_str(r, 0, 14, a);
+    int64_t sel_start = PQgetisnull(r, 0, 15) ? -1 : pg_col_i64(r, 0, 15),
+            sel_end = PQgetisnull(r, 0, 16) ? -1 : pg_col_i64(r, 0, 16);
     PQclear(r);
     pg_num_t jid = pg_num_i64(job_id), rid = pg_num_i64(record_id);
     if (kind == KIND_DOC || kind == KIND_IMG) {
@@ -58,6 +61,9 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
             out->attempts = attempts;
             out->rec = rec;
             out->regen = regen;
+            out->action = action;
+            out->sel_start = sel_start;
+            out->sel_end = sel_end;
             if (regen)
                 store_job_inputs(out, &in);
             *claimed = true;
@@ -148,14 +154,14 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
           pt = pg_num_i64(in->prompt_tokens), ct = pg_num_i64(in->completion_tokens),
           cr = pg_num_f64(in->creativity), tpl = pg_num_i64(in->template_id);
     const char *regen = job->regen ? "t" : "f";
-    const char *source = rev_source_name(job->regen ? SRC_REGENERATION : SRC_GENERATION);
+    const char *source = rev_source_name(store_job_source(job));
     bool is_img = in->kind == KIND_IMG;
     char *rf = is_img ? NULL : pg_fold(result); /* API.md §15: the folded result */
     const char *doc[] = {id.s, job->token, result, w.s, now.s,
                          in->prompt_tokens < 0 ? NULL : pt.s,
                          in->completion_tokens < 0 ? NULL : ct.s, in->truncated ? "t" : "f",
                          regen, in->prompt, cr.s, tpl.s, in->tone, in->language, in->length,
-                         source, rf};
+                         source, rf, job->action};
     const char *img[] = {id.s, job->token, media_key, revised_prompt, now.s, regen,
                          in->description, in->resolution, in->style, source};
     /* the record as stored, or no row: the job (with this token) is gone; with its

@@ -63,8 +63,8 @@ static void row_revision(const PGresult *r, int row, int col, rec_kind_t kind, i
     }
 }
 
-int pg_record_regenerate(store_conn_t *sc, const record_t *in, idem_keep_t *keep, arena_t *a,
-                         record_t *out, int64_t *job_id)
+int pg_record_regenerate(store_conn_t *sc, const record_t *in, const rec_action_t *act,
+                         idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
@@ -87,12 +87,14 @@ int pg_record_regenerate(store_conn_t *sc, const record_t *in, idem_keep_t *keep
             rc = STORE_BUSY;
     } else if (rc == STORE_OK) {
         pg_num_t kind = pg_num_i64(in->kind), cr = pg_num_f64(in->creativity),
-                 tpl = pg_num_i64(in->template_id);
+                 tpl = pg_num_i64(in->template_id),
+                 s0 = pg_num_i64(act ? act->sel_start : -1), s1 = pg_num_i64(act ? act->sel_end : -1);
         bool doc = in->kind == KIND_DOC;
         const char *j[] = {kind.s, rid.s, ts.s, doc ? in->prompt : NULL, doc ? cr.s : NULL,
                            doc ? tpl.s : NULL, doc ? in->tone : NULL, doc ? in->language : NULL,
                            doc ? in->length : NULL, doc ? NULL : in->description,
-                           doc ? NULL : in->resolution, doc ? NULL : in->style};
+                           doc ? NULL : in->resolution, doc ? NULL : in->style,
+                           act ? act->name : NULL, s0.s, s1.s};
         PGresult *res;
         if ((rc = pg_run(c, S_JOB_INSERT_REGEN, j, &res)) == STORE_OK) {
             *job_id = pg_col_i64(res, 0, 0);

@@ -257,6 +257,10 @@ static const char *const migrations[] = {
     "  updated_us BIGINT NOT NULL,"
     "  deleted_us BIGINT);" /* NULL = not deleted */
     "CREATE INDEX templates_user ON templates (user_id, id);",
+    /* 12 (actions, API.md §17): an action's job carries its name and the selection, in code
+     * points of the record's result (-1 and -1: the whole text). */
+    "ALTER TABLE jobs ADD COLUMN action TEXT, ADD COLUMN sel_start BIGINT,"
+    "  ADD COLUMN sel_end BIGINT;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

@@ -18,8 +18,9 @@
 
 /* A revision made of a record row (a CTE or table with the record's columns): source
  * and created_us are SQL expressions. */
-#define DOC_REV_FROM(source, created, from)                                                       \
-    "INSERT INTO document_revisions SELECT id, revision, " source ", NULL, " created ", prompt,"  \
+#define DOC_REV_FROM(source, action, created, from)                                               \
+    "INSERT INTO document_revisions SELECT id, revision, " source ", " action ", " created ","     \
+    " prompt,"                                                                                   \
     " creativity, template_id, tone, language, length, result, words, prompt_tokens,"            \
     " completion_tokens, truncated FROM " from
 #define IMG_REV_FROM(source, created, from)                                                       \
@@ -59,7 +60,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                            " length, revision, name_fold, result_fold)"
                            " VALUES ($1, $2, $3, 'completed', $4, $4, $5, $6, $7, $8, $9,"
                            " $10, $11, $12, $13, $14, $15, 1, $16, $17) RETURNING *),"
-                           " r AS (" DOC_REV_FROM("'generation'", "created_us", "d") ")"
+                           " r AS (" DOC_REV_FROM("'generation'", "NULL", "created_us", "d") ")"
                            " SELECT id FROM d"},
     [S_JOB_INSERT] = {"ink_job_insert", 3,
                       "INSERT INTO jobs (kind, record_id, created_us) VALUES ($1, $2, $3)"
@@ -81,7 +82,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                       " ELSE completion_tokens END,"
                       " truncated = CASE WHEN $4::boolean THEN false ELSE truncated END,"
                       " " BUMP("$8") " WHERE user_id = $1 AND id = $2 RETURNING *),"
-                      " r AS (" DOC_REV_FROM("'edit'", "updated_us", "u WHERE $4::boolean") ")"
+                      " r AS (" DOC_REV_FROM("'edit'", "NULL", "updated_us", "u WHERE $4::boolean") ")"
                       " SELECT " DOC_COLS " FROM u"},
     [S_IMG_UPDATE] = {"ink_img_update", 6,
                       "UPDATE images SET name = COALESCE($3::text, name),"
@@ -107,7 +108,8 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                     " WHERE id = (SELECT id FROM jobs WHERE token IS NULL OR lease_until_us < $1"
                     " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
                     " RETURNING id, kind, record_id, attempts, regen, prompt, creativity,"
-                    " template_id, tone, language, length, description, resolution, style"},
+                    " template_id, tone, language, length, description, resolution, style,"
+                    " action, sel_start, sel_end"},
     [S_DOC_CLAIM] = {"ink_doc_claim", 2,
                      "UPDATE documents SET state = 'generating', " BUMP("$2") " WHERE id = $1"
                      " RETURNING " DOC_COLS},
@@ -133,10 +135,11 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                      " WHERE id = $1 AND token = $2"},
     /* $1 job, $2 token, $3 result, $4 words, $5 now, $6 prompt tokens, $7 completion
      * tokens, $8 truncated, $9 a regeneration (its inputs $10-$15 become the record's),
-     * $16 the revision's source, $17 the result folded (pg_fold, API.md §15): the next
+     * $16 the revision's source, $17 the result folded (pg_fold, API.md §15), $18 the
+     * action (§17) or NULL: the next
      * revision is made of the row, which comes back (no row: the job, with this token,
      * is gone) */
-    [S_JOB_COMPLETE] = {"ink_job_complete", 17,
+    [S_JOB_COMPLETE] = {"ink_job_complete", 18,
                         "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
                         " RETURNING kind, record_id),"
                         " d AS (UPDATE documents t SET state = 'completed', error = NULL,"
@@ -152,7 +155,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                         " length = CASE WHEN $9::boolean THEN $15::text ELSE t.length END, "
                         BUMP("$5") " FROM j WHERE j.kind = 0 AND t.id = j.record_id"
                         " RETURNING t.*),"
-                        " dr AS (" DOC_REV_FROM("$16::text", "$5::bigint", "d") ")"
+                        " dr AS (" DOC_REV_FROM("$16::text", "$18::text", "$5::bigint", "d") ")"
                         " SELECT " DOC_COLS " FROM d"},
     /* $1 job, $2 token, $3 media_key, $4 revised_prompt, $5 now, $6 a regeneration (its
      * inputs $7-$9), $10 the revision's source */
@@ -223,7 +226,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     /* ---- revisions (pg_revisions.c) ---- */
     /* $1 record, $2 source, $3 now: the record's content as its revision `revision` */
     [S_REV_SNAP_DOC] = {"ink_rev_snap_doc", 3,
-                        DOC_REV_FROM("$2::text", "$3::bigint", "documents WHERE id = $1")},
+                        DOC_REV_FROM("$2::text", "NULL", "$3::bigint", "documents WHERE id = $1")},
     [S_REV_SNAP_IMG] = {"ink_rev_snap_img", 3,
                         IMG_REV_FROM("$2::text", "$3::bigint", "images WHERE id = $1")},
     /* $1 record, $2 how many to keep */
@@ -267,11 +270,12 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                      "UPDATE images SET state = 'queued', " BUMP("$3") " WHERE user_id = $1"
                      " AND id = $2 AND state IN ('completed', 'failed') RETURNING " IMG_COLS},
     /* $1 kind, $2 record, $3 now, then the inputs */
-    [S_JOB_INSERT_REGEN] = {"ink_job_insert_regen", 12,
+    [S_JOB_INSERT_REGEN] = {"ink_job_insert_regen", 15,
                             "INSERT INTO jobs (kind, record_id, created_us, regen, prompt,"
                             " creativity, template_id, tone, language, length, description,"
-                            " resolution, style) VALUES ($1, $2, $3, true, $4, $5, $6, $7, $8,"
-                            " $9, $10, $11, $12) RETURNING id"},
+                            " resolution, style, action, sel_start, sel_end) VALUES ($1, $2, $3,"
+                            " true, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+                            " RETURNING id"},
     /* $1 user, $2 id, $3 number, $4 now (, $5 media key) */
     [S_DOC_RESTORE] = {"ink_doc_restore", 4,
                        "UPDATE documents SET (prompt, creativity, template_id, tone, language,"

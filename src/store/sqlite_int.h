@@ -122,7 +122,8 @@ void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r);
 /* ---- revisions (sqlite_revisions.c) ---------------------------------------------------- */
 
 /* Inside a write transaction: the record's content as its revision `revision`. */
-int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source, int64_t now);
+int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source,
+                    const char *action, int64_t now);
 /* Runs st (bound) and appends the non-NULL text of its first column of every row to
  * *keys and *n (each once). */
 int sq_collect_keys(sq_conn_t *c, sqlite3_stmt *st, arena_t *a, const char ***keys, size_t *n,
@@ -186,7 +187,8 @@ int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
                      arena_t *a, const char ***keys, size_t *n);
 int sq_media_keys(store_conn_t *conn, arena_t *a, const char ***keys, size_t *n);
 /* sqlite_revisions.c */
-int sq_record_regenerate(store_conn_t *conn, const record_t *in, idem_keep_t *keep, arena_t *a,
+int sq_record_regenerate(store_conn_t *conn, const record_t *in, const rec_action_t *act,
+                         idem_keep_t *keep, arena_t *a,
                          record_t *out, int64_t *job_id);
 int sq_revision_list(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                      int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,

@@ -41,6 +41,11 @@ static int claim_next(sq_conn_t *c, double lease_s, job_t *job, rec_kind_t *kind
         in->description = sq_col_text(st, 11, a);
         in->resolution = sq_col_text(st, 12, a);
         in->style = sq_col_text(st, 13, a);
+        job->action = sq_col_text(st, 14, a);
+        job->sel_start = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1
+                                                                     : sqlite3_column_int64(st, 15);
+        job->sel_end = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1
+                                                                   : sqlite3_column_int64(st, 16);
         sq_stmt_done(st);
     }
     return rc;
@@ -186,7 +191,7 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
     if (out)
         sq_read_record(st, kind, a, &r);
     sq_stmt_done(st);
-    rc = sq_rev_snapshot(c, kind, record_id, job->regen ? SRC_REGENERATION : SRC_GENERATION, now);
+    rc = sq_rev_snapshot(c, kind, record_id, store_job_source(job), job->action, now);
     if (rc == STORE_OK) /* usage (§19), in the same transaction */
         rc = store_usage_add_job(conn, job, words, media_key);
 out:

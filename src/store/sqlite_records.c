@@ -92,7 +92,7 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
     /* its row of the search index is written after the commit (sqlite_index.c) */
     *id = sqlite3_last_insert_rowid(c->db);
     /* a document generated in the request: its first revision */
-    return done ? sq_rev_snapshot(c, KIND_DOC, *id, SRC_GENERATION, now) : STORE_OK;
+    return done ? sq_rev_snapshot(c, KIND_DOC, *id, SRC_GENERATION, NULL, now) : STORE_OK;
 }
 
 static int insert_job(sq_conn_t *c, rec_kind_t kind, int64_t record_id, int64_t now,
@@ -215,7 +215,7 @@ int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
         sq_read_record(st, kind, a, &r);
         sq_stmt_done(st);
         if (kind == KIND_DOC && p->result) /* a new text is a revision (API.md §16) */
-            rc = sq_rev_snapshot(c, kind, id, SRC_EDIT, r.updated_us);
+            rc = sq_rev_snapshot(c, kind, id, SRC_EDIT, NULL, r.updated_us);
     }
 out:
     rc = sq_tx_end(c, rc);

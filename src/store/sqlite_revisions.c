@@ -6,7 +6,8 @@
 
 #include <string.h>
 
-int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source, int64_t now)
+int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source,
+                    const char *action, int64_t now)
 {
     sqlite3_stmt *st;
     int rc = sq_stmt(c, ST_REV_SNAP_DOC + (kind == KIND_IMG), &st);
@@ -15,6 +16,7 @@ int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t sour
     sqlite3_bind_int64(st, 1, id);
     sq_bind_text(st, 2, rev_source_name(source));
     sqlite3_bind_int64(st, 3, now);
+    sq_bind_text(st, 4, action);
     return sq_run(c, st, "revision");
 }
 
@@ -96,8 +98,8 @@ static int owned(sq_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, are
     return STORE_OK;
 }
 
-int sq_record_regenerate(store_conn_t *conn, const record_t *in, idem_keep_t *keep, arena_t *a,
-                         record_t *out, int64_t *job_id)
+int sq_record_regenerate(store_conn_t *conn, const record_t *in, const rec_action_t *act,
+                         idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id)
 {
     sq_conn_t *c = sq(conn);
     int64_t now = now_us();
@@ -140,6 +142,9 @@ int sq_record_regenerate(store_conn_t *conn, const record_t *in, idem_keep_t *ke
         sq_bind_text(st, 11, in->resolution);
         sq_bind_text(st, 12, in->style);
     }
+    sq_bind_text(st, 13, act ? act->name : NULL);
+    sqlite3_bind_int64(st, 14, act ? act->sel_start : -1);
+    sqlite3_bind_int64(st, 15, act ? act->sel_end : -1);
     if ((rc = sq_run(c, st, "regenerate")) != STORE_OK)
         goto out;
     *job_id = sqlite3_last_insert_rowid(c->db);
@@ -227,7 +232,7 @@ int sq_revision_restore(store_conn_t *conn, rec_kind_t kind, int64_t user_id, in
         goto out;
     sq_read_record(st, kind, a, &r);
     sq_stmt_done(st);
-    rc = sq_rev_snapshot(c, kind, id, SRC_RESTORE, now);
+    rc = sq_rev_snapshot(c, kind, id, SRC_RESTORE, NULL, now);
 out:
     rc = sq_tx_end(c, rc);
     if (rc == STORE_OK)

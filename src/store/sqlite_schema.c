@@ -401,6 +401,11 @@ static const char *const migrations[] = {
     ") STRICT;"
     "CREATE INDEX templates_user ON templates(user_id, id);"
     "INSERT INTO sqlite_sequence(name, seq) VALUES ('templates', 1000);",
+    /* 14 (actions, API.md §17): an action's job carries its name and the selection, in code
+     * points of the record's result (-1 and -1: the whole text). */
+    "ALTER TABLE jobs ADD COLUMN action TEXT;"
+    "ALTER TABLE jobs ADD COLUMN sel_start INTEGER;"
+    "ALTER TABLE jobs ADD COLUMN sel_end INTEGER;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -458,7 +463,8 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                      "WHERE id = (SELECT id FROM jobs WHERE token IS NULL "
                      "OR lease_until_us < ?3 ORDER BY id LIMIT 1) "
                      "RETURNING id, kind, record_id, attempts, regen, prompt, creativity, "
-                     "template_id, tone, language, length, description, resolution, style",
+                     "template_id, tone, language, length, description, resolution, style, "
+                     "action, sel_start, sel_end",
     [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1",
     [ST_START_DOC] = "UPDATE documents SET state = 'generating', " BUMP("?2") " "
                      "WHERE id = ?1 RETURNING " DOC_COLS,
@@ -529,10 +535,10 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                       "ORDER BY 1 COLLATE BINARY",
     /* ---- revisions (sqlite_revisions.c) ---- */
     /* ?1 record, ?2 source, ?3 now: the record's content as its revision `revision` */
-    [ST_REV_SNAP_DOC] = "INSERT INTO document_revisions SELECT id, revision, ?2, NULL, ?3, prompt, "
+    [ST_REV_SNAP_DOC] = "INSERT INTO document_revisions SELECT id, revision, ?2, ?4, ?3, prompt, "
                         "creativity, template_id, tone, language, length, result, words, "
                         "prompt_tokens, completion_tokens, truncated FROM documents WHERE id = ?1",
-    [ST_REV_SNAP_IMG] = "INSERT INTO image_revisions SELECT id, revision, ?2, NULL, ?3, "
+    [ST_REV_SNAP_IMG] = "INSERT INTO image_revisions SELECT id, revision, ?2, ?4, ?3, "
                         "description, resolution, style, media_key, revised_prompt "
                         "FROM images WHERE id = ?1",
     [ST_REV_DELETE_DOC] = "DELETE FROM document_revisions WHERE document_id = ?1 RETURNING NULL",
@@ -560,8 +566,8 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     /* ?1 kind, ?2 record, ?3 now, then the inputs */
     [ST_JOB_INSERT_REGEN] = "INSERT INTO jobs(kind, record_id, attempts, created_us, regen, prompt, "
                             "creativity, template_id, tone, language, length, description, "
-                            "resolution, style) VALUES (?1, ?2, 0, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, "
-                            "?10, ?11, ?12)",
+                            "resolution, style, action, sel_start, sel_end) VALUES (?1, ?2, 0, ?3, 1, "
+                            "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     /* ?1 id, ?2 user, ?3 number, ?4 now (, ?5 media key) */
     [ST_RESTORE_DOC] = "UPDATE documents SET (prompt, creativity, template_id, tone, language, "
                        "length, result, words, prompt_tokens, completion_tokens, truncated) = "

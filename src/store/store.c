@@ -383,12 +383,12 @@ void store_doc_defaults(record_t *rec)
         rec->length = "medium";
 }
 
-int store_record_regenerate(store_conn_t *c, const record_t *in, idem_keep_t *keep, arena_t *a,
-                            record_t *out, int64_t *job_id)
+int store_record_regenerate(store_conn_t *c, const record_t *in, const rec_action_t *act,
+                            idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id)
 {
     record_t r = *in;
     store_doc_defaults(&r);
-    return c->ops->record_regenerate(c, &r, keep, a, out, job_id);
+    return c->ops->record_regenerate(c, &r, act, keep, a, out, job_id);
 }
 
 int store_revision_list(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
@@ -419,6 +419,11 @@ int store_revision_trim(store_conn_t *c, rec_kind_t kind, int64_t id, int keep, 
     *keys = NULL;
     *n = 0;
     return c->ops->revision_trim(c, kind, id, keep, a, keys, n);
+}
+
+rev_source_t store_job_source(const job_t *job)
+{
+    return job->action ? SRC_ACTION : job->regen ? SRC_REGENERATION : SRC_GENERATION;
 }
 
 void store_job_inputs(job_t *job, const record_t *in)

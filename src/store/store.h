@@ -192,8 +192,18 @@ typedef struct {
     /* A regeneration (API.md §16): rec's input fields are the job's own (the record
      * keeps showing its latest revision until this one is complete). */
     bool regen;
+    /* An action (API.md §17; a regeneration too): its name, NULL for none, and the
+     * selection in code points of the record's result (-1 and -1: the whole text). */
+    const char *action;
+    int64_t sel_start, sel_end;
     record_t rec;     /* kind, id, user_id and the input fields */
 } job_t;
+
+/* What a regeneration's job carries for an action (API.md §17), or NULL for none. */
+typedef struct {
+    const char *name;          /* "improve", "shorten" ... */
+    int64_t sel_start, sel_end; /* code points; -1 and -1 = the whole text */
+} rec_action_t;
 
 /* Where a revision came from (API.md §16), stored as its name. */
 typedef enum { SRC_GENERATION = 0, SRC_REGENERATION, SRC_ACTION, SRC_EDIT, SRC_RESTORE } rev_source_t;
@@ -400,8 +410,8 @@ int store_docs_create_completed(store_conn_t *c, record_t *const *recs,
 /* Queued and running jobs (store_ops_t.job_counts). */
 int store_job_counts(store_conn_t *c, int64_t *queued, int64_t *running);
 /* Revisions (see store_ops_t.record_regenerate...). */
-int store_record_regenerate(store_conn_t *c, const record_t *in, idem_keep_t *keep, arena_t *a,
-                            record_t *out, int64_t *job_id);
+int store_record_regenerate(store_conn_t *c, const record_t *in, const rec_action_t *act,
+                            idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id);
 int store_revision_list(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
                         int64_t *total);
@@ -413,6 +423,8 @@ int store_revision_trim(store_conn_t *c, rec_kind_t kind, int64_t id, int keep, 
                         const char ***keys, size_t *n);
 /* A document's unset tone, language and length get their defaults. */
 void store_doc_defaults(record_t *rec);
+/* The source of the revision a job's completion makes. */
+rev_source_t store_job_source(const job_t *job);
 /* For the backends' claims: a regeneration job's inputs (in) replace its record's. */
 void store_job_inputs(job_t *job, const record_t *in);
 /* For the backends: keeps k's answer rendered for rec exactly as it stands. */

@@ -156,9 +156,11 @@ typedef struct store_ops {
     /* Regeneration: in one transaction, while the record (user_id, in->id) is
      * completed or failed (else STORE_BUSY; NOTFOUND when missing), moves it to
      * "queued" and queues a job (regen) with in's input fields; keep as in
-     * record_create (its render gets the record as it now stands). *out: the record. */
-    int (*record_regenerate)(store_conn_t *c, const record_t *in, idem_keep_t *keep,
-                             arena_t *a, record_t *out, int64_t *job_id);
+     * record_create (its render gets the record as it now stands). *out: the record.
+     * act (or NULL): the job is that action's (§17); its revision's source is
+     * "action" with the action's name. */
+    int (*record_regenerate)(store_conn_t *c, const record_t *in, const rec_action_t *act,
+                             idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id);
     /* Newest first, per_page from page (1-based); *total all of them. NOTFOUND when the
      * record is not the user's. */
     int (*revision_list)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,

@@ -319,7 +319,11 @@ class CustomTemplatesOpenAI(TemplatesMixin, unittest.TestCase):
             if q["path"] == "/v1/chat/completions":
                 msgs = q["json"]["messages"]
                 self.assertEqual(msgs[0]["role"], "system")
-                out.append((msgs[0]["content"], msgs[-1]["content"]))
+                # the instruction leads the system message; gen/prompt.c adds the
+                # writing options and the Markdown request after a blank line
+                instr, _, rest = msgs[0]["content"].partition("\n\n")
+                self.assertIn("Markdown", rest)
+                out.append((instr, msgs[-1]["content"]))
         return out
 
     def test_instruction_reaches_the_model(self):

@@ -149,6 +149,10 @@ try {
   await call("GET", `/api/v1/documents/${id}/revisions?per_page=2&page=1`, { expect: 200 });
   await call("GET", `/api/v1/documents/${id}/revisions/1`, { expect: 200 });
   await call("POST", `/api/v1/documents/${id}/revisions/1/restore`, { expect: 200 });
+  // actions (§17)
+  await call("POST", `/api/v1/documents/${id}/actions`, { form: { action: "shorten", selection_start: "0", selection_end: "5" }, expect: 200, name: "POST action (form, selection)" });
+  await call("POST", `/api/v1/documents/${id}/actions`, { json: { action: "change_tone", tone: "formal" }, expect: 200, name: "POST action (json)" });
+  await call("POST", `/api/v1/documents/${id}/actions`, { json: { action: "translate", language: "de" }, expect: 422, name: "POST action translate (builtin: 422)" });
   await call("GET", "/api/v1/usage", { expect: 200 });
 
   // images

@@ -10,6 +10,7 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "gen/png.h"
+#include "gen/prompt.h"
 #include "gen/provider.h"
 #include "gen/templates.h"
 #include "test.h"
@@ -287,7 +288,17 @@ static void check_chat_requests(json_t *reqs, int tpl, const char *prompt, doubl
         CHECK_STR(body_str(b, "model"), TEXT_MODEL);
         CHECK_INT(json_array_size(msgs), 2);
         CHECK_STR(body_str(sys, "role"), "system");
-        CHECK_STR(body_str(sys, "content"), t->instruction);
+        /* the system message is gen/prompt.c's, from the template's instruction */
+        gen_text_req_t pr = {.template_id = tpl, .prompt = prompt, .creativity = temp};
+        buf_t want_sys, want_user;
+        buf_init(&want_sys);
+        buf_init(&want_user);
+        prompt_compose(&pr, t->instruction, &want_sys, &want_user);
+        CHECK_STR(body_str(sys, "content"), buf_cstr(&want_sys));
+        CHECK(strncmp(body_str(sys, "content") ? body_str(sys, "content") : "", t->instruction,
+                      strlen(t->instruction)) == 0);
+        buf_free(&want_sys);
+        buf_free(&want_user);
         CHECK_STR(body_str(usr, "role"), "user");
         CHECK_STR(body_str(usr, "content"), prompt);
         CHECK(json_is_number(json_object_get(b, "temperature")));
