@@ -528,11 +528,13 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     }
     record_t bare = now;
     bare.result = NULL;
+    pthread_mutex_lock(&x->mu); /* (x->arena: the subscription may be learning the end) */
     record_copy(&x->arena, &x->first, &bare);
     if (x->end != END_NONE && now.result) { /* a running record's text comes as deltas */
         x->first_text = text_share(now.result, strlen(now.result));
         x->first.result = x->first_text->data;
     }
+    pthread_mutex_unlock(&x->mu);
     arena_free(&a);
     /* resume: the client has the first N bytes (a character split by N is sent whole) */
     int64_t n = last_event_id(r);
@@ -578,7 +580,11 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
         arena_init(&a);
         follow(x, c, &now, &a);
         arena_free(&a);
-        record_copy(&x->arena, &x->first, &cr->rec); /* as created: queued */
+        record_t bare = cr->rec; /* as created: queued (a regeneration's old text unused) */
+        bare.result = NULL;
+        pthread_mutex_lock(&x->mu);
+        record_copy(&x->arena, &x->first, &bare);
+        pthread_mutex_unlock(&x->mu);
     }
     x->first.result = NULL;
     x->first.words = 0;
