@@ -5,9 +5,10 @@
 // handled the same way (the plain path).
 
 const KEY = 'inkwell.key';
+const ROLE = 'inkwell.role'; // "user" or "admin" once known (keyRole), with the key's last characters
 export const getKey = () => sessionStorage.getItem(KEY);
-export const setKey = (k) => sessionStorage.setItem(KEY, k);
-export const dropKey = () => sessionStorage.removeItem(KEY);
+export const setKey = (k) => { sessionStorage.setItem(KEY, k); sessionStorage.removeItem(ROLE); };
+export const dropKey = () => { sessionStorage.removeItem(KEY); sessionStorage.removeItem(ROLE); };
 
 export class ApiError extends Error {
   constructor(status, message, fields, retryAfter) {
@@ -147,9 +148,29 @@ export async function templates() {
   templatesCache ||= api('GET', '/templates').then((r) => r.data).catch((e) => { templatesCache = null; throw e; });
   return templatesCache;
 }
-export const forgetTemplates = () => { templatesCache = null; };
+export const forgetTemplates = () => { templatesCache = null; role = null; };
+
+// What the key may do (§19): 'user' (its usage answers), or 'admin' (every route but
+// /admin answers 403, so the app shows the admin pages instead). Asked once per key.
+let role = null, roleTag = '';
+export function keyRole() {
+  const tag = ':' + (getKey() || '').slice(-8);
+  const known = sessionStorage.getItem(ROLE);
+  if (known?.endsWith(tag)) return Promise.resolve({role: known.slice(0, -tag.length)});
+  if (roleTag !== tag) { role = null; roleTag = tag; }
+  role ||= api('GET', '/usage').then(() => 'user').catch((e) => {
+    if (e.status !== 403) throw e;
+    return api('GET', '/admin/users', {query: {per_page: 10}}).then(() => 'admin');
+  }).then((r) => { if (getKey()) sessionStorage.setItem(ROLE, r + tag); return {role: r}; })
+    .catch((e) => { role = null; throw e; });
+  return role;
+}
 
 export const CREATIVITY = [[0, 'Repetitive'], [0.25, 'Deterministic'], [0.5, 'Original'], [0.75, 'Creative'], [1, 'Imaginative']];
 export const RESOLUTIONS = [['1024x1024', 'Square (1024×1024)'], ['1792x1024', 'Landscape (1792×1024)'], ['1024x1792', 'Portrait (1024×1792)']];
 // §12 export formats, as download buttons on a completed document.
+// §17 writing options
+export const TONES = ['neutral', 'friendly', 'professional', 'casual', 'persuasive', 'witty', 'formal', 'empathetic'].map((t) => [t, t[0].toUpperCase() + t.slice(1)]);
+export const LENGTHS = [['short', 'Short'], ['medium', 'Medium'], ['long', 'Long']];
+export const SOURCES = {generation: 'Generated', regeneration: 'Regenerated', action: 'Rewritten', edit: 'Edited', restore: 'Restored'};
 export const EXPORT_FORMATS = [['md', 'Markdown'], ['txt', 'Text'], ['html', 'HTML'], ['docx', 'Word'], ['pdf', 'PDF']];

@@ -1,19 +1,22 @@
 // app.js — inkwell's web app: boot, sign-in, the hash router and the page header.
-// Pages live in documents.js and images.js; every call goes through api.js to the
+// Pages live in documents.js, images.js, account.js and admin.js (an admin key gets the
+// admin pages only); every call goes through api.js to the
 // public API. The route and every list filter are in the address (#/documents?page=2),
 // so back/forward and reload show the same page.
-import {api, dropKey, events, forgetTemplates, getKey, setKey} from './api.js';
+import {dropKey, events, forgetTemplates, getKey, keyRole, setKey} from './api.js';
 import {clear, confirmDialog, field, formAlert, h, setTitle, showErrors, toast} from './ui.js';
 import {entryOpened, guardMessage, navigate, parseHash, setGuard} from './nav.js';
 import {docList, docNew, docView} from './documents.js';
 import {imgList, imgNew, imgView} from './images.js';
+import {accountView, refreshMeter} from './account.js';
+import {adminUserView, adminView} from './admin.js';
 
 const main = document.getElementById('main');
 let current = null;       // {name, view}
 let signinNotice = '';    // why the user was sent back to sign-in
 let shown = null;         // the address of the page on screen
 const TITLES = {signin: 'Sign in', documents: 'Documents', 'doc-new': 'New document', doc: 'Document',
-  images: 'Images', 'img-new': 'New image', img: 'Image'};
+  images: 'Images', 'img-new': 'New image', img: 'Image', account: 'Account', admin: 'Administration', 'admin-user': 'User'};
 
 const routes = [
   [/^\/signin$/, 'signin', signinView],
@@ -23,6 +26,9 @@ const routes = [
   [/^\/images$/, 'images', imgList],
   [/^\/images\/new$/, 'img-new', imgNew],
   [/^\/images\/(\d+)$/, 'img', imgView],
+  [/^\/account$/, 'account', accountView],
+  [/^\/admin$/, 'admin', adminView],
+  [/^\/admin\/users\/(\d+)$/, 'admin-user', adminUserView],
 ];
 
 // `make run` prints http://HOST/#key=ink_...: the key is taken from the fragment (never
@@ -57,6 +63,13 @@ async function render() {
     history.replaceState(null, '', '#/signin' + next);
     return render();
   }
+  // an admin key has the admin pages only, any other key everything but them (§19)
+  let admin = false;
+  if (route.path !== '/signin') {
+    try { admin = (await keyRole()).role === 'admin'; } catch { /* unreachable server: the page says so */ }
+    if (!getKey()) return; // the key was refused meanwhile: sign-in is shown
+    if (admin !== route.path.startsWith('/admin')) { history.replaceState(null, '', admin ? '#/admin' : '#/documents'); return render(); }
+  }
   const hit = routes.map(([re, name, fn]) => [route.path.match(re), name, fn]).find(([m]) => m);
   if (!hit) { history.replaceState(null, '', '#/documents'); return render(); }
   const [m, name, fn] = hit;
@@ -67,7 +80,8 @@ async function render() {
   const key = getKey();
   document.getElementById('who').textContent = key ? key.slice(0, 10) + '…' : '';
   for (const a of document.querySelectorAll('[data-nav]')) {
-    const on = name.startsWith(a.dataset.nav === 'documents' ? 'doc' : 'im');
+    a.hidden = (a.dataset.nav === 'admin') !== admin;
+    const on = name.startsWith({documents: 'doc', images: 'im', account: 'account', admin: 'admin'}[a.dataset.nav]);
     if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   if (current && current.name === name && current.view?.update && current.id === route.id) {
@@ -76,6 +90,7 @@ async function render() {
   }
   current?.view?.unmount?.();
   setGuard(null);
+  if (name !== 'signin' && !admin && name !== 'account') refreshMeter();
   setTitle(TITLES[name]);
   clear(main);
   current = {name, id: route.id, view: fn(main, route)};
@@ -109,9 +124,9 @@ function signinView(root, route) {
     setKey(key);
     forgetTemplates();
     try {
-      await api('GET', '/templates');
+      const {role} = await keyRole();
       const next = route.params.get('next');
-      navigate(next && next.startsWith('#/') && !next.startsWith('#/signin') ? next : '#/documents');
+      navigate(next && next.startsWith('#/') && !next.startsWith('#/signin') ? next : role === 'admin' ? '#/admin' : '#/documents');
     } catch (err) {
       dropKey();
       showErrors(form, err.status === 401 ? {fields: {key: ['This key was not accepted: it is wrong or has been revoked.']}} : err);
@@ -124,10 +139,11 @@ events.addEventListener('unauthenticated', (e) => {
   setGuard(null);
   dropKey();
   forgetTemplates();
-  if (current?.name === 'signin') return; // the sign-in form says it itself
+  // the sign-in form says it itself; several calls refused at once (the page's and the
+  // usage meter's) lead there once
+  if (current?.name === 'signin' || parseHash().path.startsWith('/signin')) return;
   signinNotice = e.detail;
-  const next = parseHash().path.startsWith('/signin') ? '' : '?next=' + encodeURIComponent(location.hash);
-  navigate('#/signin' + next);
+  navigate('#/signin?next=' + encodeURIComponent(location.hash));
 });
 
 document.getElementById('signout').addEventListener('click', async () => {

@@ -1,9 +1,12 @@
 // documents.js — the document pages: the list, one document (watch it being written,
-// edit, favourite, copy, download, delete) and "write a new document" with the text
-// appearing as it streams.
-import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, stream, templates} from './api.js';
-import {add, clear, clearErrors, confirmDialog, field, fill, formAlert, h, nextId, setTitle, showErrors, starButton,
+// regenerate or try again with the new text streaming in, its revisions, edit, favourite,
+// copy, download, delete) and "write a new document" (with tone, language and length)
+// with the text appearing as it streams.
+import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, LENGTHS, stream, templates, TONES} from './api.js';
+import {add, clear, clearErrors, confirmDialog, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
+import {revisionsPanel} from './revisions.js';
+import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
 import {renderMarkdown} from './markdown.js';
@@ -44,6 +47,18 @@ export function docList(root, route) {
   return view;
 }
 
+// §17's writing options as form fields (their names are the API's, so a 422 lands at
+// its field): tone and length from their sets, language a BCP 47 tag, "en" by default.
+function writingOptions(d = {}) {
+  return h('div', {class: 'options'},
+    field('Tone', select('tone', TONES, d.tone || 'neutral')),
+    field('Language', h('input', {type: 'text', name: 'language', value: d.language || 'en', maxlength: '35',
+      autocomplete: 'off', spellcheck: 'false', required: true}), {hint: 'A language tag: en, en-GB, de, pt-BR…'}),
+    field('Length', select('length', LENGTHS, d.length || 'medium')));
+}
+const optionValues = (form) => Object.fromEntries(['tone', 'language', 'length'].map((n) => [n, form.querySelector(`[name=${n}]`).value.trim()]));
+const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : '—');
+
 export function docView(root, route) {
   let ctrl = null;
   const {box, load} = recordPage(root, 'documents', route.id, (d) => show(d));
@@ -64,25 +79,36 @@ export function docView(root, route) {
     const facts = h('dl', {class: 'facts'},
       h('dt', {text: 'Template'}), h('dd', {text: d.template}),
       h('dt', {text: 'Creativity'}), h('dd', {text: d.creativity_label}),
+      h('dt', {text: 'Tone'}), h('dd', {text: cap(d.tone)}),
+      h('dt', {text: 'Language'}), h('dd', {text: d.language || '—'}),
+      h('dt', {text: 'Length'}), h('dd', {text: cap(d.length)}),
       h('dt', {text: 'Words'}), words,
+      h('dt', {text: 'Revision'}), h('dd', {class: 'revision', text: d.revision ? String(d.revision) : 'None yet'}),
       h('dt', {text: 'State'}), state,
       h('dt', {text: 'Created'}), h('dd', {}, timeEl(d.created_at)),
       h('dt', {text: 'Updated'}), h('dd', {}, timeEl(d.updated_at)));
     const watching = h('div', {class: 'live status', hidden: true});
+    const regen = h('div', {class: 'regen', hidden: true});
     fill(box, 
       backLink('documents'),
       h('div', {class: 'head'}, h('h1', {text: d.name}), starButton(d, (fav) => favorite(d.id, fav))),
       d.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${d.error || 'no reason given.'}`}) : null,
+      d.state !== 'failed' && d.error ? h('div', {class: 'alert', role: 'alert', text: `The last regeneration failed: ${d.error} The text below is the latest revision.`}) : null,
+      regen,
       d.truncated ? h('div', {class: 'alert warn', role: 'note', text: 'This text was cut short: the model stopped at its output limit, so it may end mid-sentence.'}) : null,
       h('div', {class: 'layout'},
         h('section', {class: 'panel', 'aria-label': 'Text'}, watching, text,
           d.state === 'failed' && !d.result ? h('p', {class: 'muted', text: 'No text was written.'}) : null),
         h('aside', {class: 'panel', 'aria-label': 'Details'}, facts,
-          h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions)));
+          h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions)),
+      d.revision ? revisionsPanel('documents', d, {current: d.result || '', restored: (r) => show(r)}) : null);
     root.querySelector('h1').tabIndex = -1;
+    const again = (label) => h('button', {type: 'button', class: 'btn', text: label,
+      'aria-expanded': 'false', onclick: (e) => regenerate(d, e.currentTarget, regen, text, words, state, watching)});
 
+    if (d.state === 'failed') add(actions, again('Try again'));
     if (d.state === 'completed') {
-      add(actions, 
+      add(actions, again('Regenerate'),
         h('button', {type: 'button', class: 'btn', text: 'Edit', onclick: () => edit(d)}),
         h('button', {type: 'button', class: 'btn', text: 'Copy text', onclick: () => copy(d.result || '')}),
         EXPORT_FORMATS.length ? downloads(d) : null);
@@ -93,21 +119,27 @@ export function docView(root, route) {
   }
 
   // a document still being written: its text as it streams (or polls), until it ends
-  async function watch(d, text, words, state, watching) {
-    ctrl = new AbortController();
-    const mine = ctrl;
+  // the text being written, with "Stop watching" (the server goes on writing)
+  function live(text, watching, label) {
     const stopBtn = h('button', {type: 'button', class: 'btn', text: 'Stop watching'});
-    fill(watching, h('span', {class: 'spinner', 'aria-hidden': 'true'}),
-      h('span', {text: 'Being written… the text appears as it comes.'}), stopBtn);
+    fill(watching, h('span', {class: 'spinner', 'aria-hidden': 'true'}), h('span', {text: label}), stopBtn);
     watching.hidden = false;
     text.textContent = '';
+    text.classList.remove('md');
     text.classList.add('caret');
     stopBtn.addEventListener('click', () => {
       stop();
+      setGuard(null);
       fill(watching, h('span', {text: 'Stopped watching. The document is still being written on the server; '}),
         h('a', {href: '#', text: 'reload it', onclick: (e) => { e.preventDefault(); load(); }}), '.');
       text.classList.remove('caret');
     });
+  }
+
+  async function watch(d, text, words, state, watching) {
+    ctrl = new AbortController();
+    const mine = ctrl;
+    live(text, watching, 'Being written… the text appears as it comes.');
     try {
       const final = await stream('GET', `/documents/${d.id}`, {signal: mine.signal,
         record: (r) => { if (r.result !== null && r.result !== undefined && !text.textContent) text.textContent = r.result; },
@@ -117,6 +149,63 @@ export function docView(root, route) {
       if (err.name === 'AbortError' || err.status === 401) return;
       if (mine === ctrl) load();
     }
+  }
+
+  // Regenerate (Try again on a failed one): the prompt and the writing options, changed
+  // or not, then the new text as it streams. The text on screen stays the record's until
+  // the new one starts (§16: nothing is lost; the old text stays as a revision).
+  function regenerate(d, button, regen, text, words, state, watching) {
+    const close = () => { regen.hidden = true; button.setAttribute('aria-expanded', 'false'); button.focus(); };
+    if (!regen.hidden) return close();
+    const failed = d.state === 'failed';
+    const prompt = h('textarea', {name: 'prompt', value: d.prompt, required: true});
+    const submit = h('button', {type: 'submit', class: 'btn primary', text: failed ? 'Try again' : 'Regenerate'});
+    const titleId = nextId('h');
+    const form = h('form', {class: 'panel', novalidate: true, 'aria-labelledby': titleId},
+      h('h2', {id: titleId, text: failed ? 'Try again' : 'Regenerate the text'}),
+      h('p', {class: 'muted small', text: failed ? 'Change the prompt or the options if you like, then try again.'
+        : 'Change the prompt or the options if you like. The current text is kept as a revision: you can restore it.'}),
+      formAlert(), field('Prompt', prompt), writingOptions(d),
+      h('div', {class: 'actions'}, submit, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: close})));
+    form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.preventDefault(); close(); } });
+    fill(regen, form);
+    regen.hidden = false;
+    button.setAttribute('aria-expanded', 'true');
+    prompt.focus();
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      clearErrors(form);
+      submit.disabled = true;
+      stop();
+      ctrl = new AbortController();
+      const mine = ctrl;
+      let started = false;
+      setGuard(() => (mine === ctrl && !mine.signal.aborted ? 'The document is being written again. If you leave, it goes on on the server.' : ''));
+      try {
+        const final = await stream('POST', `/documents/${d.id}/regenerate`, {body: {prompt: prompt.value, ...optionValues(form)}, signal: mine.signal,
+          record: () => {
+            if (started) return;
+            started = true;
+            regen.hidden = true;
+            for (const b of box.querySelectorAll('aside .actions button')) b.disabled = true; // until show()
+            fill(state, stateBadge({state: 'generating'}));
+            live(text, watching, 'Being written again… the new text appears as it comes.');
+          },
+          delta: (piece) => { text.append(piece); words.textContent = String(countWords(text.textContent)); }});
+        setGuard(null);
+        if (mine !== ctrl) return;
+        toast(`Written again: revision ${final.revision}.`);
+        refreshMeter();
+        show(final);
+      } catch (err) {
+        if (err.name === 'AbortError') return;
+        setGuard(null);
+        if (err.status === 401) return;
+        if (!started) { submit.disabled = false; showErrors(form, err); return; }
+        toast(err.message);
+        if (mine === ctrl) load();
+      }
+    });
   }
 
   function edit(d) {
@@ -232,7 +321,7 @@ export function docNew(root) {
   const submit = h('button', {type: 'submit', class: 'btn primary', text: 'Write it'});
   const form = h('form', {class: 'panel', novalidate: true},
     formAlert(), field('Name', name), field('Prompt', prompt, {hint: 'Up to 16,384 characters.'}),
-    picker, levels, h('div', {class: 'actions'}, submit));
+    picker, levels, writingOptions(), h('div', {class: 'actions'}, submit));
   const live = h('section', {class: 'panel live writing', hidden: true, 'aria-label': 'The new document'});
   root.append(backLink('documents'),
     h('h1', {text: 'New document'}), form, live);
@@ -263,7 +352,7 @@ export function docNew(root) {
     clearErrors(form);
     const body = {name: name.value, prompt: prompt.value,
       template_id: form.querySelector('input[name=template_id]:checked')?.value ?? '1',
-      creativity: form.querySelector('input[name=creativity]:checked')?.value ?? '0.5'};
+      creativity: form.querySelector('input[name=creativity]:checked')?.value ?? '0.5', ...optionValues(form)};
     submit.disabled = true;
     ctrl = new AbortController();
     const mine = ctrl;

@@ -1,9 +1,12 @@
 // images.js — the image pages: the gallery of lazily loaded thumbnails, one image
-// (full view, rename, favourite, download the PNG, delete) and "create an image"
+// (full view, rename, favourite, regenerate, its revisions, download the PNG, delete) and
+// "create an image"
 // with a progress state while the picture is made.
 import {api, ApiError, RESOLUTIONS, sleep, stream} from './api.js';
-import {clearErrors, field, fill, formAlert, h, select, setTitle, showErrors, starButton,
+import {clearErrors, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
+import {revisionsPanel} from './revisions.js';
+import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
 import {backLink, recordPage, removeRecord} from './record.js';
@@ -70,26 +73,34 @@ export function imgView(root, route) {
       } catch (err) { if (err.status !== 401) showErrors(rename, err); }
     });
     const [w, hgt] = size(img.resolution);
+    const regen = h('div', {class: 'regen', hidden: true});
+    const pic = h('section', {'aria-label': 'Picture'}, img.url ? picture(img, 'full')
+      : h('div', {class: 'panel live status'}, img.state === 'failed' ? stateBadge(img)
+        : [h('span', {class: 'spinner', 'aria-hidden': 'true'}), h('span', {text: 'The picture is being made…'})]));
+    const again = h('button', {type: 'button', class: 'btn', text: img.state === 'failed' ? 'Try again' : 'Regenerate',
+      'aria-expanded': 'false', onclick: () => regenerate(img, again, regen, pic)});
     fill(box, 
       backLink('images'),
       h('div', {class: 'head'}, title, starButton(img, (fav) => favorite(img.id, fav))),
       img.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${img.error || 'no reason given.'}`}) : null,
-      h('div', {class: 'layout'},
-        h('section', {'aria-label': 'Picture'}, img.url ? picture(img, 'full')
-          : h('div', {class: 'panel live status'}, img.state === 'failed' ? stateBadge(img)
-            : [h('span', {class: 'spinner', 'aria-hidden': 'true'}), h('span', {text: 'The picture is being made…'})])),
+      img.state !== 'failed' && img.error ? h('div', {class: 'alert', role: 'alert', text: `The last regeneration failed: ${img.error} The picture is the latest revision.`}) : null,
+      regen,
+      h('div', {class: 'layout'}, pic,
         h('aside', {class: 'panel', 'aria-label': 'Details'},
           h('dl', {class: 'facts'},
             h('dt', {text: 'Description'}), h('dd', {text: img.description}),
             h('dt', {text: 'Size'}), h('dd', {text: `${w} × ${hgt}`}),
             h('dt', {text: 'Style'}), h('dd', {text: img.style ? img.style[0].toUpperCase() + img.style.slice(1) : 'Not given'}),
             h('dt', {text: 'State'}), h('dd', {}, img.state === 'completed' ? 'Completed' : stateBadge(img)),
+            h('dt', {text: 'Revision'}), h('dd', {class: 'revision', text: img.revision ? String(img.revision) : 'None yet'}),
             h('dt', {text: 'Created'}), h('dd', {}, timeEl(img.created_at)),
             h('dt', {text: 'Updated'}), h('dd', {}, timeEl(img.updated_at))),
           rename,
           h('div', {class: 'actions'},
+            img.state === 'completed' || img.state === 'failed' ? again : null,
             img.url ? h('a', {class: 'btn', href: src(img.url), download: `${img.name}.png`, text: 'Download PNG'}) : null,
-            h('button', {type: 'button', class: 'btn danger', text: 'Delete', onclick: () => remove(img)})))));
+            h('button', {type: 'button', class: 'btn danger', text: 'Delete', onclick: () => remove(img)})))),
+      img.revision ? revisionsPanel('images', img, {restored: (r) => show(r), thumb: (rev) => thumbnail({...rev, name: `Revision ${rev.number}: ${rev.description}`})}) : null);
     if (img.state === 'queued' || img.state === 'generating') {
       ctrl?.abort();
       ctrl = new AbortController();
@@ -100,10 +111,66 @@ export function imgView(root, route) {
     }
   }
 
+  // Regenerate (Try again on a failed one): description, size and style, changed or
+  // not; the picture on screen stays until the new one is done (§16).
+  function regenerate(img, button, regen, pic) {
+    const close = () => { regen.hidden = true; button.setAttribute('aria-expanded', 'false'); button.focus(); };
+    if (!regen.hidden) return close();
+    const desc = h('textarea', {name: 'description', value: img.description, required: true});
+    const res = select('resolution', RESOLUTIONS, img.resolution);
+    // an empty style is "not sent" (the record's is kept), so "Not given" only while it is
+    const styles = [['', 'Not given'], ['vivid', 'Vivid (saturated colours)'], ['natural', 'Natural (muted colours)']];
+    const style = select('style', img.style ? styles.slice(1) : styles, img.style || '');
+    const submit = h('button', {type: 'submit', class: 'btn primary', text: button.textContent});
+    const titleId = nextId('h');
+    const form = h('form', {class: 'panel', novalidate: true, 'aria-labelledby': titleId},
+      h('h2', {id: titleId, text: 'Make the picture again'}),
+      h('p', {class: 'muted small', text: 'Change the description, size or style if you like. The current picture is kept as a revision: you can restore it.'}),
+      formAlert(), field('Description', desc), h('div', {class: 'options'}, field('Size', res), field('Style', style)),
+      h('div', {class: 'actions'}, submit, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: close})));
+    form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.preventDefault(); close(); } });
+    fill(regen, form);
+    regen.hidden = false;
+    button.setAttribute('aria-expanded', 'true');
+    desc.focus();
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      clearErrors(form);
+      submit.disabled = true;
+      ctrl?.abort();
+      ctrl = new AbortController();
+      const mine = ctrl;
+      let started = false;
+      setGuard(() => (mine === ctrl && !mine.signal.aborted ? 'The picture is being made again. If you leave, it goes on on the server.' : ''));
+      try {
+        const final = await stream('POST', `/images/${img.id}/regenerate`, {body: {description: desc.value, resolution: res.value, style: style.value}, signal: mine.signal,
+          record: () => {
+            if (started) return;
+            started = true;
+            regen.hidden = true;
+            pic.prepend(h('div', {class: 'panel live status', role: 'status'}, h('span', {class: 'spinner', 'aria-hidden': 'true'}),
+              h('span', {text: 'Making the picture again… the one below stays until the new one is done.'})));
+          }});
+        setGuard(null);
+        if (mine !== ctrl) return;
+        toast(`Made again: revision ${final.revision}.`);
+        refreshMeter();
+        show(final);
+      } catch (err) {
+        if (err.name === 'AbortError') return;
+        setGuard(null);
+        if (err.status === 401) return;
+        if (!started) { submit.disabled = false; showErrors(form, err); return; }
+        toast(err.message);
+        if (mine === ctrl) load();
+      }
+    });
+  }
+
   const remove = (img) => removeRecord('images', img, 'Delete this image?', `“${img.name}” and its picture will be deleted for good.`);
 
   load();
-  return {unmount: () => ctrl?.abort()};
+  return {unmount: () => { ctrl?.abort(); setGuard(null); }};
 }
 
 export function imgNew(root) {
