@@ -44,7 +44,8 @@ typedef enum {
     ROUTE_UPDATE,
     ROUTE_DELETE,
     ROUTE_EXPORT, /* GET /documents/{id}/export */
-    ROUTE_TEMPLATES,
+    ROUTE_TEMPLATES, /* GET and POST /templates (§14, §18) */
+    ROUTE_TEMPLATE,  /* GET, PATCH, DELETE /templates/{id} (§18) */
     ROUTE_HEALTHZ,
     ROUTE_READYZ,
     ROUTE_MEDIA,
@@ -209,8 +210,24 @@ const asset_t *api_web_asset(const char *path);
 /* Answers GET / and the app's files, with the security headers (CSP...). */
 void api_web(app_t *app, http_req_t *r);
 
-/* ---- misc.c ---- */
+/* ---- templates_api.c (§14, §18) ---- */
+/* GET /templates (the 52, then the user's own) and POST /templates. */
 void api_templates(app_t *app, http_req_t *r);
+/* GET, PATCH and DELETE /templates/{id} (the router answers 405 for the 52's). */
+void api_template(app_t *app, http_req_t *r, int64_t id);
+/* A document's template_id as a store or regenerate gives it (rec->template_id): one of
+ * the 52, or one of the user's own templates, not deleted (then rec->template_name is
+ * set). Records a 422 naming template_id in v when it is neither. STORE_OK, or the
+ * store's failure (answered by the caller). */
+int api_template_check(app_t *app, http_req_t *r, verrs_t *v, record_t *rec);
+/* The name a document shows as `template`: a builtin's, rec->template_name, or its
+ * user's own template's looked up (deleted ones too); NULL when none is known. */
+const char *api_template_name(app_t *app, const record_t *rec, arena_t *a);
+/* Sets template_name on a page's documents with a user's own template (not probed
+ * ones), one lookup per template: what a list renders. */
+void api_template_names(app_t *app, record_t *items, size_t n, arena_t *a);
+
+/* ---- misc.c ---- */
 void api_healthz(app_t *app, http_req_t *r);
 void api_readyz(app_t *app, http_req_t *r);
 void api_media(app_t *app, http_req_t *r, const char *file);

@@ -313,7 +313,6 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
     jw_key(w, "name");
     jw_str(w, rec->name);
     if (rec->kind == KIND_DOC) {
-        const template_t *t = template_get(rec->template_id);
         jw_key(w, "prompt");
         jw_str(w, rec->prompt);
         jw_key(w, "creativity");
@@ -323,7 +322,10 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
         jw_key(w, "template_id");
         jw_int(w, rec->template_id);
         jw_key(w, "template");
-        jw_str(w, t ? t->name : NULL);
+        arena_t ta; /* a user's own template's name, when it is looked up (§18) */
+        arena_init(&ta);
+        jw_str(w, api_template_name(app, rec, &ta));
+        arena_free(&ta);
         jw_key(w, "result");
         jw_str(w, rec->result);
         jw_key(w, "words");

@@ -1,38 +1,11 @@
-/* misc.c — GET /api/v1/templates, /healthz, /readyz and the media files. */
+/* misc.c — /healthz, /readyz and the media files. */
 #include "api/api.h"
 
-#include "gen/templates.h"
 #include "media/thumb.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-void api_templates(app_t *app, http_req_t *r)
-{
-    buf_reset(&r->resp);
-    jw_t w;
-    jw_init(&w, &r->resp);
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
-    jw_arr_begin(&w);
-    for (int id = 1; id <= TEMPLATE_COUNT; id++) {
-        const template_t *t = template_get(id);
-        jw_obj_begin(&w);
-        jw_key(&w, "id");
-        jw_int(&w, id);
-        jw_key(&w, "name");
-        jw_str(&w, t->name);
-        jw_key(&w, "description");
-        jw_str(&w, t->description);
-        jw_obj_end(&w);
-    }
-    jw_arr_end(&w);
-    jw_key(&w, "status");
-    jw_int(&w, 200);
-    jw_obj_end(&w);
-    http_respond(r, 200);
-}
 
 void api_healthz(app_t *app, http_req_t *r)
 {

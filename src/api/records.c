@@ -9,6 +9,7 @@
 #include "api/rcache.h"
 #include "records/records.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -105,8 +106,9 @@ int api_list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *p
         lq->search_result = strcmp(s, "result") == 0;
     int64_t n;
     if (kind == KIND_DOC && (s = param_value(&v, &q, "template_id", "template id")) &&
-        parse_uint(s, &n) && n >= 1 && n <= TEMPLATE_COUNT)
-        lq->template_id = (int)n;
+        parse_uint(s, &n) && n >= 1 && n <= INT_MAX &&
+        (n <= TEMPLATE_COUNT || n >= CUSTOM_TEMPLATE_MIN_ID))
+        lq->template_id = (int)n; /* a user's own: api_records_list checks it is theirs */
     if (kind == KIND_IMG) {
         if ((s = param_value(&v, &q, "resolution", "resolution")) &&
             one_of(s, resolutions, ARRAY_LEN(resolutions)))
@@ -176,6 +178,16 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
+    if (lq.template_id > TEMPLATE_COUNT) { /* one of the user's own, deleted or not (§18) */
+        custom_template_t t;
+        int trc = store_template_get(c, r->user_id, lq.template_id, true, &r->arena, &t);
+        if (trc != STORE_OK && trc != STORE_NOTFOUND) {
+            api_store_error(r, trc);
+            return;
+        }
+        if (trc == STORE_NOTFOUND)
+            lq.template_id = 0; /* outside the user's set: the default, as §4 says */
+    }
     probe_t pb = {.rc = app->rcache};
     buf_init(&pb.held);
     if (app->rcache) {
@@ -198,6 +210,8 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     jw_key(&w, "data");
     jw_arr_begin(&w);
     const char *held = pb.held.data; /* held renderings come in page order */
+    if (kind == KIND_DOC)
+        api_template_names(app, l.items, l.n, &r->arena);
     for (size_t i = 0; i < l.n; i++)
         record_json_cached(app, &w, &l.items[i], &held);
     buf_free(&pb.held);
@@ -439,10 +453,10 @@ static int doc_fields(verrs_t *v, const kvlist_t *f, record_t *rec)
     s = field_text(v, f, "template_id", "template id", false, 64, NULL);
     if (s) {
         int64_t t;
-        if (!parse_uint(s, &t) || t < 1 || t > TEMPLATE_COUNT)
+        if (!parse_uint(s, &t) || t < 1 || t > INT_MAX)
             verrs_add(v, "template_id", "The selected template id is invalid.");
         else
-            rec->template_id = (int)t;
+            rec->template_id = (int)t; /* one of the 52 or the user's own: api_template_check */
     }
     return 0;
 }
@@ -481,6 +495,13 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     }
     else
         img_fields(&v, &f, &rec);
+    if (kind == KIND_DOC && !verrs_any(&v)) {
+        int trc = api_template_check(app, r, &v, &rec);
+        if (trc != STORE_OK) {
+            api_store_error(r, trc);
+            return;
+        }
+    }
     if (verrs_any(&v)) {
         api_validation_error(r, &v);
         return;
@@ -520,7 +541,7 @@ static void regen_fields(verrs_t *v, const kvlist_t *f, const provider_t *prov, 
             rec->creativity = cr == 0 ? 0 : cr;
         s = field_text(v, f, "template_id", "template id", false, 64, NULL);
         int64_t t;
-        if (s && *s && (!parse_uint(s, &t) || t < 1 || t > TEMPLATE_COUNT))
+        if (s && *s && (!parse_uint(s, &t) || t < 1 || t > INT_MAX))
             verrs_add(v, "template_id", "The selected template id is invalid.");
         else if (s && *s)
             rec->template_id = (int)t;
@@ -563,6 +584,15 @@ void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t 
     verrs_t v;
     verrs_init(&v, &r->arena);
     regen_fields(&v, &f, app->prov, &rec);
+    if (kind == KIND_DOC && !verrs_any(&v)) {
+        /* the body's template, or the record's own: a deleted one is refused (§18) */
+        rec.template_name = NULL;
+        rc = api_template_check(app, r, &v, &rec);
+        if (rc != STORE_OK) {
+            api_store_error(r, rc);
+            return;
+        }
+    }
     if (verrs_any(&v)) {
         api_validation_error(r, &v);
         return;

@@ -12,6 +12,7 @@
 
 #include "auth/keys.h"
 #include "core/log.h"
+#include "gen/templates.h"
 #include "obs/metrics.h"
 
 #include <arpa/inet.h>
@@ -192,8 +193,16 @@ route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, in
     if (strncmp(path, "/api/v1/", 8) == 0) {
         const char *rest = path + 8, *tail;
         if (strcmp(rest, "templates") == 0) {
-            *allowed = M_GET;
-            return m == M_GET ? ROUTE_TEMPLATES : ROUTE_NOT_ALLOWED;
+            *allowed = M_GET | M_POST;
+            return m & *allowed ? ROUTE_TEMPLATES : ROUTE_NOT_ALLOWED;
+        }
+        if (strncmp(rest, "templates/", 10) == 0) { /* §18: the 52 are read-only */
+            if (!parse_id(rest + 10, strlen(rest + 10), id)) {
+                *id = 0;
+                return ROUTE_NOT_FOUND;
+            }
+            *allowed = *id <= TEMPLATE_COUNT ? M_GET : M_GET | M_PATCH | M_DELETE;
+            return m & *allowed ? ROUTE_TEMPLATE : ROUTE_NOT_ALLOWED;
         }
         route_t ar = admin_path(rest, id, allowed);
         if (ar != ROUTE_NOT_FOUND)
@@ -274,6 +283,7 @@ static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kin
     case ROUTE_RESTORE: return img ? MR_IMAGE : MR_DOCUMENT; /* a record's own routes */
     case ROUTE_WEB: return MR_WEBAPP;
     case ROUTE_TEMPLATES: return MR_TEMPLATES;
+    case ROUTE_TEMPLATE: return MR_TEMPLATE;
     case ROUTE_HEALTHZ: return MR_HEALTHZ;
     case ROUTE_READYZ: return MR_READYZ;
     case ROUTE_MEDIA: return MR_MEDIA;
@@ -293,6 +303,8 @@ static metrics_route_t metric_route(const char *path, route_t rt, rec_kind_t kin
                                                    : ROUTE_NOT_FOUND;
     if (ar != ROUTE_NOT_FOUND)
         return MR_USAGE + (int)(ar - ROUTE_USAGE);
+    if (strncmp(path, "/api/v1/templates", 17) == 0)
+        return path[17] == '/' ? MR_TEMPLATE : MR_TEMPLATES;
     if (allowed & M_POST)
         return img ? MR_IMAGES : MR_DOCUMENTS;
     if (allowed & M_DELETE)
@@ -409,6 +421,7 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_REVISION: api_revision_show(app, r, kind, id, api_route_revision(r->path)); break;
     case ROUTE_RESTORE: api_revision_restore(app, r, kind, id, api_route_revision(r->path)); break;
     case ROUTE_TEMPLATES: api_templates(app, r); break;
+    case ROUTE_TEMPLATE: api_template(app, r, id); break;
     case ROUTE_HEALTHZ: api_healthz(app, r); break;
     case ROUTE_READYZ: api_readyz(app, r); break;
     case ROUTE_MEDIA: api_media(app, r, r->path + 7); break;

@@ -55,10 +55,11 @@ static char *chat_request(const openai_priv_t *op, const gen_text_req_t *req,
                           bool stream_options)
 {
     const template_t *t = template_get(req->template_id);
-    if (!t || !req->prompt)
+    const char *instruction = req->instruction ? req->instruction : t ? t->instruction : NULL;
+    if (!instruction || !req->prompt)
         return NULL;
     json_t *j = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:f, s:b}", "model", op->text_model,
-                          "messages", "role", "system", "content", t->instruction, "role",
+                          "messages", "role", "system", "content", instruction, "role",
                           "user", "content", req->prompt, "temperature", req->creativity,
                           "stream", 1);
     if (j && stream_options)

@@ -134,6 +134,17 @@ static bool should_fail(const builtin_priv_t *bp, const char *input)
     return bp->fail_pattern && bp->fail_pattern[0] && strstr(input, bp->fail_pattern);
 }
 
+/* A user's own template (API.md §18): the builtin generator knows no instruction, so
+ * it writes freestyle text under the template's name as a Markdown heading (line
+ * breaks in the name become spaces, so the heading stays one line). */
+static void custom_heading(const char *name, buf_t *out)
+{
+    buf_puts(out, "## ");
+    for (const char *s = name; *s; s++)
+        buf_putc(out, *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s);
+    buf_puts(out, "\n\n");
+}
+
 static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text_req_t *req,
                              gen_result_t *res)
 {
@@ -147,6 +158,8 @@ static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text
         return -1;
     }
     test_busy(bp);
+    if (req->template_name)
+        custom_heading(req->template_name, &res->text);
     builtin_text(req->template_id, req->prompt, req->creativity, random_u64(), &res->text);
     if (!emit_pieces(bp, ctx, &res->text)) {
         buf_reset(&res->text);

@@ -40,6 +40,11 @@ typedef struct {
     int template_id;
     const char *prompt;
     double creativity;
+    /* A user's own template (API.md §18; template_id 1001 and up): its instruction, what
+     * the model is told instead of a builtin template's, and its name (the builtin
+     * generator writes freestyle text under it). NULL for the 52 (gen/templates.h). */
+    const char *instruction;
+    const char *template_name;
 } gen_text_req_t;
 
 typedef struct {

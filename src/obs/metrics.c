@@ -24,6 +24,7 @@ static const char *const route_names[MR_COUNT] = {
     [MR_IMAGES] = "/api/v1/images",
     [MR_IMAGE] = "/api/v1/images/{id}",
     [MR_TEMPLATES] = "/api/v1/templates",
+    [MR_TEMPLATE] = "/api/v1/templates/{id}",
     [MR_OPENAPI] = "/api/v1/openapi.json",
     [MR_HEALTHZ] = "/healthz",
     [MR_READYZ] = "/readyz",

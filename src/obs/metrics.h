@@ -26,6 +26,7 @@ typedef enum {
     MR_IMAGES,
     MR_IMAGE,
     MR_TEMPLATES,
+    MR_TEMPLATE,
     MR_OPENAPI,
     MR_HEALTHZ,
     MR_READYZ,

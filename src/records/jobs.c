@@ -196,9 +196,16 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
     gen_result_init(&res);
     double t0 = mono_s();
     int ok;
+    arena_t ta;
+    arena_init(&ta);
     if (rec->kind == KIND_DOC) {
-        gen_text_req_t req = {rec->template_id, rec->prompt, rec->creativity};
-        ok = j->prov->text(j->prov, &ctx, &req, &res);
+        gen_text_req_t req;
+        if (records_text_req(c, rec, &ta, &req) != STORE_OK) {
+            snprintf(res.error, sizeof(res.error), "Storage is unavailable, try again later.");
+            ok = -1;
+        } else {
+            ok = j->prov->text(j->prov, &ctx, &req, &res);
+        }
     } else {
         gen_image_req_t req = {rec->description, 0, 0, rec->style};
         if (parse_resolution(rec->resolution, &req.width, &req.height) != 0) {
@@ -234,6 +241,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
     }
     records_store_outcome(j->records, c, job, &o, &j->stopping);
 out:
+    arena_free(&ta);
     buf_free(&hb.text);
     gen_result_free(&res);
 }

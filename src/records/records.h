@@ -315,4 +315,10 @@ void records_revision_made(records_t *s, store_conn_t *c, const record_t *rec);
 #define RECORDS_TICK_S 0.05
 double records_tick_s(records_t *s);
 
+/* The generator's request for a document (service.c): prompt, creativity and template;
+ * a user's own template (API.md §18) is looked up on c, deleted or not (a job accepted
+ * before its delete still runs with it), for its instruction and name. STORE_OK, or
+ * the store's failure (req then has no instruction). */
+int records_text_req(store_conn_t *c, const record_t *rec, arena_t *a, gen_text_req_t *req);
+
 #endif

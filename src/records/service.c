@@ -18,6 +18,7 @@
 #include "store/writer.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,15 +237,35 @@ static int store_regenerate(records_t *s, store_conn_t *c, records_create_t *cr,
     return rc;
 }
 
+int records_text_req(store_conn_t *c, const record_t *rec, arena_t *a, gen_text_req_t *req)
+{
+    *req = (gen_text_req_t){rec->template_id, rec->prompt, rec->creativity, NULL, NULL};
+    if (rec->template_id < CUSTOM_TEMPLATE_MIN_ID)
+        return STORE_OK;
+    if (!c)
+        return STORE_UNAVAILABLE;
+    custom_template_t t;
+    int rc = store_template_get(c, rec->user_id, rec->template_id, true, a, &t);
+    if (rc == STORE_OK) {
+        req->instruction = t.instruction;
+        req->template_name = t.name;
+    }
+    return rc == STORE_NOTFOUND ? STORE_OK : rc; /* its user is gone: freestyle */
+}
+
 static void create_inline(records_t *s, create_priv_t *p)
 {
     records_create_t *cr = p->cr;
     gen_ctx_t ctx = {0};
     gen_result_t res;
     gen_result_init(&res);
-    gen_text_req_t req = {cr->rec.template_id, cr->rec.prompt, cr->rec.creativity};
+    gen_text_req_t req;
+    char err[256];
+    int trc = records_text_req(store_conn(s->d.store, err, sizeof(err)), &cr->rec, cr->arena, &req);
     p->t0 = mono_s();
-    if (s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
+    if (trc != STORE_OK)
+        snprintf(res.error, sizeof(res.error), "Storage is unavailable, try again later.");
+    if (trc != STORE_OK || s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
         cr->error = arena_strdup(cr->arena, res.error[0] ? res.error : "Generation failed.");
         cr->failure = RF_GENERATION;
         rev_t ev = {.type = REV_FAILED, .kind = cr->rec.kind, .user_id = cr->rec.user_id,

@@ -86,6 +86,7 @@ typedef struct {
     double last_try;      /* mono_s() of the last reconnect attempt */
     uint64_t prepared;    /* bit i: pg_stmts[i] is prepared on this connection */
     uint64_t users_prepared; /* the same for pg_users.c's statements */
+    uint64_t tpl_prepared;   /* the same for pg_templates.c's statements */
     bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
     struct pg_trgm_stats *trgm;   /* trigram frequencies (pg_trgm.c); NULL until used */
     bool unnamed; /* through a transaction pooler: no named statement outlives a
@@ -160,6 +161,18 @@ int pg_idem_held(store_conn_t *sc, int64_t user_id, const char *key, int64_t now
                  bool *held);
 int pg_usage_list(store_conn_t *sc, const char *period, int64_t user_id, int64_t limit,
                   int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
+
+/* ---- users' own templates (pg_templates.c) */
+int pg_template_create(store_conn_t *sc, int64_t user_id, const char *name,
+                       const char *description, const char *instruction, int max, arena_t *a,
+                       custom_template_t *out);
+int pg_template_get(store_conn_t *sc, int64_t user_id, int64_t id, bool with_deleted,
+                    arena_t *a, custom_template_t *out);
+int pg_template_list(store_conn_t *sc, int64_t user_id, arena_t *a, custom_template_t **out,
+                     size_t *n);
+int pg_template_update(store_conn_t *sc, int64_t user_id, int64_t id,
+                       const template_patch_t *p, arena_t *a, custom_template_t *out);
+int pg_template_delete(store_conn_t *sc, int64_t user_id, int64_t id);
 
 /* ---- records (pg_records.c) */
 int pg_record_create(store_conn_t *sc, record_t *rec, idem_keep_t *keep, int64_t *job_id);

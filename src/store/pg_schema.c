@@ -244,6 +244,19 @@ static const char *const migrations[] = {
     "  prompt_tokens BIGINT NOT NULL,"
     "  completion_tokens BIGINT NOT NULL,"
     "  PRIMARY KEY (user_id, period));",
+    /* 11 (templates): users' own templates (API.md §18). Ids from 1001, one sequence
+     * for every user; a deleted template keeps its row (deleted_us set) so its
+     * documents keep its name. */
+    "CREATE TABLE templates ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1001) PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id),"
+    "  name TEXT NOT NULL,"
+    "  description TEXT NOT NULL,"
+    "  instruction TEXT NOT NULL,"
+    "  created_us BIGINT NOT NULL,"
+    "  updated_us BIGINT NOT NULL,"
+    "  deleted_us BIGINT);" /* NULL = not deleted */
+    "CREATE INDEX templates_user ON templates (user_id, id);",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

@@ -67,6 +67,7 @@ static const pg_stmt_t stmts[U_COUNT] = {
                        " x AS (DELETE FROM idempotency_keys WHERE user_id = $1),"
                        " g AS (DELETE FROM usage_months WHERE user_id = $1),"
                        " c AS (DELETE FROM record_counts WHERE user_id = $1),"
+                       " t AS (DELETE FROM templates WHERE user_id = $1),"
                        " k AS (DELETE FROM api_keys WHERE user_id = $1)"
                        " DELETE FROM users WHERE id = $1 RETURNING id"},
     [U_KEY_INSERT] = {"ink_u_key_insert", 6,

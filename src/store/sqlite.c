@@ -212,6 +212,8 @@ static void sq_disconnect(store_conn_t *conn)
         sqlite3_finalize(c->list[i]);
     for (int i = 0; i < SQ_USER_STMTS; i++)
         sqlite3_finalize(c->users[i]);
+    for (int i = 0; i < SQ_TPL_STMTS; i++)
+        sqlite3_finalize(c->tpl[i]);
     sqlite3_close(c->db);
     free(c);
 }

@@ -81,6 +81,7 @@ extern const char *const sq_stmt_sql[ST_COUNT];
 /* ---- the connection -------------------------------------------------------------------- */
 
 #define SQ_USER_STMTS 24 /* statements of sqlite_users.c (users, keys, usage) */
+#define SQ_TPL_STMTS 8   /* statements of sqlite_templates.c (users' own templates) */
 
 typedef struct {
     store_conn_t base;
@@ -88,6 +89,7 @@ typedef struct {
     sqlite3_stmt *stmt[ST_COUNT];
     sqlite3_stmt *list[LQ_SLOTS];
     sqlite3_stmt *users[SQ_USER_STMTS]; /* sqlite_users.c's, prepared on first use */
+    sqlite3_stmt *tpl[SQ_TPL_STMTS];    /* sqlite_templates.c's, prepared on first use */
     bool session; /* a read session (read_begin) holds a read transaction open */
     bool nested;  /* a read transaction of an operation runs inside the session */
 } sq_conn_t;
@@ -127,6 +129,18 @@ int sq_collect_keys(sq_conn_t *c, sqlite3_stmt *st, arena_t *a, const char ***ke
                     const char *what);
 
 /* ---- ops (the ops table: sqlite.c) ----------------------------------------------------- */
+
+/* sqlite_templates.c */
+int sq_template_create(store_conn_t *conn, int64_t user_id, const char *name,
+                       const char *description, const char *instruction, int max, arena_t *a,
+                       custom_template_t *out);
+int sq_template_get(store_conn_t *conn, int64_t user_id, int64_t id, bool with_deleted,
+                    arena_t *a, custom_template_t *out);
+int sq_template_list(store_conn_t *conn, int64_t user_id, arena_t *a, custom_template_t **out,
+                     size_t *n);
+int sq_template_update(store_conn_t *conn, int64_t user_id, int64_t id,
+                       const template_patch_t *p, arena_t *a, custom_template_t *out);
+int sq_template_delete(store_conn_t *conn, int64_t user_id, int64_t id);
 
 /* sqlite_users.c */
 int sq_user_ensure(store_conn_t *conn, const char *name, int64_t *user_id);

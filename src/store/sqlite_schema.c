@@ -386,6 +386,21 @@ static const char *const migrations[] = {
     "  completion_tokens INTEGER NOT NULL,"
     "  PRIMARY KEY (user_id, period)"
     ") WITHOUT ROWID, STRICT;",
+    /* 13 (templates): users' own templates (API.md §18). Ids from 1001, one sequence
+     * for every user (AUTOINCREMENT starts after sqlite_sequence's value); a deleted
+     * template keeps its row (deleted_us set) so its documents keep its name. */
+    "CREATE TABLE templates ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  user_id INTEGER NOT NULL REFERENCES users(id),"
+    "  name TEXT NOT NULL,"
+    "  description TEXT NOT NULL,"
+    "  instruction TEXT NOT NULL,"
+    "  created_us INTEGER NOT NULL,"
+    "  updated_us INTEGER NOT NULL,"
+    "  deleted_us INTEGER" /* NULL = not deleted */
+    ") STRICT;"
+    "CREATE INDEX templates_user ON templates(user_id, id);"
+    "INSERT INTO sqlite_sequence(name, seq) VALUES ('templates', 1000);",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

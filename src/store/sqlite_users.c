@@ -290,6 +290,7 @@ static const char *const delete_sql[] = {
     "DELETE FROM idempotency_keys WHERE user_id = ?1",
     "DELETE FROM usage_months WHERE user_id = ?1",
     "DELETE FROM record_counts WHERE user_id = ?1",
+    "DELETE FROM templates WHERE user_id = ?1",
     "DELETE FROM api_keys WHERE user_id = ?1",
     "DELETE FROM users WHERE id = ?1",
 };

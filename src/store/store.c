@@ -535,5 +535,48 @@ void record_copy(arena_t *a, record_t *dst, const record_t *src)
     DUP(tone);
     DUP(language);
     DUP(length);
+    DUP(template_name);
 #undef DUP
+}
+
+/* ---- users' own templates (API.md §18) ---- */
+
+int store_template_create(store_conn_t *c, int64_t user_id, const char *name,
+                          const char *description, const char *instruction, int max,
+                          arena_t *a, custom_template_t *out)
+{
+    return c->ops->template_create(c, user_id, name, description, instruction, max, a, out);
+}
+
+int store_template_get(store_conn_t *c, int64_t user_id, int64_t id, bool with_deleted,
+                       arena_t *a, custom_template_t *out)
+{
+    if (id < CUSTOM_TEMPLATE_MIN_ID)
+        return STORE_NOTFOUND; /* the 52 are not rows */
+    return c->ops->template_get(c, user_id, id, with_deleted, a, out);
+}
+
+int store_template_list(store_conn_t *c, int64_t user_id, arena_t *a, custom_template_t **out,
+                        size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    return c->ops->template_list(c, user_id, a, out, n);
+}
+
+int store_template_update(store_conn_t *c, int64_t user_id, int64_t id,
+                          const template_patch_t *p, arena_t *a, custom_template_t *out)
+{
+    if (id < CUSTOM_TEMPLATE_MIN_ID)
+        return STORE_NOTFOUND;
+    if (!p->name && !p->description && !p->instruction)
+        return c->ops->template_get(c, user_id, id, false, a, out);
+    return c->ops->template_update(c, user_id, id, p, a, out);
+}
+
+int store_template_delete(store_conn_t *c, int64_t user_id, int64_t id)
+{
+    if (id < CUSTOM_TEMPLATE_MIN_ID)
+        return STORE_NOTFOUND;
+    return c->ops->template_delete(c, user_id, id);
 }

@@ -75,6 +75,9 @@ typedef struct {
     /* documents: the writing options of API.md §17 (NULL on input = the default:
      * "neutral", "en", "medium") */
     const char *tone, *language, *length;
+    /* documents with a custom template (API.md §18): its name, when the caller knows it
+     * (not a column: api/templates_api.c resolves it for rendering); else NULL */
+    const char *template_name;
     /* The number of the latest revision (API.md §16); 0 while there is none. */
     int64_t revision;
     /* From a list with a probe (list_query_t.probe): the caller already has this
@@ -207,6 +210,22 @@ typedef struct {
     int64_t created_us;
     record_t rec;
 } revision_t;
+
+/* A user's own template (API.md §18). Ids are 1001 and up (one sequence for every
+ * user); a deleted one stays as a row (deleted) so that its documents keep its name,
+ * but it is no longer listed, shown, changed or usable as a template_id. */
+#define CUSTOM_TEMPLATE_MIN_ID 1001
+typedef struct {
+    int64_t id, user_id;
+    const char *name, *description, *instruction;
+    int64_t created_us, updated_us;
+    bool deleted;
+} custom_template_t;
+
+/* A partial change of a custom template: NULL leaves a field as it is. */
+typedef struct {
+    const char *name, *description, *instruction;
+} template_patch_t;
 
 /* An idempotency key's row (API.md §11; api/idempotency.c). */
 typedef enum {
@@ -420,6 +439,18 @@ void store_listen_stop(store_t *s, store_listener_t *l);
 /* True when the backend reads lists and shows with probes (a rendered-record cache
  * pays off). */
 bool store_probes(const store_t *s);
+
+/* ---- users' own templates (API.md §18; wrappers of the ops above) ---- */
+int store_template_create(store_conn_t *c, int64_t user_id, const char *name,
+                          const char *description, const char *instruction, int max,
+                          arena_t *a, custom_template_t *out);
+int store_template_get(store_conn_t *c, int64_t user_id, int64_t id, bool with_deleted,
+                       arena_t *a, custom_template_t *out);
+int store_template_list(store_conn_t *c, int64_t user_id, arena_t *a, custom_template_t **out,
+                        size_t *n);
+int store_template_update(store_conn_t *c, int64_t user_id, int64_t id,
+                          const template_patch_t *p, arena_t *a, custom_template_t *out);
+int store_template_delete(store_conn_t *c, int64_t user_id, int64_t id);
 
 /* ---- users, keys and usage (store/users.c) ---- */
 /* The clock of quotas and key expiry: now_us(), or the fixed time of the test-only

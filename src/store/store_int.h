@@ -78,6 +78,27 @@ typedef struct store_ops {
     int (*usage_list)(store_conn_t *c, const char *period, int64_t user_id, int64_t limit,
                       int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
 
+    /* Users' own templates (API.md §18; sqlite_templates.c, pg_templates.c).
+     * create: STORE_CONFLICT when the user already has `max` templates (not deleted).
+     * get: the user's template id (a deleted one only with with_deleted); it may run
+     * inside the caller's open transaction (an idem_keep_t's render names a document's
+     * template: api/templates_api.c), as a read of it.
+     * list: the user's templates, not deleted, by id ascending.
+     * update: NOTFOUND when missing or deleted; when p->name is given, every document
+     * of the user with this template moves its updated_us forward in the same
+     * transaction (its rendering shows the name: api/rcache.h).
+     * delete: marks it deleted (NOTFOUND when missing or already deleted). */
+    int (*template_create)(store_conn_t *c, int64_t user_id, const char *name,
+                           const char *description, const char *instruction, int max,
+                           arena_t *a, custom_template_t *out);
+    int (*template_get)(store_conn_t *c, int64_t user_id, int64_t id, bool with_deleted,
+                        arena_t *a, custom_template_t *out);
+    int (*template_list)(store_conn_t *c, int64_t user_id, arena_t *a, custom_template_t **out,
+                         size_t *n);
+    int (*template_update)(store_conn_t *c, int64_t user_id, int64_t id,
+                           const template_patch_t *p, arena_t *a, custom_template_t *out);
+    int (*template_delete)(store_conn_t *c, int64_t user_id, int64_t id);
+
     /* Records. create: in one transaction inserts the record (state "queued",
      * created = updated = now) and its job; sets rec->id, timestamps and *job_id.
      * keep (or NULL): its key's answer, kept in the same transaction
@@ -358,6 +379,9 @@ store_pages_t *store_pages(store_t *s);
     .idem_abort = p##_idem_abort, .idem_keep = p##_idem_keep,                               \
     .media_keys = p##_media_keys, .record_regenerate = p##_record_regenerate,             \
     .revision_list = p##_revision_list, .revision_get = p##_revision_get,                 \
-    .revision_restore = p##_revision_restore, .revision_trim = p##_revision_trim
+    .revision_restore = p##_revision_restore, .revision_trim = p##_revision_trim,          \
+    .template_create = p##_template_create, .template_get = p##_template_get,             \
+    .template_list = p##_template_list, .template_update = p##_template_update,           \
+    .template_delete = p##_template_delete
 
 #endif

@@ -1,5 +1,5 @@
 /* fuzz_route.c — the router on arbitrary paths and methods. Invariants: record
- * routes (a record's, its revisions', an admin user's or key's) carry a positive id, a 405 names the methods allowed, and the answer does
+ * routes (a record's, its revisions', an admin user's or key's, a template's) carry a positive id, a 405 names the methods allowed, and the answer does
  * not depend on anything after a NUL. */
 #include "api/api.h"
 #include "fuzz.h"
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool with_id = rt == ROUTE_SHOW || rt == ROUTE_UPDATE || rt == ROUTE_DELETE ||
                    rt == ROUTE_EXPORT || rt == ROUTE_REGENERATE || rt == ROUTE_REVISIONS ||
                    rt == ROUTE_REVISION || rt == ROUTE_RESTORE || rt == ROUTE_ADMIN_USER ||
-                   rt == ROUTE_ADMIN_USER_KEYS || rt == ROUTE_ADMIN_KEY;
+                   rt == ROUTE_ADMIN_USER_KEYS || rt == ROUTE_ADMIN_KEY || rt == ROUTE_TEMPLATE;
     if (with_id)
         FUZZ_CHECK(id >= 1 && strncmp(path, "/api/v1/", 8) == 0);
     else if (rt != ROUTE_NOT_ALLOWED) /* a 405 on a record path keeps its id */

@@ -57,7 +57,8 @@ class Misc(ServerTest):
         data = r.json["data"]
         self.assertEqual(len(data), 52)
         for i, name in ((0, "Freestyle"), (16, "Hashtags"), (51, "Feature section")):
-            self.assertEqual(set(data[i]), {"id", "name", "description"})
+            self.assertEqual(set(data[i]), {"id", "name", "description", "custom"})
+            self.assertIs(data[i]["custom"], False)
             self.assertEqual((data[i]["id"], data[i]["name"]), (i + 1, name))
         # §14: one sentence for people, different for each template
         descriptions = [t["description"] for t in data]
@@ -84,7 +85,7 @@ class Misc(ServerTest):
         self.assertEqual(r.header("Allow"), "GET, HEAD, PUT, PATCH, DELETE")
         r = self.req("DELETE", "/api/v1/templates")
         self.assertError(r, 405)
-        self.assertEqual(r.header("Allow"), "GET, HEAD")
+        self.assertEqual(r.header("Allow"), "GET, HEAD, POST")
 
     def test_bad_ids_are_404(self):
         for bad in ["abc", "0", "-1", "01", "1.5", "1e3", "%31", "99999999999999999999", "9223372036854775807"]:

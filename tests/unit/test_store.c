@@ -289,6 +289,76 @@ static void test_users_usage(ctx_t *t)
     CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_NOTFOUND);
 }
 
+/* ---- users' own templates (API.md §18) -------------------------------------------------- */
+
+static void test_templates(ctx_t *t)
+{
+    custom_template_t a, b, g;
+    CHECK_INT(store_template_create(t->c, t->alice, "Haiku", "Writes haiku.", "You write haiku.",
+                                    2, &t->a, &a), STORE_OK);
+    CHECK(a.id >= CUSTOM_TEMPLATE_MIN_ID);
+    CHECK_STR(a.name, "Haiku");
+    CHECK(!a.deleted && a.created_us > 0 && a.updated_us == a.created_us);
+    CHECK_INT(store_template_create(t->c, t->alice, "Ode", "Writes odes.", "You write odes.", 2,
+                                    &t->a, &b), STORE_OK);
+    CHECK(b.id > a.id);
+    /* the cap counts the user's templates, not deleted ones */
+    CHECK_INT(store_template_create(t->c, t->alice, "Third", "d", "i", 2, &t->a, &g),
+              STORE_CONFLICT);
+    CHECK_INT(store_template_create(t->c, t->bob, "Bob's", "d", "i", 2, &t->a, &g), STORE_OK);
+    /* another user's is missing; the 52 are not rows */
+    CHECK_INT(store_template_get(t->c, t->bob, a.id, true, &t->a, &g), STORE_NOTFOUND);
+    CHECK_INT(store_template_get(t->c, t->alice, 6, true, &t->a, &g), STORE_NOTFOUND);
+    CHECK_INT(store_template_get(t->c, t->alice, a.id, false, &t->a, &g), STORE_OK);
+    CHECK_STR(g.instruction, "You write haiku.");
+    custom_template_t *v;
+    size_t n;
+    CHECK_INT(store_template_list(t->c, t->alice, &t->a, &v, &n), STORE_OK);
+    CHECK_INT(n, 2);
+    if (n == 2)
+        CHECK(v[0].id == a.id && v[1].id == b.id);
+    /* a rename moves the updated_us of the user's documents with the template forward */
+    record_t r = {.kind = KIND_DOC, .user_id = t->alice, .name = "tpl doc", .prompt = "p",
+                  .creativity = 0.5, .template_id = (int)a.id};
+    int64_t job;
+    CHECK_INT(t->ops->record_create(t->c, &r, NULL, &job), STORE_OK);
+    record_t before, after;
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &before), STORE_OK);
+    template_patch_t p = {.description = "Changed."};
+    CHECK_INT(store_template_update(t->c, t->alice, a.id, &p, &t->a, &g), STORE_OK);
+    CHECK_STR(g.description, "Changed.");
+    CHECK_STR(g.name, "Haiku");
+    CHECK(g.updated_us > a.updated_us);
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &after), STORE_OK);
+    CHECK(after.updated_us == before.updated_us); /* no new name: the rendering stands */
+    p = (template_patch_t){.name = "Haiku II"};
+    CHECK_INT(store_template_update(t->c, t->alice, a.id, &p, &t->a, &g), STORE_OK);
+    CHECK_STR(g.name, "Haiku II");
+    CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &after), STORE_OK);
+    CHECK(after.updated_us > before.updated_us);
+    CHECK_INT(store_template_update(t->c, t->bob, a.id, &p, &t->a, &g), STORE_NOTFOUND);
+    /* delete: kept as a row for its documents' name, gone for everything else */
+    CHECK_INT(store_template_delete(t->c, t->bob, a.id), STORE_NOTFOUND);
+    CHECK_INT(store_template_delete(t->c, t->alice, a.id), STORE_OK);
+    CHECK_INT(store_template_delete(t->c, t->alice, a.id), STORE_NOTFOUND);
+    CHECK_INT(store_template_get(t->c, t->alice, a.id, false, &t->a, &g), STORE_NOTFOUND);
+    CHECK_INT(store_template_get(t->c, t->alice, a.id, true, &t->a, &g), STORE_OK);
+    CHECK(g.deleted);
+    CHECK_STR(g.name, "Haiku II");
+    CHECK_INT(store_template_update(t->c, t->alice, a.id, &p, &t->a, &g), STORE_NOTFOUND);
+    CHECK_INT(store_template_list(t->c, t->alice, &t->a, &v, &n), STORE_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(store_template_create(t->c, t->alice, "Third", "d", "i", 2, &t->a, &g), STORE_OK);
+    const char **media;
+    CHECK_INT(t->ops->record_delete(t->c, KIND_DOC, t->alice, r.id, &t->a, &media, &n), STORE_OK);
+    /* a user with templates can be deleted */
+    user_info_t u;
+    CHECK_INT(t->ops->user_create(t->c, "tpl-owner", -1, -1, &t->a, &u), STORE_OK);
+    CHECK_INT(store_template_create(t->c, u.id, "Mine", "d", "i", 5, &t->a, &g), STORE_OK);
+    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_OK);
+    CHECK_INT(store_template_get(t->c, u.id, g.id, true, &t->a, &g), STORE_NOTFOUND);
+}
+
 /* ---- records --------------------------------------------------------------------------- */
 
 static void test_documents(ctx_t *t)
@@ -1885,6 +1955,7 @@ static void run_suite(const char *url)
         test_migrate(&t);
         test_keys(&t);
         test_users_usage(&t);
+        test_templates(&t);
         test_documents(&t);
         test_images(&t);
         test_isolation(&t);
