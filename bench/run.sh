@@ -104,6 +104,10 @@ sse_streams=$( (ulimit -n 4096; taskset -c 1 python3 bench/sse.py streams "$lpor
 kill "$lpid"; wait "$lpid" 2>/dev/null || true
 pids=()
 
+# Memory of slow streams (bench/stream_memory.py): 200 slow readers of one 1 MB
+# document; the server's RSS before, at the peak, and 5 s after they close.
+stream_memory=$( (ulimit -n 4096; python3 bench/stream_memory.py "$BUILD/inkwell" 200 1024) )
+
 # Exports beside everyone else (bench/export_load.sh): 8 PDF exports of a 1 MB document
 # at once while another user's list and /healthz are measured (target p99 < 50 ms).
 export_load=$(BUILD=$BUILD bench/export_load.sh)
@@ -129,6 +133,7 @@ echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline; show-10
 echo
 echo "$sse_ttfd"
 echo "$sse_streams"
+echo "$stream_memory"
 echo "$export_load"
 BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
 for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics; do

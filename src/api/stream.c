@@ -17,7 +17,15 @@
  * with the reason, or 503 when storage refused (api_failure_status): a picture with no
  * room, or an outcome the store would not take for about 10 s (REV_UNSTORED; if the
  * removal fails too, the record stays and its job runs again once writes work). A client that goes
- * away only ends the stream: the generation goes on. */
+ * away only ends the stream: the generation goes on.
+ *
+ * Memory: a stream makes at most SSE_WINDOW bytes of events at a time and is called
+ * again (http_stream_wake) once the client has read them, so a slow reader holds a
+ * window, not its whole answer. A finished text (a completed record's `result`, in the
+ * `record` and `done` events and as deltas) is held once for all the streams showing
+ * it (shared_text_t, by content), and a record event's text is escaped a piece at a
+ * time into the window (big_event_t). A live stream keeps the text it has learnt so far
+ * (x->text) until its record completes. */
 #include "api/api.h"
 
 #include "core/log.h"
@@ -29,9 +37,75 @@
 #include <strings.h>
 
 #define DELTA_MAX 512
+#define SSE_WINDOW (64 * 1024) /* most bytes of events made before the client read them */
+#define TEXT_PIECE 4096        /* a record event's text is escaped this much at a time */
 #define SSE_RETRY_MS 1000 /* the reconnection delay sent as a released stream ends */
 
 typedef enum { END_NONE, END_DONE, END_FAILED, END_RELEASED } sse_end_t;
+
+/* ---- one copy of a finished text for every stream showing it ---- */
+
+typedef struct shared_text {
+    struct shared_text *next;
+    int refs;
+    size_t len;
+    char data[]; /* len bytes and a NUL */
+} shared_text_t;
+
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static shared_text_t *shared_texts; /* those held by some stream */
+
+/* A reference to a copy of s[0..len): the one held already when some stream has the
+ * same text, else a new one. */
+static shared_text_t *text_share(const char *s, size_t len)
+{
+    pthread_mutex_lock(&shared_mu);
+    for (shared_text_t *t = shared_texts; t; t = t->next)
+        if (t->len == len && memcmp(t->data, s, len) == 0) {
+            t->refs++;
+            pthread_mutex_unlock(&shared_mu);
+            return t;
+        }
+    pthread_mutex_unlock(&shared_mu);
+    shared_text_t *t = xmalloc(sizeof(*t) + len + 1);
+    memcpy(t->data, s, len);
+    t->data[len] = '\0';
+    t->len = len;
+    t->refs = 1;
+    pthread_mutex_lock(&shared_mu);
+    t->next = shared_texts;
+    shared_texts = t;
+    pthread_mutex_unlock(&shared_mu);
+    return t;
+}
+
+static void text_unshare(shared_text_t *t)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&shared_mu);
+    bool last = --t->refs == 0;
+    if (last)
+        for (shared_text_t **p = &shared_texts; *p; p = &(*p)->next)
+            if (*p == t) {
+                *p = t->next;
+                break;
+            }
+    pthread_mutex_unlock(&shared_mu);
+    if (last)
+        free(t);
+}
+
+/* A `record` or `done` event being written: json is the record with its result left
+ * out (json[0..cut) goes before the text, json[cut..) after it); the text is escaped
+ * into the window a piece at a time. */
+typedef struct {
+    bool active;
+    buf_t json;
+    size_t cut;
+    const char *text;
+    size_t len, pos;
+} big_event_t;
 
 typedef struct {
     app_t *app;
@@ -51,8 +125,11 @@ typedef struct {
     pthread_mutex_t mu; /* guards what follows: the subscription writes, on_work reads */
     bool started;       /* the record event is out */
     arena_t arena;      /* first: the record event's record; final: the finished one */
-    record_t first, final;
-    buf_t text;         /* the text as known, from byte 0 */
+    record_t first, final; /* their result: first_text's / final_text's data */
+    shared_text_t *first_text, *final_text;
+    buf_t text;         /* the text as known, from byte 0 (until final_text has it whole) */
+    big_event_t big;    /* a record event being written */
+    bool done_started;  /* the done event is being written (or out) */
     int64_t sent;       /* bytes of text sent as deltas (or skipped by Last-Event-ID) */
     sse_end_t end;
     char error[256];
@@ -72,6 +149,8 @@ bool api_wants_stream(http_req_t *r)
 /* Takes the text of an event that starts at byte start (under sse->mu). */
 static void learn_text(sse_t *x, int64_t start, const char *text, size_t len)
 {
+    if (x->final_text)
+        return; /* the whole text is known */
     int64_t have = (int64_t)x->text.len;
     if (start > have || start + (int64_t)len <= have)
         return; /* a gap (never from one source) or nothing new */
@@ -81,15 +160,37 @@ static void learn_text(sse_t *x, int64_t start, const char *text, size_t len)
 /* The finished record (under sse->mu). */
 static void learn_final(sse_t *x, const record_t *rec)
 {
-    record_copy(&x->arena, &x->final, rec);
-    int64_t n = rec->result ? (int64_t)strlen(rec->result) : 0;
-    if (rec->result && !x->part)
-        learn_text(x, 0, rec->result, (size_t)n);
-    else if (rec->result && x->part_start >= 0 && x->part_after >= 0 &&
-             x->part_start + x->part_after <= n)
-        learn_text(x, 0, rec->result + x->part_start,
-                   (size_t)(n - x->part_start - x->part_after));
+    if (x->part) { /* an action (§17): the deltas are the part rewritten, in x->text */
+        record_copy(&x->arena, &x->final, rec);
+        int64_t n = rec->result ? (int64_t)strlen(rec->result) : 0;
+        if (rec->result && x->part_start >= 0 && x->part_after >= 0 &&
+            x->part_start + x->part_after <= n)
+            learn_text(x, 0, rec->result + x->part_start,
+                       (size_t)(n - x->part_start - x->part_after));
+        x->end = END_DONE;
+        return;
+    }
+    record_t r = *rec;
+    r.result = NULL;
+    record_copy(&x->arena, &x->final, &r);
+    text_unshare(x->final_text);
+    x->final_text = rec->result ? text_share(rec->result, strlen(rec->result)) : NULL;
+    if (x->final_text) {
+        x->final.result = x->final_text->data;
+        buf_free(&x->text); /* the deltas come from final_text now (text is a prefix of it) */
+    }
     x->end = END_DONE;
+}
+
+/* The text the deltas come from (under sse->mu). */
+static const char *delta_source(sse_t *x, int64_t *len)
+{
+    if (x->final_text) {
+        *len = (int64_t)x->final_text->len;
+        return x->final_text->data;
+    }
+    *len = (int64_t)x->text.len;
+    return x->text.data;
 }
 
 /* The subscription: under the records service's event lock, any thread. */
@@ -156,15 +257,63 @@ static void write_event(buf_t *out, const char *event, int64_t id, const char *d
     buf_puts(out, "\n\n");
 }
 
-static void write_record(sse_t *x, buf_t *out, const char *event, const record_t *rec)
+/* The length of the longest prefix of s[0..n) of at most max bytes that ends on a
+ * character boundary. */
+static size_t utf8_cut(const char *s, size_t n, size_t max);
+
+/* Writes what fits in the window of the record event being written (under sse->mu);
+ * true when it is all out. */
+static bool big_pump(big_event_t *b, buf_t *out)
 {
-    buf_t j;
-    buf_init(&j);
+    while (b->active && out->len < SSE_WINDOW) {
+        if (b->pos < b->len) {
+            size_t n = utf8_cut(b->text + b->pos, b->len - b->pos, TEXT_PIECE);
+            size_t at = out->len;
+            json_escape(out, b->text + b->pos, n); /* "…": the quotes are the JSON's own */
+            memmove(out->data + at, out->data + at + 1, out->len - at - 2);
+            out->len -= 2;
+            out->data[out->len] = '\0';
+            b->pos += n;
+            continue;
+        }
+        buf_append(out, b->json.data + b->cut, b->json.len - b->cut);
+        buf_puts(out, "\n\n");
+        buf_free(&b->json);
+        b->active = false;
+    }
+    return !b->active;
+}
+
+/* Starts the event (its text, when the record has one, goes out as the window lets
+ * it: big_pump); true when it is all out. */
+static bool write_record(sse_t *x, buf_t *out, const char *event, const record_t *rec)
+{
+    big_event_t *b = &x->big;
+    record_t r = *rec;
+    char mark[33], quoted[36];
+    random_hex(mark, 16); /* unguessable: found in the JSON only where the result is */
+    snprintf(quoted, sizeof(quoted), "\"%s\"", mark);
+    if (rec->result)
+        r.result = mark;
+    buf_init(&b->json);
     jw_t w;
-    jw_init(&w, &j);
-    api_record_json(x->app, &w, rec);
-    write_event(out, event, -1, j.data, j.len);
-    buf_free(&j);
+    jw_init(&w, &b->json);
+    api_record_json(x->app, &w, &r);
+    buf_printf(out, "event: %s\ndata: ", event);
+    char *at = rec->result ? strstr(b->json.data, quoted) : NULL;
+    if (!at) {
+        buf_append(out, b->json.data, b->json.len);
+        buf_puts(out, "\n\n");
+        buf_free(&b->json);
+        return true;
+    }
+    buf_append(out, b->json.data, (size_t)(at - b->json.data) + 1); /* up to the quote */
+    b->cut = (size_t)(at - b->json.data) + 33;                     /* from the quote */
+    b->text = rec->result;
+    b->len = strlen(rec->result);
+    b->pos = 0;
+    b->active = true;
+    return big_pump(b, out);
 }
 
 /* The length of the longest prefix of s[0..n) of at most max bytes that ends on a
@@ -179,11 +328,12 @@ static size_t utf8_cut(const char *s, size_t n, size_t max)
     return cut ? cut : max; /* (never 0 for valid UTF-8) */
 }
 
-static void write_deltas(buf_t *out, const char *text, int64_t from, int64_t to)
+/* Deltas from byte from, up to to or the window's end; returns where they stopped. */
+static int64_t write_deltas(buf_t *out, const char *text, int64_t from, int64_t to)
 {
     buf_t j;
     buf_init(&j);
-    while (from < to) {
+    while (from < to && out->len < SSE_WINDOW) {
         size_t n = utf8_cut(text + from, (size_t)(to - from), DELTA_MAX);
         buf_reset(&j);
         buf_puts(&j, "{\"text\":");
@@ -193,9 +343,11 @@ static void write_deltas(buf_t *out, const char *text, int64_t from, int64_t to)
         write_event(out, "delta", from, j.data, j.len);
     }
     buf_free(&j);
+    return from;
 }
 
-/* In an HTTP thread: writes what is new. */
+/* In an HTTP thread: writes what is new, at most about a window of it; when there is
+ * more, it asks to be called again once the client has read this (http_stream_wake). */
 static void on_work(void *arg, http_stream_t *st)
 {
     sse_t *x = arg;
@@ -204,11 +356,14 @@ static void on_work(void *arg, http_stream_t *st)
     buf_t out;
     buf_init(&out);
     pthread_mutex_lock(&x->mu);
+    bool more = false;
     if (!x->started) {
-        write_record(x, &out, "record", &x->first);
         x->started = true;
+        more = !write_record(x, &out, "record", &x->first);
+    } else if (x->big.active) {
+        more = !big_pump(&x->big, &out);
     }
-    if (x->final_needs_read) {
+    if (!more && x->final_needs_read) {
         /* rare: the worker could not read the record it completed */
         pthread_mutex_unlock(&x->mu);
         char err[128];
@@ -227,19 +382,29 @@ static void on_work(void *arg, http_stream_t *st)
             x->end = END_RELEASED; /* the client may come back with Last-Event-ID */
         arena_free(&a);
     }
-    if ((int64_t)x->text.len > x->sent) {
-        write_deltas(&out, x->text.data, x->sent, (int64_t)x->text.len);
-        x->sent = (int64_t)x->text.len;
+    int64_t known;
+    const char *text = delta_source(x, &known);
+    if (!more && known > x->sent) {
+        x->sent = write_deltas(&out, text, x->sent, known);
+        more = x->sent < known;
     }
-    sse_end_t end = x->end;
+    sse_end_t end = more ? END_NONE : x->end; /* the end once all before it is out */
     char error[256];
     memcpy(error, x->error, sizeof(error));
     rec_failure_t failure = x->failure;
-    if (end == END_DONE)
-        write_record(x, &out, "done", &x->final);
+    if (end == END_DONE) {
+        if (!x->done_started) {
+            x->done_started = true;
+            more = !write_record(x, &out, "done", &x->final);
+        } else if (x->big.active) {
+            more = !big_pump(&x->big, &out);
+        }
+        if (more)
+            end = END_NONE;
+    }
     if (end == END_RELEASED) /* §20: EventSource reconnects (elsewhere) with Last-Event-ID */
         buf_printf(&out, "retry: %d\n\n", SSE_RETRY_MS);
-    if (end == END_NONE && x->keepalive_due && out.len == 0)
+    if (x->end == END_NONE && x->keepalive_due && out.len == 0)
         buf_puts(&out, ": keep-alive\n\n");
     x->keepalive_due = false;
     if (out.len)
@@ -266,6 +431,8 @@ static void on_work(void *arg, http_stream_t *st)
     if (end != END_NONE) {
         x->end_sent = true;
         http_stream_end(st);
+    } else if (more) {
+        http_stream_wake(st); /* the rest once this is read */
     }
 }
 
@@ -274,6 +441,9 @@ static void sse_free(sse_t *x)
     records_unsubscribe(x->app->records, x->sub);
     pthread_mutex_destroy(&x->mu);
     buf_free(&x->text);
+    buf_free(&x->big.json);
+    text_unshare(x->first_text);
+    text_unshare(x->final_text);
     arena_free(&x->arena);
     free(x);
 }
@@ -300,16 +470,15 @@ static sse_t *sse_new(app_t *app, rec_kind_t kind, int64_t user_id, int64_t id)
 
 /* Subscribes, then reads the record once (it may have ended before the subscription)
  * and takes what it says. Returns the store's answer; on STORE_OK *now is the record
- * as read (in x->arena). */
-static int follow(sse_t *x, store_conn_t *c, record_t *now)
+ * as read (in a, which the caller frees once it has taken what it needs). */
+static int follow(sse_t *x, store_conn_t *c, record_t *now, arena_t *a)
 {
     char *live = NULL;
     size_t live_len = 0;
     x->sub = records_subscribe(x->app->records, x->kind, x->user_id, x->id, on_event, x, &live,
                                &live_len);
     store_read_end(c); /* a fresh read, after the subscription */
-    int rc = records_get(x->app->records, c, x->kind, x->user_id, x->id, NULL, NULL, &x->arena,
-                         now);
+    int rc = records_get(x->app->records, c, x->kind, x->user_id, x->id, NULL, NULL, a, now);
     pthread_mutex_lock(&x->mu);
     if (live)
         learn_text(x, 0, live, live_len);
@@ -327,7 +496,7 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now)
     pthread_mutex_unlock(&x->mu);
     if (rc == STORE_OK && !record_finished(now)) {
         /* the text so far of a generation another process runs */
-        const char *partial = records_partial(x->app->records, c, x->kind, x->id, &x->arena);
+        const char *partial = records_partial(x->app->records, c, x->kind, x->id, a);
         pthread_mutex_lock(&x->mu);
         if (partial)
             learn_text(x, 0, partial, strlen(partial));
@@ -364,8 +533,11 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         return;
     sse_t *x = sse_new(app, kind, r->user_id, id);
     record_t now;
-    int rc = follow(x, c, &now);
+    arena_t a;
+    arena_init(&a);
+    int rc = follow(x, c, &now, &a);
     if (rc != STORE_OK) {
+        arena_free(&a);
         sse_free(x);
         if (rc == STORE_NOTFOUND)
             api_not_found(r);
@@ -373,9 +545,16 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
             api_store_error(r, rc);
         return;
     }
-    x->first = now;
-    if (x->end == END_NONE && now.result)
-        x->first.result = NULL; /* a running record's text comes as deltas */
+    record_t bare = now;
+    bare.result = NULL;
+    pthread_mutex_lock(&x->mu); /* (x->arena: the subscription may be learning the end) */
+    record_copy(&x->arena, &x->first, &bare);
+    if (x->end != END_NONE && now.result) { /* a running record's text comes as deltas */
+        x->first_text = text_share(now.result, strlen(now.result));
+        x->first.result = x->first_text->data;
+    }
+    pthread_mutex_unlock(&x->mu);
+    arena_free(&a);
     /* resume: the client has the first N bytes (a character split by N is sent whole) */
     int64_t n = last_event_id(r);
     pthread_mutex_lock(&x->mu);
@@ -426,8 +605,15 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
         x->first = x->final;
     } else {
         record_t now;
-        follow(x, c, &now);
-        record_copy(&x->arena, &x->first, &cr->rec); /* as created: queued */
+        arena_t a;
+        arena_init(&a);
+        follow(x, c, &now, &a);
+        arena_free(&a);
+        record_t bare = cr->rec; /* as created: queued (a regeneration's old text unused) */
+        bare.result = NULL;
+        pthread_mutex_lock(&x->mu);
+        record_copy(&x->arena, &x->first, &bare);
+        pthread_mutex_unlock(&x->mu);
     }
     x->first.result = NULL;
     x->first.words = 0;

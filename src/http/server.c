@@ -11,7 +11,7 @@
  * MHD's lenient ones. Bodies are collected by hand (MHD's post processor only
  * handles forms and drops data silently) up to max_body; beyond it, 413. The structs
  * are in server_int.h; trusted proxies and the drain's connection handling in
- * server_edge.c. */
+ * server_edge.c; streamed responses in server_stream.c. */
 #include "http/server.h"
 #include "http/server_int.h"
 
@@ -176,10 +176,13 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 static void *watchdog_main(void *arg)
 {
     http_server_t *s = arg;
+    int trim_seen = 0;
+    double trim_last = 0;
     while (!atomic_load(&s->stopping)) {
         sleep_ms(200);
         lingerer_tick(s->lingerer);
         double now = mono_s();
+        http_streams_trim(s, now, &trim_seen, &trim_last);
         pthread_mutex_lock(&s->conns_mu);
         for (http_conn_t *hc = s->conns; hc; hc = hc->next) {
             if (hc->shut || hc->fd < 0 || hc->receiving_since == 0 ||
@@ -311,153 +314,6 @@ static void plain_error(http_req_t *r, int status, const char *msg)
     http_respond(r, status);
 }
 
-/* ---- streamed responses ---- */
-
-static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    http_stream_t *st = cls;
-    (void)pos;
-    for (;;) {
-        pthread_mutex_lock(&st->mu);
-        if (st->out.len > st->out_off) {
-            size_t n = st->out.len - st->out_off;
-            if (n > max)
-                n = max;
-            memcpy(buf, st->out.data + st->out_off, n);
-            st->out_off += n;
-            pthread_mutex_unlock(&st->mu);
-            return (ssize_t)n;
-        }
-        buf_reset(&st->out);
-        st->out_off = 0;
-        if (st->ended) {
-            pthread_mutex_unlock(&st->mu);
-            return MHD_CONTENT_READER_END_OF_STREAM;
-        }
-        if (st->woken) {
-            st->woken = false;
-            pthread_mutex_unlock(&st->mu);
-            st->cb.on_work(st->cb.arg, st);
-            continue;
-        }
-        /* nothing to send: leave MHD's loop until http_stream_wake (under the lock,
-         * so a wake cannot come between the check and the suspension) */
-        MHD_suspend_connection(st->conn);
-        st->suspended = true;
-        pthread_mutex_unlock(&st->mu);
-        return 0;
-    }
-}
-
-static void stream_free(void *cls)
-{
-    http_stream_t *st = cls;
-    http_server_t *s = st->srv;
-    st->cb.on_close(st->cb.arg);
-    pthread_mutex_lock(&s->conns_mu);
-    if (st->prev)
-        st->prev->next = st->next;
-    else
-        s->streams = st->next;
-    if (st->next)
-        st->next->prev = st->prev;
-    pthread_mutex_unlock(&s->conns_mu);
-    atomic_fetch_sub(&s->nstreams, 1);
-    metrics_streams_add(-1);
-    buf_free(&st->out);
-    pthread_mutex_destroy(&st->mu);
-    free(st);
-}
-
-http_stream_t *http_respond_stream(http_req_t *r, int status, const char *ctype,
-                                   const http_stream_cb_t *cb)
-{
-    http_stream_t *st = xcalloc(1, sizeof(*st));
-    st->srv = r->srv;
-    st->conn = r->conn;
-    st->cb = *cb;
-    st->woken = true; /* on_work writes the first bytes */
-    pthread_mutex_init(&st->mu, NULL);
-    buf_init(&st->out);
-    r->status = status;
-    r->content_type = ctype;
-    r->stream = st;
-    r->responded = true;
-    return st;
-}
-
-void http_stream_write(http_stream_t *st, const char *data, size_t len)
-{
-    pthread_mutex_lock(&st->mu);
-    if (!st->ended)
-        buf_append(&st->out, data, len);
-    pthread_mutex_unlock(&st->mu);
-}
-
-static void stream_wake(http_stream_t *st, bool end)
-{
-    pthread_mutex_lock(&st->mu);
-    if (end)
-        st->ended = true;
-    else
-        st->woken = true;
-    if (st->suspended) {
-        st->suspended = false;
-        MHD_resume_connection(st->conn);
-    }
-    pthread_mutex_unlock(&st->mu);
-}
-
-void http_stream_end(http_stream_t *st)
-{
-    stream_wake(st, true);
-}
-
-void http_stream_wake(http_stream_t *st)
-{
-    stream_wake(st, false);
-}
-
-int http_streams_open(http_server_t *s)
-{
-    return atomic_load(&s->nstreams);
-}
-
-static struct MHD_Response *stream_response(http_req_t *r)
-{
-    http_stream_t *st = r->stream;
-    struct MHD_Response *resp =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
-    if (!resp) {
-        st->cb.on_close(st->cb.arg);
-        buf_free(&st->out);
-        pthread_mutex_destroy(&st->mu);
-        free(st);
-        r->stream = NULL;
-        return NULL;
-    }
-    http_server_t *s = r->srv;
-    pthread_mutex_lock(&s->conns_mu);
-    st->next = s->streams;
-    if (s->streams)
-        s->streams->prev = st;
-    s->streams = st;
-    pthread_mutex_unlock(&s->conns_mu);
-    atomic_fetch_add(&s->nstreams, 1);
-    metrics_streams_add(1);
-    r->stream = NULL; /* MHD owns it now */
-    return resp;
-}
-
-/* Ends every open stream (the server is stopping: none may stay suspended). */
-static void streams_end_all(http_server_t *s)
-{
-    pthread_mutex_lock(&s->conns_mu);
-    for (http_stream_t *st = s->streams; st; st = st->next)
-        stream_wake(st, true);
-    pthread_mutex_unlock(&s->conns_mu);
-}
-
 static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)cls, (void)pos, (void)buf, (void)max;
@@ -468,7 +324,7 @@ static enum MHD_Result send_response(http_req_t *r)
 {
     struct MHD_Response *resp;
     if (r->stream) {
-        resp = stream_response(r);
+        resp = http_stream_response(r);
     } else if (r->resp_fd >= 0) {
         resp = MHD_create_response_from_fd64(r->resp_fd_size, r->resp_fd);
         r->bytes_out = r->resp_fd_size;
@@ -771,7 +627,7 @@ void http_stop(http_server_t *s)
     pthread_join(s->watchdog, NULL);
     stop_accepting(s);
     gate_stop(s->gate);
-    streams_end_all(s);
+    http_streams_end_all(s);
     for (int i = 0; i < 200 && atomic_load(&s->nstreams) > 0; i++)
         sleep_ms(10); /* let them be written out and closed */
     MHD_stop_daemon(s->d);

@@ -131,7 +131,12 @@ void http_resume(http_req_t *r);
  * http_stream_wake, and it is the only place to call http_stream_write and
  * http_stream_end. on_close runs once, in an HTTP thread, when the response is over
  * (ended, the client went away, or the server stops); after it nothing of the
- * stream is called again and the stream is gone. */
+ * stream is called again and the stream is gone.
+ *
+ * on_work is only called once what it wrote before has all been read by the client
+ * (or taken by the kernel): a producer with much to send (a long text) writes a window
+ * of it, calls http_stream_wake, and is called again for the next window when the
+ * client has read this one, so a slow client holds a window, not the whole answer. */
 typedef struct http_stream http_stream_t;
 typedef struct {
     void (*on_work)(void *arg, http_stream_t *st);

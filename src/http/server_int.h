@@ -1,4 +1,4 @@
-/* server_int.h — what server.c and server_edge.c share (for them only): the server,
+/* server_int.h — what server.c, server_stream.c and server_edge.c share (for them only): the server,
  * its connections and its streams. */
 #ifndef INK_HTTP_SERVER_INT_H
 #define INK_HTTP_SERVER_INT_H
@@ -46,6 +46,7 @@ struct http_server {
     struct MHD_Daemon *d;
     http_stream_t *streams;
     atomic_int nstreams;
+    atomic_int streams_closed; /* ever: the watchdog trims the heap after some close */
     http_opts_t o;
     atomic_int inflight;
     atomic_ullong seq;
@@ -63,6 +64,13 @@ struct http_server {
     lingerer_t *lingerer; /* connections answered 503 by the acceptor, being closed */
     gate_t *gate;         /* new connections until their first request line is here */
 };
+
+/* server_stream.c: the response of a streamed request (NULL on failure; the stream is
+ * then closed); ends every open stream (the server is stopping); and, in the watchdog,
+ * gives back what closed streams freed (seen and last: the watchdog's own state). */
+struct MHD_Response *http_stream_response(http_req_t *r);
+void http_streams_end_all(http_server_t *s);
+void http_streams_trim(http_server_t *s, double now, int *seen, double *last);
 
 /* server_edge.c: the client address behind trusted proxies and the drain's connection
  * handling. */
