@@ -149,6 +149,7 @@ export async function templates() {
   return templatesCache;
 }
 export const forgetTemplates = () => { templatesCache = null; role = null; };
+export const dropTemplates = () => { templatesCache = null; };
 
 // What the key may do (§19): 'user' (its usage answers), or 'admin' (every route but
 // /admin answers 403, so the app shows the admin pages instead). Asked once per key.

@@ -10,13 +10,14 @@ import {docList, docNew, docView} from './documents.js';
 import {imgList, imgNew, imgView} from './images.js';
 import {accountView, refreshMeter} from './account.js';
 import {adminUserView, adminView} from './admin.js';
+import {tplView} from './templates.js';
 
 const main = document.getElementById('main');
 let current = null;       // {name, view}
 let signinNotice = '';    // why the user was sent back to sign-in
 let shown = null;         // the address of the page on screen
 const TITLES = {signin: 'Sign in', documents: 'Documents', 'doc-new': 'New document', doc: 'Document',
-  images: 'Images', 'img-new': 'New image', img: 'Image', account: 'Account', admin: 'Administration', 'admin-user': 'User'};
+  images: 'Images', 'img-new': 'New image', img: 'Image', account: 'Account', templates: 'My templates', admin: 'Administration', 'admin-user': 'User'};
 
 const routes = [
   [/^\/signin$/, 'signin', signinView],
@@ -27,6 +28,7 @@ const routes = [
   [/^\/images\/new$/, 'img-new', imgNew],
   [/^\/images\/(\d+)$/, 'img', imgView],
   [/^\/account$/, 'account', accountView],
+  [/^\/templates$/, 'templates', tplView],
   [/^\/admin$/, 'admin', adminView],
   [/^\/admin\/users\/(\d+)$/, 'admin-user', adminUserView],
 ];
@@ -81,7 +83,7 @@ async function render() {
   document.getElementById('who').textContent = key ? key.slice(0, 10) + '…' : '';
   for (const a of document.querySelectorAll('[data-nav]')) {
     a.hidden = (a.dataset.nav === 'admin') !== admin;
-    const on = name.startsWith({documents: 'doc', images: 'im', account: 'account', admin: 'admin'}[a.dataset.nav]);
+    const on = name.startsWith({documents: 'doc', images: 'im', templates: 'templates', account: 'account', admin: 'admin'}[a.dataset.nav]);
     if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   if (current && current.name === name && current.view?.update && current.id === route.id) {

@@ -6,6 +6,7 @@ import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, LENGTHS, stream, tem
 import {add, clear, clearErrors, confirmDialog, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {revisionsPanel} from './revisions.js';
+import {actionsForm} from './actions.js';
 import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
@@ -89,12 +90,13 @@ export function docView(root, route) {
       h('dt', {text: 'Updated'}), h('dd', {}, timeEl(d.updated_at)));
     const watching = h('div', {class: 'live status', hidden: true});
     const regen = h('div', {class: 'regen', hidden: true});
+    const acts = h('div', {class: 'regen acts', hidden: true});
     fill(box, 
       backLink('documents'),
       h('div', {class: 'head'}, h('h1', {text: d.name}), starButton(d, (fav) => favorite(d.id, fav))),
       d.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${d.error || 'no reason given.'}`}) : null,
       d.state !== 'failed' && d.error ? h('div', {class: 'alert', role: 'alert', text: `The last regeneration failed: ${d.error} The text below is the latest revision.`}) : null,
-      regen,
+      regen, acts,
       d.truncated ? h('div', {class: 'alert warn', role: 'note', text: 'This text was cut short: the model stopped at its output limit, so it may end mid-sentence.'}) : null,
       h('div', {class: 'layout'},
         h('section', {class: 'panel', 'aria-label': 'Text'}, watching, text,
@@ -109,6 +111,10 @@ export function docView(root, route) {
     if (d.state === 'failed') add(actions, again('Try again'));
     if (d.state === 'completed') {
       add(actions, again('Regenerate'),
+        h('button', {type: 'button', class: 'btn', text: 'Actions…', 'aria-expanded': 'false', onclick: (e) => actionsForm(d, acts, e.currentTarget, text,
+          (body, part, fail) => rewrite(d.id, 'actions', body, {regen: acts, text, words, state, watching, part, d, fail,
+            label: part ? 'Rewriting the selected text… the new text appears as it comes.' : 'Rewriting the text… the new text appears as it comes.',
+            done: (r) => `${part ? 'The selection was' : 'The text was'} rewritten: revision ${r.revision}.`}))}),
         h('button', {type: 'button', class: 'btn', text: 'Edit', onclick: () => edit(d)}),
         h('button', {type: 'button', class: 'btn', text: 'Copy text', onclick: () => copy(d.result || '')}),
         EXPORT_FORMATS.length ? downloads(d) : null);
@@ -172,40 +178,54 @@ export function docView(root, route) {
     regen.hidden = false;
     button.setAttribute('aria-expanded', 'true');
     prompt.focus();
-    form.addEventListener('submit', async (e) => {
+    form.addEventListener('submit', (e) => {
       e.preventDefault();
       clearErrors(form);
       submit.disabled = true;
-      stop();
-      ctrl = new AbortController();
-      const mine = ctrl;
-      let started = false;
-      setGuard(() => (mine === ctrl && !mine.signal.aborted ? 'The document is being written again. If you leave, it goes on on the server.' : ''));
-      try {
-        const final = await stream('POST', `/documents/${d.id}/regenerate`, {body: {prompt: prompt.value, ...optionValues(form)}, signal: mine.signal,
-          record: () => {
-            if (started) return;
-            started = true;
-            regen.hidden = true;
-            for (const b of box.querySelectorAll('aside .actions button')) b.disabled = true; // until show()
-            fill(state, stateBadge({state: 'generating'}));
-            live(text, watching, 'Being written again… the new text appears as it comes.');
-          },
-          delta: (piece) => { text.append(piece); words.textContent = String(countWords(text.textContent)); }});
-        setGuard(null);
-        if (mine !== ctrl) return;
-        toast(`Written again: revision ${final.revision}.`);
-        refreshMeter();
-        show(final);
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        setGuard(null);
-        if (err.status === 401) return;
-        if (!started) { submit.disabled = false; showErrors(form, err); return; }
-        toast(err.message);
-        if (mine === ctrl) load();
-      }
+      rewrite(d.id, 'regenerate', {prompt: prompt.value, ...optionValues(form)}, {regen, text, words, state, watching,
+        label: 'Being written again… the new text appears as it comes.', done: (r) => `Written again: revision ${r.revision}.`,
+        fail: (err) => { submit.disabled = false; showErrors(form, err); }});
     });
+  }
+
+  // A regeneration or an action (§16, §17) streamed: the new text appears where the old
+  // one was (for a selection, between the parts kept), then the record is shown again.
+  async function rewrite(id, route, body, {regen, text, words, state, watching, label, done, fail, part, d}) {
+    stop();
+    ctrl = new AbortController();
+    const mine = ctrl;
+    let started = false, sink = text;
+    setGuard(() => (mine === ctrl && !mine.signal.aborted ? 'The document is being written again. If you leave, it goes on on the server.' : ''));
+    try {
+      const final = await stream('POST', `/documents/${id}/${route}`, {body, signal: mine.signal,
+        record: () => {
+          if (started) return;
+          started = true;
+          regen.hidden = true;
+          for (const b of box.querySelectorAll('aside .actions button')) b.disabled = true; // until show()
+          fill(state, stateBadge({state: 'generating'}));
+          live(text, watching, label);
+          if (part) {
+            // the rewritten part between the text before it and after it (continue: after it)
+            const r = d.result, cut = body.action === 'continue' ? part.i + part.str.length : part.i;
+            sink = h('mark', {class: 'new'});
+            add(text, r.slice(0, cut), sink, r.slice(body.action === 'continue' ? cut : part.i + part.str.length));
+          }
+        },
+        delta: (piece) => { sink.append(piece); words.textContent = String(countWords(text.textContent)); }});
+      setGuard(null);
+      if (mine !== ctrl) return;
+      toast(done(final));
+      refreshMeter();
+      show(final);
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      setGuard(null);
+      if (err.status === 401) return;
+      if (!started) return fail(err);
+      toast(err.message);
+      if (mine === ctrl) load();
+    }
   }
 
   function edit(d) {
@@ -303,7 +323,7 @@ function countWords(s) {
 
 // "Write a new document": name, prompt, the template picker (52, searchable, with
 // their descriptions), the creativity levels; the text shown live as it is written.
-export function docNew(root) {
+export function docNew(root, route) {
   let ctrl = null;
   const name = h('input', {type: 'text', name: 'name', maxlength: '255', required: true, autocomplete: 'off'});
   const prompt = h('textarea', {name: 'prompt', required: true, placeholder: 'What should the document be about?'});
@@ -328,12 +348,14 @@ export function docNew(root) {
 
   templates().then((all) => {
     clear(list);
+    const want = all.some((t) => t.id === Number(route?.params.get('template_id'))) ? Number(route.params.get('template_id')) : 1;
     for (const t of all) {
       list.append(h('label', {'data-search': `${t.name} ${t.description || ''}`.toLowerCase()},
-        h('input', {type: 'radio', name: 'template_id', value: String(t.id), checked: t.id === 1}),
-        h('span', {}, h('span', {class: 'tname', text: t.name}), h('span', {class: 'tdesc', text: t.description || ''}))));
+        h('input', {type: 'radio', name: 'template_id', value: String(t.id), checked: t.id === want}),
+        h('span', {}, h('span', {class: 'tname', text: t.custom ? `${t.name} (yours)` : t.name}), h('span', {class: 'tdesc', text: t.description || ''}))));
     }
     count.textContent = `${all.length} templates`;
+    if (want !== 1) list.querySelector('input:checked')?.scrollIntoView({block: 'nearest'});
   }).catch((err) => { if (err.status !== 401) fill(list, h('p', {class: 'alert', text: err.message})); });
   filter.addEventListener('input', () => {
     const q = filter.value.trim().toLowerCase();
