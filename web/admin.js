@@ -1,7 +1,9 @@
 // admin.js — the pages of an admin key (API.md §19; such a key may use /admin only):
 // users with their monthly quotas (create, change, delete), a user's keys (create with a
 // scope and an expiry — the new key is shown once, on the page only, never in the address
-// — and revoke) and everyone's usage for a month. Pages are in the address
+// — and revoke) and everyone's usage for a month, as a table and as a bar chart of the
+// same rows (the table is the accessible source; the chart is hidden from assistive
+// technology). Pages are in the address
 // (#/admin?page=2&period=2026-11, #/admin/users/7).
 import {api} from './api.js';
 import {clearErrors, confirmDialog, field, fill, formAlert, h, nextId, pager, select, showErrors, summary,
@@ -23,6 +25,38 @@ const quotaInputs = (u = {}) => [
   field('Words a month', h('input', {type: 'number', name: 'quota_words', min: '0', step: '1', value: u.quota_words ?? '', inputmode: 'numeric'}), {hint: 'Empty: no limit.'}),
   field('Images a month', h('input', {type: 'number', name: 'quota_images', min: '0', step: '1', value: u.quota_images ?? '', inputmode: 'numeric'}), {hint: 'Empty: no limit.'})];
 const quotaBody = (form) => ({quota_words: form.elements.quota_words.value.trim(), quota_images: form.elements.quota_images.value.trim()});
+
+// the usage rows as horizontal bars, one per user for words and one for images, each
+// scaled to the largest use on the page, the number beside it ("N of L" with a quota, and
+// a mark at the quota when it falls inside the scale); widths set through the CSSOM (the
+// CSP forbids style attributes). Hidden from assistive technology: the table says it all.
+function usageChart(period, rows) {
+  const val = (x) => Number(x?.used ?? x) || 0;
+  const lim = (x) => (x?.limit === null || x?.limit === undefined ? null : Number(x.limit));
+  const group = (metric, label) => {
+    const max = Math.max(1, ...rows.map((u) => val(u[metric])));
+    const pct = (n) => `${Math.min(100, (n / max) * 100).toFixed(2)}%`;
+    return h('div', {class: 'chart-group', 'data-metric': metric}, h('h3', {text: label}),
+      rows.map((u) => {
+        const used = val(u[metric]);
+        const limit = lim(u[metric]);
+        const bar = h('div', {class: 'bar' + (limit !== null && used >= limit ? ' over' : '') + (used > 0 ? ' some' : '')});
+        bar.style.width = pct(used);
+        const track = h('div', {class: 'bar-track'}, bar);
+        if (limit !== null && limit <= max) {
+          const mark = h('div', {class: 'bar-limit', title: `Quota ${num(limit)}`});
+          mark.style.left = pct(limit);
+          track.append(mark);
+        }
+        return h('div', {class: 'bar-row', 'data-user': u.user_id},
+          h('span', {class: 'bar-name', text: u.name}),
+          h('span', {class: 'bar-num', text: limit === null ? num(used) : `${num(used)} of ${num(limit)}`}), track);
+      }));
+  };
+  return h('figure', {class: 'usage-chart', 'aria-hidden': 'true'},
+    h('figcaption', {text: `Usage in ${period} as bars (the same numbers as the table)`}),
+    group('words', 'Words'), group('images', 'Images'));
+}
 
 // async loader into a section: a message on error
 async function into(sec, fn) {
@@ -68,6 +102,7 @@ export function adminView(root, route) {
       r.data.length ? table(`Usage in ${period}`, ['User', 'Words', 'Images', 'Tokens (prompt / completion)'], r.data.map((u) => h('tr', {},
         h('td', {}, h('a', {href: `#/admin/users/${u.user_id}`, text: u.name})), h('td', {text: used(u.words)}), h('td', {text: used(u.images)}),
         h('td', {text: `${num(u.tokens?.prompt || 0)} / ${num(u.tokens?.completion || 0)}`})))) : null,
+      r.data.length ? usageChart(period, r.data) : null,
       r.meta.last_page > 1 ? pager(r.meta, (p) => here({upage: p})) : null);
   });
   create.addEventListener('submit', async (e) => {

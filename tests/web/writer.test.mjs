@@ -377,6 +377,63 @@ describe('usage and administration', () => {
     await page.waitForSelector('h1:text("Administration")');
     await keyFree('signed in with the form');
   }));
+
+  test('the usage chart: one bar per user for words and images, widths in the order of use, the table\'s numbers, quota shown', () => withPage(async (page) => {
+    page.allow(/status of 403/);
+    const admin = srv.cli('key', 'create', '--user', 'chartroot', '--scope', 'admin').trim();
+    const few = srv.key('chart-few');
+    const many = srv.key('chart-many');
+    await doc(srv, few, {name: 'one'});
+    await doc(srv, many, {name: 'one'});
+    await doc(srv, many, {name: 'two'});
+    await doc(srv, many, {name: 'three'});
+    assert.equal((await srv.api('POST', '/images', many, {name: 'Pic', description: 'a boat', resolution: '1024x1024'})).status, 201);
+    srv.cli('user', 'set-quota', 'chart-few', '--words', '100000');
+    await page.goto(srv.base + '/#key=' + encodeURIComponent(admin));
+    await page.waitForSelector('.usage-chart');
+    const chart = (metric) => page.$$eval(`.usage-chart [data-metric=${metric}] .bar-row`, (rows) => Object.fromEntries(rows.map((r) => [
+      r.querySelector('.bar-name').textContent,
+      {num: r.querySelector('.bar-num').textContent, width: r.querySelector('.bar').getBoundingClientRect().width,
+        track: r.querySelector('.bar-track').getBoundingClientRect().width, limit: !!r.querySelector('.bar-limit')}])));
+    const table = await page.$$eval('[aria-label^="Usage in"] tbody tr', (trs) => Object.fromEntries(trs.map((tr) => {
+      const td = [...tr.querySelectorAll('td')].map((c) => c.textContent);
+      return [td[0], {words: td[1], images: td[2]}];
+    })));
+    const words = await chart('words');
+    const images = await chart('images');
+    // one bar per user of the table, in each group; the numbers as in the table
+    assert.deepEqual(Object.keys(words).sort(), Object.keys(table).sort());
+    assert.deepEqual(Object.keys(images).sort(), Object.keys(table).sort());
+    for (const name of Object.keys(table)) {
+      assert.equal(words[name].num, table[name].words, name);
+      assert.equal(images[name].num, table[name].images, name);
+    }
+    const used = async (k) => (await get(srv, k, '/usage'));
+    const [uf, um] = [await used(few), await used(many)];
+    assert.ok(um.words.used > uf.words.used && uf.words.used > 0, JSON.stringify([uf.words, um.words]));
+    assert.equal(words['chart-few'].num, `${uf.words.used.toLocaleString('en')} of 100,000`);
+    assert.equal(words['chart-many'].num, um.words.used.toLocaleString('en'));
+    // widths in the order of use: the largest of the table fills its track, the smaller is shorter but shown
+    assert.ok(words['chart-many'].width > words['chart-few'].width && words['chart-few'].width > 0, JSON.stringify(words));
+    const n = (t) => Number(t.split(' ')[0].replace(/,/g, ''));
+    const top = Object.keys(table).sort((a, b) => n(table[b].words) - n(table[a].words))[0];
+    assert.ok(Math.abs(words[top].width - words[top].track) <= 3, JSON.stringify([top, words[top]]));
+    assert.ok(images['chart-many'].width > images['chart-few'].width, JSON.stringify(images));
+    assert.equal(images['chart-few'].width, 0);
+    assert.equal(images['chart-many'].num, um.images.used.toLocaleString('en'));
+    assert.ok(um.images.used > 0);
+    // the quota beyond the scale: in words, no mark; set inside it: a mark on the track
+    assert.equal(words['chart-few'].limit, false);
+    srv.cli('user', 'set-quota', 'chart-few', '--words', String(um.words.used));
+    await page.reload();
+    await page.waitForSelector('.usage-chart');
+    const again = await chart('words');
+    assert.equal(again['chart-few'].limit, true);
+    assert.equal(again['chart-few'].num, `${uf.words.used.toLocaleString('en')} of ${um.words.used.toLocaleString('en')}`);
+    // hidden from assistive technology (the table is the source), with a caption
+    assert.equal(await page.getAttribute('.usage-chart', 'aria-hidden'), 'true');
+    assert.match(await page.textContent('.usage-chart figcaption'), /^Usage in \d{4}-\d{2} as bars/);
+  }));
 });
 
 describe('accessibility and screenshots', () => {
@@ -402,6 +459,7 @@ describe('accessibility and screenshots', () => {
       }],
       ['writer-account', key, '#/account', () => page.waitForSelector('meter')],
       ['writer-admin', admin, '#/admin', () => page.waitForSelector('[aria-label^="Usage in"]')],
+      ['writer-admin-usage', admin, '#/admin', async () => { await page.waitForSelector('.usage-chart'); await page.locator('.usage-chart').scrollIntoViewIfNeeded(); }],
       ['writer-admin-user', admin, `#/admin/users/${uid}`, async () => {
         await page.click('button:text("Create key")');
         await page.waitForSelector('.new-key input');
