@@ -459,7 +459,10 @@ describe('accessibility and screenshots', () => {
       }],
       ['writer-account', key, '#/account', () => page.waitForSelector('meter')],
       ['writer-admin', admin, '#/admin', () => page.waitForSelector('[aria-label^="Usage in"]')],
-      ['writer-admin-usage', admin, '#/admin', async () => { await page.waitForSelector('.usage-chart'); await page.locator('.usage-chart').scrollIntoViewIfNeeded(); }],
+      ['writer-admin-usage', admin, '#/admin', async () => {
+        await page.waitForSelector('.usage-chart');
+        await page.evaluate(() => { document.querySelector('.usage-chart').scrollIntoView({block: 'start'}); window.scrollBy(0, -document.querySelector('header').offsetHeight - 16); });
+      }],
       ['writer-admin-user', admin, `#/admin/users/${uid}`, async () => {
         await page.click('button:text("Create key")');
         await page.waitForSelector('.new-key input');
