@@ -136,6 +136,8 @@ echo "$sse_streams"
 echo "$stream_memory"
 echo "$export_load"
 BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
+echo
+BUILD=$BUILD bench/quota.sh  # what quotas cost a create and a show (§19)
 for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done
