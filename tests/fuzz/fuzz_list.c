@@ -2,6 +2,7 @@
  * strings. Invariants: values fall back into their allowed sets, and links are
  * NUL-free, start with the base URL and carry exactly the page asked for. */
 #include "api/api.h"
+#include "gen/templates.h"
 #include "fuzz.h"
 
 #include <stdio.h>
@@ -24,7 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(lq.per_page == 10 || lq.per_page == 25 || lq.per_page == 50 || lq.per_page == 100);
         FUZZ_CHECK(page >= 1 && lq.page >= 1 && lq.page <= page);
         FUZZ_CHECK(lq.favorite >= -1 && lq.favorite <= 1);
-        FUZZ_CHECK(lq.template_id >= 0 && lq.template_id <= 52);
+        /* none, one of the 52, or a user's own (§18: checked against the user later) */
+        FUZZ_CHECK((lq.template_id >= 0 && lq.template_id <= TEMPLATE_COUNT) ||
+                   lq.template_id >= CUSTOM_TEMPLATE_MIN_ID);
         buf_t u;
         buf_init(&u);
         app_t app = {.public_url = "http://h"};
