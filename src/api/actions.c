@@ -91,21 +91,10 @@ static void selection_fields(verrs_t *v, const kvlist_t *f, const char *text, in
 void api_documents_action(app_t *app, http_req_t *r, int64_t id)
 {
     kvlist_t f;
-    if (api_body_fields(r, &f) != 0)
-        return;
-    store_conn_t *c = api_conn(app, r);
-    if (!c)
-        return;
+    store_conn_t *c;
     record_t rec;
-    int rc = records_get(app->records, c, KIND_DOC, r->user_id, id, NULL, NULL, &r->arena, &rec);
-    if (rc == STORE_NOTFOUND) {
-        api_not_found(r);
+    if (!api_record_to_change(app, r, KIND_DOC, id, &f, &c, &rec))
         return;
-    }
-    if (rc != STORE_OK) {
-        api_store_error(r, rc);
-        return;
-    }
     verrs_t v;
     verrs_init(&v, &r->arena);
     const char *action;

@@ -122,6 +122,11 @@ void api_validation_error(http_req_t *r, const verrs_t *v);
 /* Decodes the request body (form or JSON) into fields. Returns 0, or answers
  * (415 or 422) and returns -1. */
 int api_body_fields(http_req_t *r, kvlist_t *out);
+/* For a route that changes record (kind, id) from a body (regenerate, an action): the
+ * body's fields, the connection and the record as it is; false when an answer was sent
+ * (the body's 4xx, 404, or the store's 503). */
+bool api_record_to_change(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, kvlist_t *f,
+                          store_conn_t **c, record_t *rec);
 /* The same with the Content-Type given (NULL = none): no connection needed. */
 int api_decode_body(http_req_t *r, const char *content_type, kvlist_t *out);
 /* The query string's parameters. */

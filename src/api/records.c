@@ -567,25 +567,27 @@ static void regen_fields(verrs_t *v, const kvlist_t *f, const provider_t *prov, 
         rec->style = s;
 }
 
+bool api_record_to_change(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, kvlist_t *f,
+                          store_conn_t **c, record_t *rec)
+{
+    if (api_body_fields(r, f) != 0 || !(*c = api_conn(app, r)))
+        return false;
+    int rc = records_get(app->records, *c, kind, r->user_id, id, NULL, NULL, &r->arena, rec);
+    if (rc == STORE_NOTFOUND)
+        api_not_found(r);
+    else if (rc != STORE_OK)
+        api_store_error(r, rc);
+    return rc == STORE_OK;
+}
+
 void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 {
     kvlist_t f;
-    if (api_body_fields(r, &f) != 0)
+    store_conn_t *c;
+    record_t rec; /* the record's inputs, which the body's fields replace */
+    if (!api_record_to_change(app, r, kind, id, &f, &c, &rec))
         return;
-    store_conn_t *c = api_conn(app, r);
-    if (!c)
-        return;
-    /* the record's inputs, which the body's fields replace */
-    record_t rec;
-    int rc = records_get(app->records, c, kind, r->user_id, id, NULL, NULL, &r->arena, &rec);
-    if (rc == STORE_NOTFOUND) {
-        api_not_found(r);
-        return;
-    }
-    if (rc != STORE_OK) {
-        api_store_error(r, rc);
-        return;
-    }
+    int rc;
     verrs_t v;
     verrs_init(&v, &r->arena);
     regen_fields(&v, &f, app->prov, &rec);
