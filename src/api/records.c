@@ -417,21 +417,25 @@ bool api_language_tag(const char *s)
     return first >= 2;
 }
 
+/* An optional field whose value is one of set (§17, §3): sent empty is not sent; kept
+ * in *out when valid, else the 422 "The selected NAME is invalid.". */
+static void optional_choice(verrs_t *v, const kvlist_t *f, const char *name,
+                            const char *const *set, size_t n, const char **out)
+{
+    const char *s = field_text(v, f, name, name, false, 64, NULL);
+    if (s && *s && !one_of(s, set, n))
+        verrs_add(v, name, "The selected %s is invalid.", name);
+    else if (s && *s)
+        *out = s;
+}
+
 /* The writing options of §17 (tone, language, length): a field sent empty is not sent.
  * The builtin generator writes English only. */
 static void writing_options(verrs_t *v, const kvlist_t *f, const provider_t *prov, record_t *rec)
 {
-    const char *s = field_text(v, f, "tone", "tone", false, 64, NULL);
-    if (s && *s && !one_of(s, tones, ARRAY_LEN(tones)))
-        verrs_add(v, "tone", "The selected tone is invalid.");
-    else if (s && *s)
-        rec->tone = s;
-    s = field_text(v, f, "length", "length", false, 64, NULL);
-    if (s && *s && !one_of(s, lengths, ARRAY_LEN(lengths)))
-        verrs_add(v, "length", "The selected length is invalid.");
-    else if (s && *s)
-        rec->length = s;
-    s = field_text(v, f, "language", "language", false, 64, NULL);
+    optional_choice(v, f, "tone", tones, ARRAY_LEN(tones), &rec->tone);
+    optional_choice(v, f, "length", lengths, ARRAY_LEN(lengths), &rec->length);
+    const char *s = field_text(v, f, "language", "language", false, 64, NULL);
     if (s && *s && !api_language_tag(s))
         verrs_add(v, "language", "The language must be a BCP 47 language tag.");
     else if (s && *s && prov && strcmp(prov->name, "builtin") == 0 &&
@@ -555,16 +559,8 @@ static void regen_fields(verrs_t *v, const kvlist_t *f, const provider_t *prov, 
     }
     if ((s = field_text(v, f, "description", "description", false, 4000, NULL)) && *s)
         rec->description = s;
-    s = field_text(v, f, "resolution", "resolution", false, 64, NULL);
-    if (s && *s && !one_of(s, resolutions, ARRAY_LEN(resolutions)))
-        verrs_add(v, "resolution", "The selected resolution is invalid.");
-    else if (s && *s)
-        rec->resolution = s;
-    s = field_text(v, f, "style", "style", false, 64, NULL);
-    if (s && *s && !one_of(s, styles, ARRAY_LEN(styles)))
-        verrs_add(v, "style", "The selected style is invalid.");
-    else if (s && *s)
-        rec->style = s;
+    optional_choice(v, f, "resolution", resolutions, ARRAY_LEN(resolutions), &rec->resolution);
+    optional_choice(v, f, "style", styles, ARRAY_LEN(styles), &rec->style);
 }
 
 bool api_record_to_change(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, kvlist_t *f,
