@@ -540,7 +540,8 @@ describe('images', () => {
     for (const [n, res] of [['Square one', '1024x1024'], ['Tall one', '1024x1792']])
       assert.equal((await srv.api('POST', '/images', gina, {name: n, description: 'hills', resolution: res, style: 'natural'})).status, 201);
     await page.click('a[data-nav=images]');
-    await page.waitForSelector('.gallery img');
+    // (the gallery may render twice: wait for its final state, then check it)
+    await page.waitForFunction(() => document.querySelectorAll('.gallery img').length >= 3);
     assert.equal(await page.locator('.gallery img').count(), 3);
     assert.equal(await page.getAttribute('.gallery img >> nth=2', 'loading'), 'lazy');
     assert.deepEqual(await page.locator('.gallery img').evaluateAll((l) => l.map((e) => e.alt)), ['Tall one', 'Square one', 'Red sunset']);
