@@ -6,6 +6,7 @@
 
 #include "core/log.h"
 #include "gen/templates.h"
+#include "obs/metrics.h"
 #include "api/rcache.h"
 #include "records/records.h"
 
@@ -346,6 +347,23 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
     case CREATE_STORE_ERROR: api_store_error(r, cr->store_rc); break;
     case CREATE_BUSY: api_error(r, 409, "The record is being generated."); break;
     case CREATE_NOTFOUND: api_not_found(r); break;
+    case CREATE_QUOTA_USED: { /* the usage read again near the limit (records/quota.c) */
+        bool img = cr->rec.kind == KIND_IMG;
+        metrics_quota_refused(img ? MQ_IMAGES : MQ_WORDS);
+        api_error(r, 403, img ? "Your monthly image quota is used up."
+                              : "Your monthly word quota is used up.");
+        break;
+    }
+    case CREATE_QUOTA_BUSY:
+        /* not used up, but the user's generations in flight may use it up (§19's
+         * bound, records/quota.c): a retry once they have finished gets 2xx or 403 */
+        http_add_header(r, "Retry-After", "1");
+        api_error(r, 429, cr->rec.kind == KIND_IMG
+                              ? "Your other pictures being generated may use up your monthly "
+                                "image quota: try again when they have finished."
+                              : "Your other generations running now may use up your monthly "
+                                "word quota: try again when they have finished.");
+        break;
     case CREATED_DONE:
     case CREATED_PENDING:
     case CREATED_STREAM:
@@ -518,18 +536,7 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
     cr->rec = rec;
-    cr->arena = &r->arena;
-    cr->fields = arena_alloc(&r->arena, sizeof(f));
-    memcpy((void *)cr->fields, &f, sizeof(f));
-    cr->done = create_done;
-    cr->arg = r;
-    cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
-    if (api_wants_stream(r)) {
-        api_stream_create(app, r, cr);
-        return;
-    }
-    cr->mode = prefers_async(r) || app->cfg->wait_limit <= 0 ? CREATE_ASYNC : CREATE_WAIT;
-    http_suspend(r, api_create_suspended, on_create_resumed, cr);
+    api_create_run(app, r, cr, &f);
 }
 
 /* ---- regenerate (§16) ---- */
@@ -617,6 +624,9 @@ void api_create_run(app_t *app, http_req_t *r, records_create_t *cr, const kvlis
     cr->done = create_done;
     cr->arg = r;
     cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
+    cr->quota_limit = r->quota_limit; /* set by the router's quota check (§19) */
+    cr->quota_used = r->quota_used;
+    cr->quota_at = r->quota_at;
     if (api_wants_stream(r)) {
         api_stream_create(app, r, cr);
         return;

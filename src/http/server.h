@@ -38,6 +38,11 @@ struct http_req {
     char client[48]; /* the client's address (http_client_addr) */
     double started;
     int64_t user_id; /* 0 until authenticated */
+    /* the user's quota of the kind a create makes and its usage this month, as the
+     * key's lookup read them (API.md §19; set by the API's router on creates only;
+     * quota_limit < 0: none) */
+    int64_t quota_limit, quota_used;
+    double quota_at; /* mono_s() just before the lookup */
     int metric_route; /* obs/metrics.h metrics_route_t, set by the handler (0 = other) */
 
     /* response */
