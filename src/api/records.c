@@ -195,9 +195,14 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
         lq.probe = probe_rcache;
         lq.probe_arg = &pb;
     }
+    /* the page's records in an arena of their own, given back once rendered: a page of
+     * long documents is not held beside its answer while a slow client reads it */
+    arena_t page_arena;
+    arena_init(&page_arena);
     record_list_t l;
-    int rc = records_list(app->records, c, kind, &lq, &r->arena, &l);
+    int rc = records_list(app->records, c, kind, &lq, &page_arena, &l);
     if (rc != STORE_OK) {
+        arena_free(&page_arena);
         buf_free(&pb.held);
         api_store_error(r, rc);
         return;
@@ -212,10 +217,11 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     jw_arr_begin(&w);
     const char *held = pb.held.data; /* held renderings come in page order */
     if (kind == KIND_DOC)
-        api_template_names(app, l.items, l.n, &r->arena);
+        api_template_names(app, l.items, l.n, &page_arena);
     for (size_t i = 0; i < l.n; i++)
         record_json_cached(app, &w, &l.items[i], &held);
     buf_free(&pb.held);
+    arena_free(&page_arena);
     jw_arr_end(&w);
     jw_key(&w, "links");
     jw_obj_begin(&w);
