@@ -84,7 +84,7 @@ static bool admit(app_t *app, http_req_t *r, key_auth_t *k)
         api_store_error(r, rc);
         return false;
     }
-    r->user_id = k->user_id;
+    http_set_user_id(r, k->user_id);
     char bucket[40];
     snprintf(bucket, sizeof(bucket), "key:%lld", (long long)k->key_id);
     if (!ratelimit_check(app->rl, c, r, bucket)) {
@@ -344,7 +344,7 @@ static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
         api_error(r, 403, "This action is unauthorized.");
         return false;
     }
-    if (k->scope == SCOPE_READ && method_bit(r->method) != M_GET) {
+    if (k->scope == SCOPE_READ && method_bit(http_method(r)) != M_GET) {
         api_error(r, 403, "This key may only read.");
         return false;
     }
@@ -384,13 +384,13 @@ void api_handle(void *appv, http_req_t *r)
     rec_kind_t kind;
     int64_t id;
     int allowed;
-    route_t rt = api_route(r->method, r->path, &kind, &id, &allowed);
-    r->metric_route = (int)metric_route(r->path, rt, kind, allowed);
+    route_t rt = api_route(http_method(r), http_path(r), &kind, &id, &allowed);
+    http_set_metric_route(r, (int)metric_route(http_path(r), rt, kind, allowed));
     /* the API's description is public, like /healthz */
-    bool api = strncmp(r->path, "/api/v1/", 8) == 0 && rt != ROUTE_OPENAPI;
+    bool api = strncmp(http_path(r), "/api/v1/", 8) == 0 && rt != ROUTE_OPENAPI;
     /* a GET under /api/v1 only reads: its key and its records in one read session */
     store_conn_t *session = NULL;
-    if (api && strcmp(r->method, "GET") == 0 && (session = api_conn(app, r)) == NULL)
+    if (api && strcmp(http_method(r), "GET") == 0 && (session = api_conn(app, r)) == NULL)
         return;
     if (session)
         store_read_begin(session); /* nothing on a backend without read sessions */
@@ -399,7 +399,7 @@ void api_handle(void *appv, http_req_t *r)
      * key's scope and the user's quota are checked (§19) */
     key_auth_t key;
     if (!api || admit(app, r, &key)) {
-        if (r->body_too_large)
+        if (http_body_too_large(r))
             api_error(r, 413, "Payload too large.");
         else if (!api || (scope_allows(r, &key, rt) && quota_allows(app, r, &key, rt, kind)))
             dispatch(app, r, rt, kind, id, allowed);
@@ -423,13 +423,13 @@ static void dispatch(app_t *app, http_req_t *r, route_t rt, rec_kind_t kind, int
     case ROUTE_REGENERATE: api_records_regenerate(app, r, kind, id); break;
     case ROUTE_ACTIONS: api_documents_action(app, r, id); break;
     case ROUTE_REVISIONS: api_revisions_list(app, r, kind, id); break;
-    case ROUTE_REVISION: api_revision_show(app, r, kind, id, api_route_revision(r->path)); break;
-    case ROUTE_RESTORE: api_revision_restore(app, r, kind, id, api_route_revision(r->path)); break;
+    case ROUTE_REVISION: api_revision_show(app, r, kind, id, api_route_revision(http_path(r))); break;
+    case ROUTE_RESTORE: api_revision_restore(app, r, kind, id, api_route_revision(http_path(r))); break;
     case ROUTE_TEMPLATES: api_templates(app, r); break;
     case ROUTE_TEMPLATE: api_template(app, r, id); break;
     case ROUTE_HEALTHZ: api_healthz(app, r); break;
     case ROUTE_READYZ: api_readyz(app, r); break;
-    case ROUTE_MEDIA: api_media(app, r, r->path + 7); break;
+    case ROUTE_MEDIA: api_media(app, r, http_path(r) + 7); break;
     case ROUTE_METRICS: api_metrics(app, r); break;
     case ROUTE_OPENAPI: api_openapi(app, r); break;
     case ROUTE_WEB: api_web(app, r); break;

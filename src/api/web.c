@@ -23,7 +23,7 @@ const asset_t *api_web_asset(const char *path)
 
 void api_web(app_t *app, http_req_t *r)
 {
-    const asset_t *a = api_web_asset(r->path);
+    const asset_t *a = api_web_asset(http_path(r));
     if (!a) {
         api_not_found(r);
         return;
