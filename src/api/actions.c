@@ -5,7 +5,7 @@
  * (records_create_t.action), answered like one (records.c api_create_run: wait 200,
  * async 202, stream 200, Idempotency-Key). The job runner (records/jobs.c) rewrites the
  * part and splices it into the unchanged rest (records/actions.c). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/utf8.h"
 

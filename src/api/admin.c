@@ -11,7 +11,7 @@
  * Lists are §4 page envelopes (per_page 10/25/50/100, page; other values fall back to
  * the defaults), ordered by id. Bad input is a 422 naming the field; an unknown id 404.
  * Quotas are whole numbers >= 0, or null / empty for none. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "auth/keys.h"
 #include "auth/users.h"

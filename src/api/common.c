@@ -1,6 +1,6 @@
 /* common.c — what every API handler shares: errors in the contract's shape (§6),
  * body and query decoding (§1), field validation, and the JSON of a record (§3). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/log.h"
 #include "gen/templates.h"

@@ -11,7 +11,7 @@
  * suspended, so that no HTTP thread is held; past the pool's limits the answer is 429
  * (this user has enough exports running) or 503, both with Retry-After. Files made on
  * the pool are kept in its cache by document, version and format. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "api/export_pool.h"
 #include "export/export.h"

@@ -1,5 +1,5 @@
 /* misc.c — /healthz, /readyz and the media files. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "media/thumb.h"
 

@@ -1,7 +1,7 @@
 /* ops.c — what operators and tools read: GET /metrics (Prometheus text, obs/metrics.h),
  * GET /api/v1/openapi.json (the compiled-in OpenAPI document, src/api/openapi.json),
  * and the provider and job-queue fields of /readyz. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "api/rcache.h"
 #include "obs/metrics.h"

@@ -2,7 +2,7 @@
  * (§16), one code path for both kinds: decode, call the records service
  * (records/records.h), render. A request that asks for text/event-stream is handed to
  * stream.c (§10). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/log.h"
 #include "gen/templates.h"

@@ -1,7 +1,7 @@
 /* revisions.c — the revisions of documents and images (API.md §16): the list (a page
  * envelope, per_page and page only, newest first), one revision, and restore. The
  * regenerate route is a create (records.c). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "records/records.h"
 

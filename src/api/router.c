@@ -8,7 +8,7 @@
  * /api/v1/openapi.json and the web app (/ and its compiled-in files, api/web.c), all
  * without auth. Each request is labelled with its route template for the metrics
  * (never its raw path). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "auth/keys.h"
 #include "core/log.h"

@@ -1,7 +1,7 @@
 /* static.c — answers a compiled-in static file (core/assets.h): a strong ETag with
  * If-None-Match (304), the gzip copy when the client accepts gzip, and the caller's
  * Cache-Control. HEAD is answered like GET by the server (no body). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include <string.h>
 #include <strings.h>

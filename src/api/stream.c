@@ -26,7 +26,7 @@
  * it (shared_text_t, by content), and a record event's text is escaped a piece at a
  * time into the window (big_event_t). A live stream keeps the text it has learnt so far
  * (x->text) until its record completes. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/log.h"
 

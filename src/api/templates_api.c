@@ -6,7 +6,7 @@
  * A user's own template is theirs alone: another user's id answers as a missing one
  * (404 here, 422 as a template_id). Deleting one keeps its row, marked deleted, so its
  * documents keep showing its name; it is gone for everything else. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "gen/templates.h"
 

@@ -1,7 +1,7 @@
 /* usage.c — GET /usage (API.md §19): the key's user's usage of this month (calendar
  * months, UTC; the store's clock, settable for tests), and the usage object the admin
  * list (admin.c) writes too. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 static void used_limit(jw_t *w, const char *key, int64_t used, int64_t limit)
 {

@@ -5,7 +5,7 @@
  * no inline script, no framing), nosniff and no Referer. Files are revalidated on every
  * load (no-cache + the strong ETag: a 304 costs no body), so a new binary's app is
  * picked up at once. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include <string.h>
 

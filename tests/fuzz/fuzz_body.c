@@ -2,7 +2,7 @@
  * arbitrary bytes. The first byte picks the Content-Type. Invariants: either the
  * body decodes (and every field handed on is valid UTF-8 without NUL after
  * validation) or a 415/422 answer in the contract's shape is written. */
-#include "api/api.h"
+#include "api/api_int.h"
 #include "fuzz.h"
 
 #include <jansson.h>

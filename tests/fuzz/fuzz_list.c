@@ -1,7 +1,7 @@
 /* fuzz_list.c — list query parameters (§4) and pagination links on arbitrary query
  * strings. Invariants: values fall back into their allowed sets, and links are
  * NUL-free, start with the base URL and carry exactly the page asked for. */
-#include "api/api.h"
+#include "api/api_int.h"
 #include "gen/templates.h"
 #include "fuzz.h"
 

@@ -1,7 +1,7 @@
 /* fuzz_route.c — the router on arbitrary paths and methods. Invariants: record
  * routes (a record's, its revisions', an admin user's or key's, a template's) carry a positive id, a 405 names the methods allowed, and the answer does
  * not depend on anything after a NUL. */
-#include "api/api.h"
+#include "api/api_int.h"
 #include "fuzz.h"
 
 #include <string.h>

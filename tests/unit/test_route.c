@@ -1,5 +1,5 @@
 /* test_route.c — the route table (API.md §4): paths, methods, ids, 404 vs 405. */
-#include "api/api.h"
+#include "api/api_int.h"
 #include "test.h"
 
 static const struct {
