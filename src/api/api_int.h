@@ -11,6 +11,7 @@
 #include "core/assets.h"
 #include "core/json.h"
 #include "http/decode.h"
+#include "obs/metrics.h"
 
 typedef enum {
     ROUTE_NOT_FOUND,
@@ -49,10 +50,31 @@ static inline bool api_route_admin(route_t rt)
     return rt >= ROUTE_ADMIN_USERS && rt <= ROUTE_ADMIN_USAGE;
 }
 
-/* The route of a request: pure, no I/O. kind and id are set for record routes;
- * allowed gets the method bits the path takes (for 405's Allow). */
-route_t api_route(const char *method, const char *raw_path, rec_kind_t *kind, int64_t *id,
-                  int *allowed);
+/* ---- routes.c: the route table ---- */
+
+/* Methods as bits (HEAD is GET's): a row's methods, a path's Allow set. */
+enum { M_GET = 1, M_POST = 2, M_PUT = 4, M_PATCH = 8, M_DELETE = 16 };
+
+typedef struct route_row route_row_t;
+
+/* What api_route found for a request: the row that answers its method, or none (404 when
+ * no row has its path, 405 when rows have it for other methods). */
+typedef struct {
+    const route_row_t *row; /* NULL for a 404 or a 405 */
+    route_t route;          /* the row's, ROUTE_NOT_FOUND or ROUTE_NOT_ALLOWED */
+    rec_kind_t kind;        /* the path's {kind} (documents, images); KIND_DOC when none */
+    int64_t id, n;          /* the path's {id} and a revision's {n}; 0 when none, or 404 */
+    int allowed;            /* for a 405: the methods the path takes (its Allow) */
+    metrics_route_t metric; /* the path's template (a 405 keeps it); MR_OTHER for a 404 */
+    const char *rest;       /* what a trailing "*" matched, in the path given */
+} route_match_t;
+
+/* The route of a request: pure, no I/O. One trailing slash is ignored under /api/v1/. */
+route_t api_route(const char *method, const char *raw_path, route_match_t *m);
+/* Calls the handler of a matched row (m->row not NULL). */
+void api_route_call(app_t *app, http_req_t *r, const route_match_t *m);
+/* The method bit of a method name (0 for one inkwell does not take). */
+int api_method_bit(const char *method);
 
 /* ---- common.c ---- */
 
@@ -165,8 +187,6 @@ bool api_language_tag(const char *s);
 void api_documents_action(app_t *app, http_req_t *r, int64_t id);
 
 /* ---- revisions.c (§16) ---- */
-/* The {n} of a revision route's path (api_route checked it). */
-int64_t api_route_revision(const char *path);
 void api_revisions_list(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id);
 void api_revision_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, int64_t n);
 void api_revision_restore(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, int64_t n);

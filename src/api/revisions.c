@@ -10,18 +10,6 @@
 
 #define PAGE_CAP 1000000000000LL
 
-
-int64_t api_route_revision(const char *path)
-{
-    const char *s = strstr(path, "/revisions/");
-    if (!s)
-        return 0;
-    s += 11;
-    const char *end = strchr(s, '/');
-    int64_t n;
-    return parse_id(s, end ? (size_t)(end - s) : strlen(s), &n) ? n : 0;
-}
-
 /* One revision object (see API.md §16). */
 static void revision_json(app_t *app, jw_t *w, const revision_t *rv)
 {

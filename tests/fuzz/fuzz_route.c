@@ -17,10 +17,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = size - 1 < sizeof(path) - 1 ? size - 1 : sizeof(path) - 1;
     memcpy(path, data + 1, n);
     path[n] = '\0';
-    rec_kind_t kind;
-    int64_t id;
-    int allowed;
-    route_t rt = api_route(method, path, &kind, &id, &allowed);
+    route_match_t m;
+    route_t rt = api_route(method, path, &m);
+    rec_kind_t kind = m.kind;
+    int64_t id = m.id;
+    int allowed = m.allowed;
     bool with_id = rt == ROUTE_SHOW || rt == ROUTE_UPDATE || rt == ROUTE_DELETE ||
                    rt == ROUTE_EXPORT || rt == ROUTE_REGENERATE || rt == ROUTE_REVISIONS ||
                    rt == ROUTE_REVISION || rt == ROUTE_RESTORE || rt == ROUTE_ADMIN_USER ||
@@ -32,7 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rt == ROUTE_NOT_ALLOWED)
         FUZZ_CHECK(allowed != 0);
     if (rt == ROUTE_MEDIA)
-        FUZZ_CHECK(strncmp(path, "/media/", 7) == 0);
+        FUZZ_CHECK(strncmp(path, "/media/", 7) == 0 && m.rest == path + 7);
+    /* a row exactly when answered by a handler; a label exactly when the path is known */
+    FUZZ_CHECK((m.row != NULL) == (rt != ROUTE_NOT_FOUND && rt != ROUTE_NOT_ALLOWED));
+    FUZZ_CHECK((m.metric == MR_OTHER) == (rt == ROUTE_NOT_FOUND));
     FUZZ_CHECK(kind == KIND_DOC || kind == KIND_IMG);
     return 0;
 }
