@@ -78,6 +78,17 @@ int api_method_bit(const char *method);
 
 /* ---- common.c ---- */
 
+/* The API's own state of a request, kept with it (http_app_state) in its arena, made
+ * (zeroed) on first use: what one step of the API leaves for a later one. */
+typedef struct {
+    /* the user's quota of the kind a create makes and its usage this month, as the
+     * key's lookup read them (API.md §19; set by the router's quota check on the routes
+     * that generate, for the records service's reservation; quota_limit < 0: none) */
+    int64_t quota_limit, quota_used;
+    double quota_at; /* mono_s() just before the lookup */
+} api_state_t;
+api_state_t *api_state(http_req_t *r);
+
 /* {"message": msg, "status": status} */
 void api_error(http_req_t *r, int status, const char *msg);
 void api_not_found(http_req_t *r);

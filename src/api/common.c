@@ -61,6 +61,17 @@ bool api_storage_full(app_t *app, http_req_t *r)
     return true;
 }
 
+api_state_t *api_state(http_req_t *r)
+{
+    api_state_t *st = http_app_state(r);
+    if (!st) {
+        st = arena_alloc(http_arena(r), sizeof(*st));
+        memset(st, 0, sizeof(*st));
+        http_set_app_state(r, st);
+    }
+    return st;
+}
+
 store_conn_t *api_conn(app_t *app, http_req_t *r)
 {
     char err[256];

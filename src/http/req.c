@@ -73,6 +73,16 @@ void *http_wait(http_req_t *r)
     return r->wait;
 }
 
+void http_set_app_state(http_req_t *r, void *state)
+{
+    r->app_state = state;
+}
+
+void *http_app_state(http_req_t *r)
+{
+    return r->app_state;
+}
+
 buf_t *http_resp(http_req_t *r)
 {
     return &r->resp;

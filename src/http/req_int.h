@@ -56,6 +56,9 @@ struct http_req {
     const char *target_at;
     size_t target_len;
     bool bad_target, too_many_params;
+    bool spilled; /* the answer was sent from a spill file (http_opts_t.spill_dir) */
+
+    void *app_state; /* the handler's own (http_set_app_state) */
 };
 
 #endif

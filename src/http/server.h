@@ -41,7 +41,14 @@ typedef struct {
      * client address comes from X-Forwarded-For when its peer is trusted, and the
      * per-address cap is the server's own, trusted proxies exempt. */
     struct proxies *proxies;
+    /* A directory where answers of HTTP_SPILL_MIN bytes or more are kept, unnamed, while
+     * they are sent (NULL: in memory): a slow client of a large answer (a list page of
+     * long documents) then holds a file in the kernel's page cache, not the process's
+     * memory (issue 25 item 6). */
+    const char *spill_dir;
 } http_opts_t;
+
+#define HTTP_SPILL_MIN (256 * 1024)
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen);
 uint16_t http_port(http_server_t *s);
@@ -87,6 +94,10 @@ void http_set_user_id(http_req_t *r, int64_t user_id);
 void http_set_metric_route(http_req_t *r, int route);
 /* The wait argument of the last http_suspend (for on_suspended and on_resumed). */
 void *http_wait(http_req_t *r);
+/* One pointer the handler keeps with the request for its own state (NULL until set;
+ * the server never reads it): e.g. allocated in http_arena, so freed with it. */
+void http_set_app_state(http_req_t *r, void *state);
+void *http_app_state(http_req_t *r);
 
 /* ---- the answer ---- */
 

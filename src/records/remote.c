@@ -65,6 +65,7 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
             ev.part_start = part->part_start;
             ev.part_after = part->part_after;
         }
+        quota_event(r->s->quota, &ev);
         hub_publish(r->s->hub, &ev, false);
     } else if (rc == STORE_OK) {
         arena_free(&a);
@@ -72,6 +73,7 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
         return;
     } else if (rc == STORE_NOTFOUND) {
         rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
+        quota_event(r->s->quota, &ev);
         hub_publish(r->s->hub, &ev, false);
     }
     arena_free(&a);
