@@ -8,11 +8,11 @@
  * So the service keeps, per process, a reservation for every generation it starts for a
  * user with a limit (records_create_t.quota_limit >= 0), from before anything is
  * generated until the generation ends (its record completed, failed or deleted), and
- * starts a new one only when
- *   - far from the limit: used + the units reserved + one more generation's < limit; or
- *   - near it, when none of the user's generations of that kind is in flight here and
- *     the usage is known to include every one that ended here: the API's usage was
- *     read before any of them ended (records_create_t.quota_at), or it is read again.
+ * starts a new one only when the usage it goes by counts every generation of the user
+ * that ended here (the API's was read before any of them ended — records_create_t.
+ * quota_at — or it is read again) and either
+ *   - far from the limit: used + the units reserved + this generation's <= limit; or
+ *   - near it, none of the user's generations of that kind is in flight here.
  * A reservation's units:
  *   - images: the pictures a generation makes (1): exact;
  *   - words: the most words one generation has produced in this process so far (at
@@ -216,7 +216,7 @@ create_outcome_t quota_admit(records_t *s, quota_t *q, store_conn_t *c,
         size_t n;
         int64_t sum = reserved(q, user_id, kind, now, &n);
         bool stale = ended_since(q, user_id, kind, read_at, now);
-        if (used < limit && (used + sum + unit < limit || (n == 0 && !stale))) {
+        if (used < limit && !stale && (used + sum + unit <= limit || n == 0)) {
             *ticket = add(q, user_id, kind, id, now);
             pthread_mutex_unlock(&q->mu);
             return CREATED_DONE;
