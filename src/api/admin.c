@@ -494,6 +494,43 @@ static void usage_list(app_t *app, http_req_t *r, store_conn_t *c)
     page_end(r, &w, &p, total, n);
 }
 
+/* ---- who am I ---- */
+
+void api_me(app_t *app, http_req_t *r)
+{
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    user_info_t u;
+    key_info_t k;
+    int rc = store_user_get(c, http_user_id(r), NULL, http_arena(r), &u);
+    if (rc == STORE_OK)
+        rc = store_key_get(c, api_state(r)->key_id, http_arena(r), &k);
+    if (rc == STORE_NOTFOUND) { /* revoked or deleted in between */
+        api_not_found(r);
+        return;
+    }
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    buf_reset(http_resp(r));
+    jw_t w;
+    jw_init(&w, http_resp(r));
+    jw_obj_begin(&w);
+    jw_key(&w, "data");
+    jw_obj_begin(&w);
+    jw_key(&w, "user");
+    user_json(&w, &u);
+    jw_key(&w, "key");
+    key_json(&w, &k, NULL);
+    jw_obj_end(&w);
+    jw_key(&w, "status");
+    jw_int(&w, 200);
+    jw_obj_end(&w);
+    http_respond(r, 200);
+}
+
 void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id)
 {
     store_conn_t *c = api_conn(app, r);

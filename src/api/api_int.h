@@ -36,6 +36,7 @@ typedef enum {
     ROUTE_RESTORE,    /* POST /{kind}/{id}/revisions/{n}/restore */
     ROUTE_ACTIONS,    /* POST /documents/{id}/actions (§17) */
     ROUTE_USAGE, /* GET /usage (§19) */
+    ROUTE_ME,    /* GET /me: who the key is (any scope; docs/design.md) */
     /* /admin/… (§19), for admin keys only; the handler (admin.c) tells methods apart */
     ROUTE_ADMIN_USERS,     /* /admin/users */
     ROUTE_ADMIN_USER,      /* /admin/users/{id} */
@@ -86,6 +87,7 @@ typedef struct {
      * that generate, for the records service's reservation; quota_limit < 0: none) */
     int64_t quota_limit, quota_used;
     double quota_at; /* mono_s() just before the lookup */
+    int64_t key_id;  /* the key that authenticated the request (GET /me) */
 } api_state_t;
 api_state_t *api_state(http_req_t *r);
 
@@ -253,6 +255,8 @@ void api_media(app_t *app, http_req_t *r, const char *file);
 /* ---- admin.c, usage.c (§19) ---- */
 /* The /admin routes (rt, with the path's {id}); the method is one the route takes. */
 void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id);
+/* GET /me: {"data":{"user":<user>,"key":<key>},"status":200} for any key (admin.c). */
+void api_me(app_t *app, http_req_t *r);
 /* GET /usage: the key's user's usage of the current month. */
 void api_usage(app_t *app, http_req_t *r);
 /* A usage object of §19 ({"period","words":{"used","limit"},"images":…,"tokens":…}),

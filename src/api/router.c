@@ -69,6 +69,7 @@ static bool admit(app_t *app, http_req_t *r, key_auth_t *k)
         return false;
     }
     http_set_user_id(r, k->user_id);
+    api_state(r)->key_id = k->key_id;
     char bucket[40];
     snprintf(bucket, sizeof(bucket), "key:%lld", (long long)k->key_id);
     if (!ratelimit_check(app->rl, c, r, bucket)) {
@@ -84,8 +85,8 @@ static bool admit(app_t *app, http_req_t *r, key_auth_t *k)
  * dispatch first. False when it has answered 403. */
 static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
 {
-    if (rt == ROUTE_NOT_FOUND || rt == ROUTE_NOT_ALLOWED)
-        return true;
+    if (rt == ROUTE_NOT_FOUND || rt == ROUTE_NOT_ALLOWED || rt == ROUTE_ME)
+        return true; /* (who the key is: any key may ask) */
     if (api_route_admin(rt) != (k->scope == SCOPE_ADMIN)) {
         api_error(r, 403, "This action is unauthorized.");
         return false;

@@ -86,6 +86,10 @@ static void h_usage(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_usage(a, r);
 }
+static void h_me(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_me(a, r);
+}
 static void h_admin(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_admin(a, r, m->route, m->id);
@@ -140,6 +144,7 @@ static const route_row_t routes[] = {
      L(MR_TEMPLATE)},
     /* usage and the admin routes (§19; admin.c tells the methods apart) */
     {M_GET, "/api/v1/usage", NULL, ROUTE_USAGE, h_usage, L(MR_USAGE)},
+    {M_GET, "/api/v1/me", NULL, ROUTE_ME, h_me, L(MR_ME)},
     {M_GET | M_POST, "/api/v1/admin/users", NULL, ROUTE_ADMIN_USERS, h_admin,
      L(MR_ADMIN_USERS)},
     {M_GET, "/api/v1/admin/usage", NULL, ROUTE_ADMIN_USAGE, h_admin, L(MR_ADMIN_USAGE)},

@@ -102,6 +102,8 @@ static const struct {
     {"POST", "/api/v1/templates/1001", MR_TEMPLATE, M_GET | M_PATCH | M_DELETE},
     {"GET", "/api/v1/usage", MR_USAGE, 0},
     {"POST", "/api/v1/usage/", MR_USAGE, M_GET},
+    {"GET", "/api/v1/me", MR_ME, 0},
+    {"DELETE", "/api/v1/me", MR_ME, M_GET},
     {"POST", "/api/v1/admin/users", MR_ADMIN_USERS, 0},
     {"PUT", "/api/v1/admin/users/", MR_ADMIN_USERS, M_GET | M_POST},
     {"PATCH", "/api/v1/admin/users/4", MR_ADMIN_USER, 0},
