@@ -89,10 +89,9 @@ void records_observe(records_t *s, records_event_fn fn, void *arg)
 }
 
 records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id,
-                                 records_event_fn fn, void *arg, char **live_text,
-                                 size_t *live_len)
+                                 int64_t from_seq, records_event_fn fn, void *arg)
 {
-    return hub_subscribe(s->hub, kind, user_id, id, fn, arg, live_text, live_len);
+    return hub_subscribe(s->hub, kind, user_id, id, from_seq, fn, arg);
 }
 
 void records_unsubscribe(records_t *s, records_sub_t *sub)
@@ -105,6 +104,25 @@ void records_publish(records_t *s, const rev_t *ev)
     hub_publish(s->hub, ev, true);
     if (s->remote && !ev->inline_path)
         remote_announce(s->remote, ev);
+}
+
+void records_revision_event(records_t *s, const record_t *rec)
+{
+    rev_t ev = {.type = REV_REVISION, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
+                .rec = rec, .seq = rec->event_seq};
+    hub_publish(s->hub, &ev, true);
+}
+
+void records_send_piece(records_t *s, const job_t *job, const rev_t *ev)
+{
+    if (s->remote)
+        remote_send_piece(s->remote, job, ev);
+}
+
+void records_flush_pieces(records_t *s, int64_t job_id)
+{
+    if (s->remote)
+        remote_flush_pieces(s->remote, job_id);
 }
 
 void records_set_create_hook(records_t *s, const records_create_hook_t *h)
@@ -216,7 +234,7 @@ static void on_written(void *arg)
         rev_t ev = {.type = REV_COMPLETED, .kind = cr->rec.kind, .id = cr->rec.id,
                     .user_id = cr->rec.user_id, .rec = &cr->rec,
                     .provider = p->s->d.prov->name, .duration_s = mono_s() - p->t0,
-                    .inline_path = true};
+                    .inline_path = true, .seq = cr->rec.event_seq};
         hub_publish(p->s->hub, &ev, true);
         cr->outcome = cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_DONE;
         cr->inline_text = cr->mode == CREATE_STREAM;
@@ -343,7 +361,7 @@ void records_create(records_t *s, records_create_t *cr)
     cr->job_id = job_id;
     after_commit(s, cr);
     rev_t ev = {.type = REV_QUEUED, .kind = cr->rec.kind, .id = cr->rec.id,
-                .user_id = cr->rec.user_id, .rec = &cr->rec};
+                .user_id = cr->rec.user_id, .rec = &cr->rec, .seq = cr->rec.event_seq};
     hub_publish(s->hub, &ev, true);
     if (cr->mode != CREATE_WAIT) {
         if (s->d.jobs)
@@ -354,7 +372,8 @@ void records_create(records_t *s, records_create_t *cr)
         return;
     }
     p->deadline = mono_s() + s->d.cfg->wait_limit;
-    p->sub = hub_subscribe(s->hub, cr->rec.kind, cr->rec.user_id, cr->rec.id, on_wait_event, p, NULL, NULL);
+    p->sub = hub_subscribe(s->hub, cr->rec.kind, cr->rec.user_id, cr->rec.id, cr->rec.event_seq,
+                           on_wait_event, p);
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
     /* The job may have ended before the subscription. (p lives in the request's arena:
@@ -433,8 +452,10 @@ int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
                    const record_patch_t *p, arena_t *a, record_t *out)
 {
     int rc = store_record_update(c, kind, user_id, id, p, a, out);
-    if (rc == STORE_OK && p->result)
+    if (rc == STORE_OK && p->result) {
         records_revision_made(s, c, out);
+        records_revision_event(s, out);
+    }
     return rc;
 }
 
@@ -450,7 +471,8 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
         for (size_t i = 0; i < n; i++) /* the record's picture and its revisions' */
             if (media_remove(s->d.media, keys[i]) != 0)
                 log_warn("record=%lld: could not remove its media file", (long long)id);
-        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
+        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id,
+                    .seq = RECORDS_SEQ_END};
         records_publish(s, &ev);
     }
     arena_free(&a);

@@ -795,6 +795,8 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_STR(a.rec.prompt, "owls");
     CHECK(a.rec.creativity == 0.25);
     CHECK_INT(a.rec.template_id, 4);
+    CHECK_INT(d1.event_seq, 1); /* the event sequence (records.h): created 1, claimed 2 */
+    CHECK_INT(a.rec.event_seq, 2);
     CHECK_STATE(t, KIND_DOC, me, d1.id, "generating");
     CHECK_STATE(t, KIND_DOC, me, d2.id, "queued");
 
@@ -821,6 +823,7 @@ static void test_jobs_basic(ctx_t *t)
     a_done.rec.prompt_tokens = 12;
     a_done.rec.completion_tokens = 345;
     a_done.rec.truncated = true;
+    a_done.pieces = 3; /* numbered 3, 4, 5 by the worker: completed is 6 */
     CHECK_INT(t->ops->job_complete(t->c, &a_done, "alpha beta", 2, NULL, NULL, NULL, NULL), STORE_OK);
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
@@ -831,6 +834,7 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_INT(g.prompt_tokens, 12);
     CHECK_INT(g.completion_tokens, 345);
     CHECK(g.truncated);
+    CHECK_INT(g.event_seq, 6);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 2);
 
@@ -839,10 +843,13 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.media_key, "k/abc.png");
     CHECK_STR(g.revised_prompt, "a better cat");
+    CHECK_INT(g.event_seq, 3);
 
+    c.pieces = 1;
     CHECK_INT(t->ops->job_fail(t->c, &c, "The provider refused."), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d2.id, &t->a, &g), STORE_OK);
     CHECK_STR(rec_state_name(g.state), "failed");
+    CHECK_INT(g.event_seq, 4); /* 1, 2 claimed, 3 a piece, 4 failed */
     CHECK_STR(g.error, "The provider refused.");
     CHECK(g.result == NULL);
 
