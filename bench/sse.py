@@ -4,6 +4,15 @@
                          after the other on fresh connections: from the request's first
                          byte sent to the first `delta` event read (p50, p99, max); then
                          the same creates answered in JSON, to the end of the answer
+  regen PORT KEY N       a regenerate of a builtin document (POST /documents/{id}/regenerate,
+                         waiting: 200 with the new revision) against a create (POST
+                         /documents, waiting: 201), measured the same way: N of each one
+                         after the other, interleaved, on fresh connections, from the first
+                         byte sent to the end of the answer (p50, p99, and requests/s)
+  remote PORT_A PORT_B KEY N  time to first delta of a stream attached on process B to a
+                         generation process A runs (PostgreSQL): A's create without waiting,
+                         then B's stream, from B's request to its first `delta` (A's
+                         builtin generator takes --builtin-delay-ms to write its pieces)
   streams PORT KEY N PID N show streams held open at once on one running generation (the
                          server runs with a long --builtin-delay-ms): the server's RSS
                          before and with all N open (each has had its `record` event)
@@ -62,6 +71,61 @@ def ttfd(port, key, n, sse=True):
               "  (the same creates answered in JSON, for comparison)")
 
 
+def exchange(port, req, mark):
+    """Sends req on a fresh connection; the seconds until mark was read, and the bytes."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    t0 = time.perf_counter()
+    s.sendall(req)
+    buf = b""
+    while mark not in buf:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise SystemExit("answer ended early: " + buf[:300].decode(errors="replace"))
+        buf += chunk
+    took = time.perf_counter() - t0
+    s.close()
+    return took, buf
+
+
+def summary(name, times, note=""):
+    times = sorted(times)
+    pct = lambda p: times[min(len(times) - 1, int(p * len(times)))] * 1000
+    print(f"{name:<17} n={len(times)}  p50 {pct(0.50):.2f} ms  p99 {pct(0.99):.2f} ms"
+          f"  {len(times) / sum(times):.0f} req/s one at a time{note}")
+
+
+def regen(port, key, n):
+    body = urllib.parse.urlencode({"name": "bench", "prompt": "a short note on garden soil"})
+    create = request("POST", "/api/v1/documents", key, body, accept_sse=False)
+    _, buf = exchange(port, create, b'"status":201}')
+    rid = int(buf.split(b'"id":', 1)[1].split(b",", 1)[0])
+    again = request("POST", f"/api/v1/documents/{rid}/regenerate", key, "", accept_sse=False)
+    rt, ct = [], []
+    for _ in range(n):
+        rt.append(exchange(port, again, b'"status":200}')[0])
+        ct.append(exchange(port, create, b'"status":201}')[0])
+    summary("regenerate", rt)
+    summary("create", ct, f"  (regenerate/create p50: {sorted(rt)[len(rt) // 2] / sorted(ct)[len(ct) // 2]:.2f};"
+            " target <= 1)")
+
+
+def remote(port_a, port_b, key, n):
+    body = urllib.parse.urlencode({"name": "bench", "prompt": "a short note on garden soil"})
+    create = request("POST", "/api/v1/documents", key, body, accept_sse=False,
+                     extra="Prefer: respond-async\r\n")
+    times = []
+    for _ in range(n):
+        _, buf = exchange(port_a, create, b'"status":202}')
+        rid = int(buf.split(b'"id":', 1)[1].split(b",", 1)[0])
+        show = request("GET", f"/api/v1/documents/{rid}", key)
+        times.append(exchange(port_b, show, b"event: delta")[0])
+    times.sort()
+    pct = lambda p: times[min(len(times) - 1, int(p * len(times)))] * 1000
+    print(f"sse-ttfd-remote   n={n}  p50 {pct(0.50):.2f} ms  p99 {pct(0.99):.2f} ms  max {times[-1] * 1000:.2f} ms"
+          "  (a stream on B of A's generation, PostgreSQL)")
+
+
 async def hold(port, key, path, ready, stop):
     r, w = await asyncio.open_connection("127.0.0.1", port)
     w.write(request("GET", path, key))
@@ -110,8 +174,13 @@ async def streams(port, key, n, pid):
 
 
 def main():
+    if sys.argv[1] == "remote":
+        remote(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]))
+        return
     what, port, key, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    if what == "ttfd":
+    if what == "regen":
+        regen(port, key, n)
+    elif what == "ttfd":
         ttfd(port, key, n)
         ttfd(port, key, n, sse=False)
     else:
