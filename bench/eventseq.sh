@@ -5,8 +5,9 @@
 #     binary (e.g. main's), back to back in alternating rounds so drift hits both alike
 #   - time to first delta of 500 streamed builtin creates (bench/sse.py ttfd)
 #   - regenerate against create of a builtin document (bench/sse.py regen)
-#   - with INKWELL_BENCH_PG_URL (an empty database, e.g. scripts/pg-test.sh's): time to
-#     first delta of a stream on process B of process A's generation (bench/sse.py remote)
+#   - with INKWELL_BENCH_PG_URL (a cluster's postgres:// URL, e.g. scripts/pg-test.sh's): time
+#     to first delta of a stream on process B of process A's generation (bench/sse.py
+#     remote), and jobs/s of 1,000 async creates (bench/sse.py drain)
 # BENCH_SECONDS (5), BENCH_ROUNDS (2), BENCH_DOCS (2000) scale it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,5 +92,9 @@ if [ -n "${INKWELL_BENCH_PG_URL:-}" ]; then
     echo "== $b (PostgreSQL)"
     taskset -c 1 python3 bench/sse.py remote "$aport" "$bport" "$(cat "$work/$b-pg.key")" 100
     stop; spid=$apid; stop
+    # the job path's throughput with every piece sent to the other processes (no delay)
+    serve "$bin" "$work/$b-pg" --database "$db"
+    taskset -c 1 python3 bench/sse.py drain "$sport" "$(cat "$work/$b-pg.key")" 1000
+    stop
   done
 fi

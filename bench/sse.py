@@ -13,6 +13,10 @@
                          generation process A runs (PostgreSQL): A's create without waiting,
                          then B's stream, from B's request to its first `delta` (A's
                          builtin generator takes --builtin-delay-ms to write its pieces)
+  drain PORT KEY N       N documents created without waiting (Prefer: respond-async, one
+                         keep-alive connection), then /readyz polled until the job queue is
+                         empty: jobs/s from the first create to the last job's end (what
+                         sending every text piece to other processes costs, PostgreSQL)
   streams PORT KEY N PID N show streams held open at once on one running generation (the
                          server runs with a long --builtin-delay-ms): the server's RSS
                          before and with all N open (each has had its `record` event)
@@ -126,6 +130,30 @@ def remote(port_a, port_b, key, n):
           "  (a stream on B of A's generation, PostgreSQL)")
 
 
+def drain(port, key, n):
+    import http.client
+    import json
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    h = {"Authorization": f"Bearer {key}", "Content-Type": "application/x-www-form-urlencoded",
+         "Prefer": "respond-async"}
+    t0 = time.perf_counter()
+    for i in range(n):
+        c.request("POST", "/api/v1/documents", body=urllib.parse.urlencode(
+            {"name": f"d{i}", "prompt": f"a short note on garden soil {i}"}), headers=h)
+        r = c.getresponse()
+        r.read()
+        if r.status != 202:
+            raise SystemExit(f"create {i}: {r.status}")
+    while True:
+        c.request("GET", "/readyz")
+        jobs = json.loads(c.getresponse().read()).get("jobs", {})
+        if jobs.get("queued", 1) == 0 and jobs.get("running", 1) == 0:
+            break
+        time.sleep(0.01)
+    took = time.perf_counter() - t0
+    print(f"drain             n={n}  {n / took:.0f} jobs/s (async creates until the queue is empty)")
+
+
 async def hold(port, key, path, ready, stop):
     r, w = await asyncio.open_connection("127.0.0.1", port)
     w.write(request("GET", path, key))
@@ -180,6 +208,8 @@ def main():
     what, port, key, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     if what == "regen":
         regen(port, key, n)
+    elif what == "drain":
+        drain(port, key, n)
     elif what == "ttfd":
         ttfd(port, key, n)
         ttfd(port, key, n, sse=False)
