@@ -3,6 +3,8 @@
  *
  * A create moves like this:
  *   begin hook → inline?  generate in the caller → writer (group commit) → COMPLETED
+ *                         (a regeneration: → one transaction, record_regenerated → QUEUED,
+ *                         COMPLETED; one that fails takes the job path)
  *              → job:     store record+job (QUEUED) → wake a worker
  *                         WAIT: subscribe to the record, then read it once (a worker
  *                         may have been faster); COMPLETED/FAILED/deadline/shutdown
@@ -275,7 +277,46 @@ int records_text_req(store_conn_t *c, const record_t *rec, arena_t *a, gen_text_
     return rc == STORE_NOTFOUND ? STORE_OK : rc; /* its user is gone: freestyle */
 }
 
-static void create_inline(records_t *s, create_priv_t *p)
+/* A regeneration generated in the request (create_inline): stored in one transaction,
+ * then published as a job's would be (QUEUED and COMPLETED, their numbers the store's). */
+static void regenerated_inline(records_t *s, create_priv_t *p)
+{
+    records_create_t *cr = p->cr;
+    char err[256];
+    store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
+    keep_for(s, cr, CREATED_DONE, true);
+    record_t out;
+    int rc = c ? store_record_regenerated(c, &cr->rec, cr->keep, cr->arena, &out)
+               : STORE_UNAVAILABLE;
+    if (rc != STORE_OK) {
+        if (cr->keep)
+            cr->keep->stored = false; /* rolled back with the revision */
+        cr->store_rc = rc;
+        cr->outcome = rc == STORE_BUSY       ? CREATE_BUSY
+                      : rc == STORE_NOTFOUND ? CREATE_NOTFOUND
+                                             : CREATE_STORE_ERROR;
+    } else {
+        cr->rec = out;
+        after_commit(s, cr);
+        records_revision_made(s, c, &cr->rec); /* the cap holds before anyone hears of it */
+        rev_t queued = {.type = REV_QUEUED, .kind = out.kind, .id = out.id,
+                        .user_id = out.user_id, .seq = out.event_seq - 1};
+        hub_publish(s->hub, &queued, true);
+        rev_t ev = {.type = REV_COMPLETED, .kind = out.kind, .id = out.id, .user_id = out.user_id,
+                    .rec = &cr->rec, .provider = s->d.prov->name, .duration_s = mono_s() - p->t0,
+                    .seq = out.event_seq};
+        records_publish(s, &ev); /* (other processes too: a regenerate has no job) */
+        cr->outcome = cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_DONE;
+        cr->inline_text = cr->mode == CREATE_STREAM;
+    }
+    atomic_store(&p->resolved, true);
+    cr->done(cr);
+}
+
+/* Generates in the caller and stores through the writer (a create) or in one
+ * transaction (a regeneration). False when a regeneration's generation failed: it then
+ * takes the job path, which stores the failure on the record (§16). */
+static bool create_inline(records_t *s, create_priv_t *p)
 {
     records_create_t *cr = p->cr;
     gen_ctx_t ctx = {0};
@@ -288,6 +329,10 @@ static void create_inline(records_t *s, create_priv_t *p)
     if (trc != STORE_OK)
         snprintf(res.error, sizeof(res.error), "Storage is unavailable, try again later.");
     if (trc != STORE_OK || s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
+        if (cr->regenerate) {
+            gen_result_free(&res);
+            return false;
+        }
         cr->error = arena_strdup(cr->arena, res.error[0] ? res.error : "Generation failed.");
         cr->failure = RF_GENERATION;
         rev_t ev = {.type = REV_FAILED, .kind = cr->rec.kind, .user_id = cr->rec.user_id,
@@ -298,7 +343,7 @@ static void create_inline(records_t *s, create_priv_t *p)
         atomic_store(&p->resolved, true);
         cr->outcome = CREATE_FAILED;
         cr->done(cr);
-        return;
+        return true;
     }
     cr->rec.result = arena_strndup(cr->arena, res.text.data ? res.text.data : "", res.text.len);
     cr->rec.words = count_words(cr->rec.result);
@@ -306,12 +351,17 @@ static void create_inline(records_t *s, create_priv_t *p)
     cr->rec.completion_tokens = res.completion_tokens;
     cr->rec.truncated = res.truncated;
     gen_result_free(&res);
+    if (cr->regenerate) {
+        regenerated_inline(s, p);
+        return true;
+    }
     p->item.rec = &cr->rec;
     keep_for(s, cr, CREATED_DONE, true);
     p->item.keep = cr->keep;
     p->item.wake = on_written;
     p->item.arg = p;
     writer_submit(s->d.writer, &p->item);
+    return true;
 }
 
 void records_create(records_t *s, records_create_t *cr)
@@ -328,11 +378,11 @@ void records_create(records_t *s, records_create_t *cr)
         cr->done(cr);
         return;
     }
+    /* the builtin generator writes a document at once: in the request, no job (an action
+     * (§17) reads the record's text, which the job has) */
     if (cr->mode != CREATE_ASYNC && cr->rec.kind == KIND_DOC && s->d.writer &&
-        s->d.prov->text_inline && !cr->regenerate) {
-        create_inline(s, p);
+        s->d.prov->text_inline && !(cr->regenerate && cr->action) && create_inline(s, p))
         return;
-    }
     char err[256];
     store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
     int64_t job_id;

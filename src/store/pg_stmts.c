@@ -276,6 +276,20 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     [S_IMG_REGEN] = {"ink_img_regen", 3,
                      "UPDATE images SET state = 'queued', " SEQ("1") ", " BUMP("$3") " WHERE user_id = $1"
                      " AND id = $2 AND state IN ('completed', 'failed') RETURNING " IMG_COLS},
+    /* a document regenerated in the request (pg_record_regenerated): $1 user, $2 id, $3
+     * result, $4 result folded, $5 words, $6-$8 usage, $9-$14 the inputs, $15 now; queued
+     * and completed at once (the event sequence +2), with its revision */
+    [S_DOC_REGEN_DONE] = {"ink_doc_regen_done", 15,
+                          "WITH d AS (UPDATE documents t SET state = 'completed', error = NULL,"
+                          " result = $3::text, result_fold = $4::text, words = $5::bigint,"
+                          " prompt_tokens = $6::bigint, completion_tokens = $7::bigint,"
+                          " truncated = $8::boolean, revision = t.revision + 1,"
+                          " prompt = $9::text, creativity = $10::float8, template_id = $11::int,"
+                          " tone = $12::text, language = $13::text, length = $14::text, "
+                          SEQ("2") ", " BUMP("$15") " WHERE user_id = $1 AND id = $2"
+                          " AND state IN ('completed', 'failed') RETURNING t.*),"
+                          " dr AS (" DOC_REV_FROM("'regeneration'", "NULL", "$15::bigint", "d") ")"
+                          " SELECT " DOC_COLS " FROM d"},
     /* $1 kind, $2 record, $3 now, then the inputs */
     [S_JOB_INSERT_REGEN] = {"ink_job_insert_regen", 15,
                             "INSERT INTO jobs (kind, record_id, created_us, regen, prompt,"

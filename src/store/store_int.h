@@ -161,6 +161,13 @@ typedef struct store_ops {
      * "action" with the action's name. */
     int (*record_regenerate)(store_conn_t *c, const record_t *in, const rec_action_t *act,
                              idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id);
+    /* A document regenerated already (generated in the request, no job): in holds the
+     * new inputs and result (words, usage); in one transaction, as record_regenerate and
+     * job_complete would (BUSY, NOTFOUND alike; the event sequence +2: queued and
+     * completed), the next revision ("regeneration"), the usage (§19) and keep. *out is
+     * the record as stored. */
+    int (*record_regenerated)(store_conn_t *c, const record_t *in, idem_keep_t *keep,
+                              arena_t *a, record_t *out);
     /* Newest first, per_page from page (1-based); *total all of them. NOTFOUND when the
      * record is not the user's. */
     int (*revision_list)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
@@ -386,6 +393,7 @@ store_pages_t *store_pages(store_t *s);
     .idem_begin = p##_idem_begin, .idem_finish = p##_idem_finish,                         \
     .idem_abort = p##_idem_abort, .idem_keep = p##_idem_keep,                               \
     .media_keys = p##_media_keys, .record_regenerate = p##_record_regenerate,             \
+    .record_regenerated = p##_record_regenerated,                                           \
     .revision_list = p##_revision_list, .revision_get = p##_revision_get,                 \
     .revision_restore = p##_revision_restore, .revision_trim = p##_revision_trim,          \
     .template_create = p##_template_create, .template_get = p##_template_get,             \
