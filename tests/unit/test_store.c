@@ -868,6 +868,42 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_STR(key, "k/abc.png");
 }
 
+/* A document regenerated in the request (record_regenerated): one transaction stores
+ * the new inputs and text as the next revision, the event sequence moved on by 2; a
+ * record being generated is BUSY, another user's NOTFOUND. */
+static void test_regenerated(ctx_t *t)
+{
+    int64_t me = user(t, "regen");
+    record_t d = {.kind = KIND_DOC, .user_id = me, .name = "r", .prompt = "old",
+                  .creativity = 0.5, .template_id = 2};
+    int64_t jid;
+    CHECK_INT(t->ops->record_create(t->c, &d, NULL, &jid), STORE_OK);
+    job_t j = {0};
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &j), STORE_OK);
+    CHECK_INT(j.rec.id, d.id);
+    record_t in = d;
+    in.prompt = "new";
+    in.result = "fresh words here";
+    in.words = 3;
+    in.prompt_tokens = in.completion_tokens = -1;
+    in.tone = "neutral", in.language = "en", in.length = "medium";
+    record_t out;
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_BUSY);
+    CHECK_INT(t->ops->job_complete(t->c, &j, "first", 1, NULL, NULL, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_OK);
+    CHECK_STR(rec_state_name(out.state), "completed");
+    CHECK_STR(out.result, "fresh words here");
+    CHECK_STR(out.prompt, "new");
+    CHECK_INT(out.revision, 2);
+    CHECK_INT(out.event_seq, 5); /* 1 created, 2 claimed, 3 completed, 4 queued, 5 completed */
+    revision_t rv;
+    CHECK_INT(t->ops->revision_get(t->c, KIND_DOC, me, d.id, 2, &t->a, &rv), STORE_OK);
+    CHECK_STR(rv.source, "regeneration");
+    CHECK_STR(rv.rec.result, "fresh words here");
+    in.user_id = me + 1000;
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_NOTFOUND);
+}
+
 static void test_jobs_lease(ctx_t *t)
 {
     int64_t me = user(t, "worker");
@@ -1974,6 +2010,7 @@ static void run_suite(const char *url)
         test_pages_property(&t);
         drain_jobs(&t);
         test_jobs_basic(&t);
+        test_regenerated(&t);
         test_jobs_lease(&t);
         test_jobs_concurrent(&t);
         test_rate(&t);
