@@ -111,6 +111,14 @@ pids=()
 # Memory of slow streams (bench/stream_memory.py): 200 slow readers of one 1 MB
 # document; the server's RSS before, at the peak, and 5 s after they close.
 stream_memory=$( (ulimit -n 4096; python3 bench/stream_memory.py "$BUILD/inkwell" 200 1024) )
+# ... and of other large answers read slowly (bench/memory_soak.py large): a list page of
+# 100 documents of 100 KB and the exports of a 1 MB document, 50 readers each. With
+# BENCH_SOAK_SECONDS (e.g. 1800), also the mixed soak: RSS over time (docs/benchmarks.md).
+memory_large=$( (ulimit -n 4096; python3 bench/memory_soak.py "$BUILD/inkwell" large) )
+memory_soak=""
+if [ -n "${BENCH_SOAK_SECONDS:-}" ]; then
+  memory_soak=$(python3 bench/memory_soak.py "$BUILD/inkwell" soak "$BENCH_SOAK_SECONDS" || true)
+fi
 
 # Exports beside everyone else (bench/export_load.sh): 8 PDF exports of a 1 MB document
 # at once while another user's list and /healthz are measured (target p99 < 50 ms).
@@ -139,6 +147,8 @@ echo "$sse_ttfd"
 echo "$sse_regen"
 echo "$sse_streams"
 echo "$stream_memory"
+echo "$memory_large"
+[ -z "$memory_soak" ] || echo "$memory_soak"
 echo "$export_load"
 BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
 echo

@@ -217,7 +217,8 @@ static int serve(int argc, char **argv)
                       api_handle,
                       &app,
                       (int)cfg.max_connections_per_address,
-                      proxies};
+                      proxies,
+                      cfg.data_dir};
     if (!(http = http_start(&ho, err, sizeof(err)))) {
         log_error("http: %s", err);
         goto out;

@@ -23,6 +23,9 @@ else
   failed=$((failed + 1))
 fi
 
+t_suite=$(date +%s)
+secs() { echo "$(( $(date +%s) - t_suite ))s"; } # the suite's own time (t_suite: its start)
+
 count() { # parses "... N passed, M failed" from the last such line of a log
   local line
   line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
@@ -51,31 +54,34 @@ for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
   name=$(basename "$t")
   log="$logdir/$name.log"
+  t_suite=$(date +%s)
   if "$t" >"$log" 2>&1; then status=ok; else status=FAILED; fi
   read -r p f < <(count "$log")
   [ "$status" = FAILED ] && [ "$f" = 0 ] && f=1
   passed=$((passed + p)); failed=$((failed + f))
-  printf '%-28s %4d passed, %d failed%s\n' "$name" "$p" "$f" "$([ "$status" = ok ] || echo "   <-- see $log")"
+  printf '%-28s %4d passed, %d failed %6s%s\n' "$name" "$p" "$f" "$(secs)" "$([ "$status" = ok ] || echo "   <-- see $log")"
   [ "$status" = ok ] || tail -n 30 "$log"
 done
 
 for backend in sqlite postgres; do
   [ "$backend" = postgres ] && [ -z "${INKWELL_TEST_PG_URL:-}" ] && continue
   log="$logdir/http-$backend.log"
+  t_suite=$(date +%s)
   INKWELL_TEST_BACKEND=$backend INKWELL_TEST_LOGDIR="$logdir" python3 tests/http/run.py >"$log" 2>&1
   read -r p f < <(count "$log")
   passed=$((passed + p)); failed=$((failed + f))
-  printf '%-28s %4d passed, %d failed%s\n' "http ($backend)" "$p" "$f" "$([ "$f" = 0 ] || echo "   <-- see $log")"
+  printf '%-28s %4d passed, %d failed %6s%s\n' "http ($backend)" "$p" "$f" "$(secs)" "$([ "$f" = 0 ] || echo "   <-- see $log")"
   [ "$f" = 0 ] || grep -E -A 25 '^(FAIL|ERROR):' "$log" | head -n 150
 done
 
 for backend in sqlite postgres; do
   [ "$backend" = postgres ] && [ -z "${INKWELL_TEST_PG_URL:-}" ] && continue
   log="$logdir/web-$backend.log"
+  t_suite=$(date +%s)
   BUILD="$BUILD" INKWELL_TEST_BACKEND=$backend INKWELL_TEST_LOGDIR="$logdir" tests/web/run.sh >"$log" 2>&1
   read -r p f < <(count "$log")
   passed=$((passed + p)); failed=$((failed + f))
-  printf '%-28s %4d passed, %d failed%s\n' "web ($backend)" "$p" "$f" "$([ "$f" = 0 ] || echo "   <-- see $log")"
+  printf '%-28s %4d passed, %d failed %6s%s\n' "web ($backend)" "$p" "$f" "$(secs)" "$([ "$f" = 0 ] || echo "   <-- see $log")"
   grep -E '^web: [0-9]+ skipped' "$log" | grep -v ': 0 skipped' | sed 's/^/  /'
   [ "$f" = 0 ] || grep -E -B 2 -A 30 '^ *not ok ' "$log" | head -n 150
 done
@@ -87,6 +93,7 @@ done
 if (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm.log" 2>&1; then
   for mode in lint client responses prism; do
     log="$logdir/openapi-$mode.log"
+    t_suite=$(date +%s)
     args=()
     [ "$mode" = responses ] && args=("$logdir"/exchanges-*.jsonl)
     if [ "$mode" = prism ]; then
@@ -96,7 +103,7 @@ if (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/
     fi
     read -r p f < <(count "$log")
     passed=$((passed + p)); failed=$((failed + f))
-    printf '%-28s %4d passed, %d failed%s\n' "openapi $mode" "$p" "$f" "$([ "$f" = 0 ] || echo "   <-- see $log")"
+    printf '%-28s %4d passed, %d failed %6s%s\n' "openapi $mode" "$p" "$f" "$(secs)" "$([ "$f" = 0 ] || echo "   <-- see $log")"
     [ "$f" = 0 ] || grep -E -A 3 '^FAIL' "$log" | head -n 80
   done
 else

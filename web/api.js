@@ -32,7 +32,10 @@ function errorFrom(status, body, headers) {
   if (status === 429) {
     const wait = parseInt(headers.get('Retry-After') || '', 10);
     const when = Number.isFinite(wait) ? `in ${wait} second${wait === 1 ? '' : 's'}` : 'in a moment';
-    return new ApiError(429, `Too many requests: the server's rate limit was reached. Try again ${when}.`, null, Number.isFinite(wait) ? wait : null);
+    // near a monthly quota, a create waits for the user's other generations (§19): the
+    // server's own words say so; any other 429 is the rate limit
+    const quota = typeof msg === 'string' && /quota/.test(msg);
+    return new ApiError(429, quota ? msg : `Too many requests: the server's rate limit was reached. Try again ${when}.`, null, Number.isFinite(wait) ? wait : null);
   }
   if (status === 404) return new ApiError(404, 'Not found: it may have been deleted.');
   if (status === 409) return new ApiError(409, typeof msg === 'string' ? msg : 'That cannot be done right now.');

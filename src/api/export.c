@@ -31,7 +31,26 @@ typedef struct {
     const char *etag;
     buf_t out;
     int rc;
+    arena_t *rec_arena; /* the record (text), given back once rendered */
 } export_job_t;
+
+/* The record is read into an arena of its own, given back as soon as its text has been
+ * rendered: a slow client of a long document's export holds the answer (sent from a
+ * file: http.h spill_dir), not the document beside it (issue 25 item 6). */
+static arena_t *rec_arena_new(void)
+{
+    arena_t *a = xmalloc(sizeof(*a));
+    arena_init(a);
+    return a;
+}
+
+static void rec_arena_free(arena_t *a)
+{
+    if (a) {
+        arena_free(a);
+        free(a);
+    }
+}
 
 /* True when an If-None-Match list holds etag (weak comparison, RFC 9110 §13.1.2). */
 static bool etag_listed(const char *list, const char *etag)
@@ -120,6 +139,9 @@ static void job_resumed(void *appv, http_req_t *r)
 {
     app_t *app = appv;
     export_job_t *j = r->wait;
+    rec_arena_free(j->rec_arena);
+    j->rec_arena = NULL;
+    j->text = NULL;
     if (j->task.cancelled) { /* the server is stopping */
         buf_free(&j->out);
         http_add_header(r, "Retry-After", "1");
@@ -144,15 +166,17 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
     if (!c)
         return;
     record_t rec;
-    int rc = records_get(app->records, c, KIND_DOC, r->user_id, id, NULL, NULL, &r->arena, &rec);
+    arena_t *ra = rec_arena_new();
+    int rc = records_get(app->records, c, KIND_DOC, r->user_id, id, NULL, NULL, ra, &rec);
     if (rc == STORE_NOTFOUND) {
         api_not_found(r);
-        return;
+        goto out;
     }
     if (rc != STORE_OK) {
         api_store_error(r, rc);
-        return;
+        goto out;
     }
+    rec.name = arena_strdup(&r->arena, rec.name ? rec.name : ""); /* for the headers */
 
     kvlist_t q;
     api_query(r, &q);
@@ -164,16 +188,16 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
         verrs_add(&v, "format", "The selected format is invalid.");
     if (verrs_any(&v)) {
         api_validation_error(r, &v);
-        return;
+        goto out;
     }
     /* during a regeneration (§16) the latest finished revision is exported */
     if (rec.state != REC_COMPLETED && !(rec.revision > 0 && rec.result)) {
         api_error(r, 409, "The document has no result yet.");
-        return;
+        goto out;
     }
 
-    /* the record is copied into the request's arena: the GET's read session (a SQLite
-     * read transaction) need not stay open while the file is made */
+    /* the record is copied out of the store: the GET's read session (a SQLite read
+     * transaction) need not stay open while the file is made */
     store_read_end(c);
     const char *text = rec.result ? rec.result : "";
     char etag[96], key[128];
@@ -185,29 +209,29 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
         file_headers(r, rec.name, fmt, etag);
         r->content_type = NULL;
         http_respond(r, 304);
-        return;
+        goto out;
     }
     bool heavy = fmt == EXPORT_HTML || fmt == EXPORT_DOCX || fmt == EXPORT_PDF;
     if (!heavy || !app->exports) {
         if (export_render(fmt, rec.name, text, strlen(text), &r->resp) != 0) {
             render_failed(r);
-            return;
+            goto out;
         }
         file_headers(r, rec.name, fmt, etag);
         http_respond(r, 200);
-        return;
+        goto out;
     }
     if (export_cache_get(app->exports, key, &r->resp)) {
         file_headers(r, rec.name, fmt, etag);
         http_respond(r, 200);
-        return;
+        goto out;
     }
     int busy = export_pool_reserve(app->exports, r->user_id);
     if (busy) {
         http_add_header(r, "Retry-After", "1");
         api_error(r, busy, busy == 429 ? "Too Many Attempts."
                                        : "Too many exports at once; please try again.");
-        return;
+        goto out;
     }
     export_job_t *j = arena_alloc(&r->arena, sizeof(*j));
     memset(j, 0, sizeof(*j));
@@ -219,8 +243,12 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
     j->fmt = fmt;
     j->name = rec.name;
     j->text = text;
+    j->rec_arena = ra; /* job_resumed frees it */
     j->key = arena_strdup(&r->arena, key);
     j->etag = arena_strdup(&r->arena, etag);
     buf_init(&j->out);
     http_suspend(r, job_suspended, job_resumed, j);
+    return;
+out:
+    rec_arena_free(ra);
 }

@@ -6,6 +6,7 @@
 
 #include "core/log.h"
 #include "gen/templates.h"
+#include "obs/metrics.h"
 #include "api/rcache.h"
 #include "records/records.h"
 
@@ -194,9 +195,14 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
         lq.probe = probe_rcache;
         lq.probe_arg = &pb;
     }
+    /* the page's records in an arena of their own, given back once rendered: a page of
+     * long documents is not held beside its answer while a slow client reads it */
+    arena_t page_arena;
+    arena_init(&page_arena);
     record_list_t l;
-    int rc = records_list(app->records, c, kind, &lq, &r->arena, &l);
+    int rc = records_list(app->records, c, kind, &lq, &page_arena, &l);
     if (rc != STORE_OK) {
+        arena_free(&page_arena);
         buf_free(&pb.held);
         api_store_error(r, rc);
         return;
@@ -211,10 +217,11 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     jw_arr_begin(&w);
     const char *held = pb.held.data; /* held renderings come in page order */
     if (kind == KIND_DOC)
-        api_template_names(app, l.items, l.n, &r->arena);
+        api_template_names(app, l.items, l.n, &page_arena);
     for (size_t i = 0; i < l.n; i++)
         record_json_cached(app, &w, &l.items[i], &held);
     buf_free(&pb.held);
+    arena_free(&page_arena);
     jw_arr_end(&w);
     jw_key(&w, "links");
     jw_obj_begin(&w);
@@ -346,6 +353,23 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
     case CREATE_STORE_ERROR: api_store_error(r, cr->store_rc); break;
     case CREATE_BUSY: api_error(r, 409, "The record is being generated."); break;
     case CREATE_NOTFOUND: api_not_found(r); break;
+    case CREATE_QUOTA_USED: { /* the usage read again near the limit (records/quota.c) */
+        bool img = cr->rec.kind == KIND_IMG;
+        metrics_quota_refused(img ? MQ_IMAGES : MQ_WORDS);
+        api_error(r, 403, img ? "Your monthly image quota is used up."
+                              : "Your monthly word quota is used up.");
+        break;
+    }
+    case CREATE_QUOTA_BUSY:
+        /* not used up, but the user's generations in flight may use it up (§19's
+         * bound, records/quota.c): a retry once they have finished gets 2xx or 403 */
+        http_add_header(r, "Retry-After", "1");
+        api_error(r, 429, cr->rec.kind == KIND_IMG
+                              ? "Your other pictures being generated may use up your monthly "
+                                "image quota: try again when they have finished."
+                              : "Your other generations running now may use up your monthly "
+                                "word quota: try again when they have finished.");
+        break;
     case CREATED_DONE:
     case CREATED_PENDING:
     case CREATED_STREAM:
@@ -518,18 +542,7 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
     cr->rec = rec;
-    cr->arena = &r->arena;
-    cr->fields = arena_alloc(&r->arena, sizeof(f));
-    memcpy((void *)cr->fields, &f, sizeof(f));
-    cr->done = create_done;
-    cr->arg = r;
-    cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
-    if (api_wants_stream(r)) {
-        api_stream_create(app, r, cr);
-        return;
-    }
-    cr->mode = prefers_async(r) || app->cfg->wait_limit <= 0 ? CREATE_ASYNC : CREATE_WAIT;
-    http_suspend(r, api_create_suspended, on_create_resumed, cr);
+    api_create_run(app, r, cr, &f);
 }
 
 /* ---- regenerate (§16) ---- */
@@ -617,6 +630,9 @@ void api_create_run(app_t *app, http_req_t *r, records_create_t *cr, const kvlis
     cr->done = create_done;
     cr->arg = r;
     cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
+    cr->quota_limit = r->quota_limit; /* set by the router's quota check (§19) */
+    cr->quota_used = r->quota_used;
+    cr->quota_at = r->quota_at;
     if (api_wants_stream(r)) {
         api_stream_create(app, r, cr);
         return;

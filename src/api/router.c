@@ -67,6 +67,7 @@ static bool admit(app_t *app, http_req_t *r, key_auth_t *k)
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return false;
+    r->quota_at = mono_s(); /* the usage read below is at least this recent */
     int rc = keys_authenticate(c, http_header(r, "Authorization"), k);
     if (rc == STORE_NOTFOUND) {
         char bucket[80];
@@ -363,6 +364,8 @@ static bool quota_allows(app_t *app, http_req_t *r, const key_auth_t *k, route_t
     bool img = kind == KIND_IMG;
     int64_t limit = img ? k->quota_images : k->quota_words;
     int64_t used = img ? k->used.images : k->used.words;
+    r->quota_limit = limit; /* for the records service's reservation (records/quota.c) */
+    r->quota_used = used;
     if (limit < 0 || used < limit)
         return true;
     /* a retry of a create already answered (Idempotency-Key, §11) gets that answer: the

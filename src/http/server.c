@@ -24,6 +24,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -126,6 +127,8 @@ static void req_free(http_server_t *s, http_req_t *r)
     buf_free(&r->body);
     buf_free(&r->resp);
     arena_free(&r->arena);
+    if (r->spilled) /* the watchdog gives what a large answer's request freed back */
+        atomic_fetch_add(&s->streams_closed, 1);
     free(r);
 }
 
@@ -320,6 +323,38 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
+/* A large answer moved from memory to an unnamed file in the spill directory (gone
+ * when closed: nothing to sweep after a crash); the descriptor, or -1 to keep it in
+ * memory (no directory, or no room: the answer is the same). */
+static int spill(http_req_t *r)
+{
+    const char *dir = r->srv->o.spill_dir;
+    if (!dir || r->resp.len < HTTP_SPILL_MIN)
+        return -1;
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) { /* a file system without O_TMPFILE: a named file, unlinked at once */
+        char path[4096];
+        if (snprintf(path, sizeof(path), "%s/.spill-XXXXXX", dir) >= (int)sizeof(path))
+            return -1;
+        fd = mkostemp(path, O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        unlink(path);
+    }
+    size_t off = 0;
+    while (off < r->resp.len) {
+        ssize_t n = write(fd, r->resp.data + off, r->resp.len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            close(fd);
+            return -1;
+        }
+        off += (size_t)n;
+    }
+    return fd;
+}
+
 static enum MHD_Result send_response(http_req_t *r)
 {
     struct MHD_Response *resp;
@@ -338,7 +373,17 @@ static enum MHD_Result send_response(http_req_t *r)
     } else {
         size_t len = r->resp.len;
         r->bytes_out = len;
-        resp = MHD_create_response_from_buffer(len, buf_steal(&r->resp), MHD_RESPMEM_MUST_FREE);
+        int fd = spill(r);
+        if (fd >= 0) {
+            resp = MHD_create_response_from_fd64(len, fd);
+            if (resp) {
+                buf_free(&r->resp);
+                r->spilled = true;
+            } else
+                close(fd);
+        } else {
+            resp = MHD_create_response_from_buffer(len, buf_steal(&r->resp), MHD_RESPMEM_MUST_FREE);
+        }
     }
     if (!resp)
         return MHD_NO;

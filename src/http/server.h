@@ -38,6 +38,11 @@ struct http_req {
     char client[48]; /* the client's address (http_client_addr) */
     double started;
     int64_t user_id; /* 0 until authenticated */
+    /* the user's quota of the kind a create makes and its usage this month, as the
+     * key's lookup read them (API.md §19; set by the API's router on creates only;
+     * quota_limit < 0: none) */
+    int64_t quota_limit, quota_used;
+    double quota_at; /* mono_s() just before the lookup */
     int metric_route; /* obs/metrics.h metrics_route_t, set by the handler (0 = other) */
 
     /* response */
@@ -67,6 +72,7 @@ struct http_req {
     const char *target_at;
     size_t target_len;
     bool bad_target, too_many_params;
+    bool spilled; /* the answer was sent from a spill file (http_opts_t.spill_dir) */
 };
 
 typedef struct {
@@ -87,7 +93,14 @@ typedef struct {
      * client address comes from X-Forwarded-For when its peer is trusted, and the
      * per-address cap is the server's own, trusted proxies exempt. */
     struct proxies *proxies;
+    /* A directory where answers of HTTP_SPILL_MIN bytes or more are kept, unnamed, while
+     * they are sent (NULL: in memory): a slow client of a large answer (a list page of
+     * long documents) then holds a file in the kernel's page cache, not the process's
+     * memory (issue 25 item 6). */
+    const char *spill_dir;
 } http_opts_t;
+
+#define HTTP_SPILL_MIN (256 * 1024)
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen);
 uint16_t http_port(http_server_t *s);

@@ -46,7 +46,8 @@ struct http_server {
     struct MHD_Daemon *d;
     http_stream_t *streams;
     atomic_int nstreams;
-    atomic_int streams_closed; /* ever: the watchdog trims the heap after some close */
+    atomic_int streams_closed; /* ever (streams closed, large answers spilled): the
+                                * watchdog trims the heap after some */
     http_opts_t o;
     atomic_int inflight;
     atomic_ullong seq;

@@ -259,6 +259,9 @@ typedef enum {
     CREATE_HOOK,        /* the begin hook answered (cr->hook_state is its own) */
     CREATE_BUSY,        /* regenerate: the record is being generated */
     CREATE_NOTFOUND,    /* regenerate: no such record (or not the user's) */
+    CREATE_QUOTA_USED,  /* the quota is used up (read again near the limit: quota.c) */
+    CREATE_QUOTA_BUSY,  /* not used up, but this user's generations in flight here may
+                         * use it up: try again when they have finished (quota.c) */
 } create_outcome_t;
 
 typedef struct records_create records_create_t;
@@ -283,6 +286,11 @@ struct records_create {
      * selection in code points of the record's result (-1 and -1: the whole text). */
     const char *action;
     int64_t sel_start, sel_end;
+    /* The user's quota of the record's kind this month (API.md §19) and its usage as
+     * the API read it with the key: quota_limit < 0 for none. With one, the service
+     * holds a reservation while the generation is in flight (records/quota.c). */
+    int64_t quota_limit, quota_used;
+    double quota_at; /* mono_s() just before that usage was read */
     /* out */
     create_outcome_t outcome;
     int store_rc;

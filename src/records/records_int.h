@@ -27,6 +27,7 @@ bool hub_text_known(hub_t *h, rec_kind_t kind, int64_t id, int64_t gen_seq, size
 size_t hub_watched(hub_t *h, rec_kind_t *kinds, int64_t *user_ids, int64_t *ids, size_t max);
 
 typedef struct remote remote_t;
+typedef struct quota quota_t;
 
 struct records {
     records_deps_t d;
@@ -35,7 +36,25 @@ struct records {
     bool has_hook;
     remote_t *remote; /* PostgreSQL: events of other processes; NULL otherwise */
     bool exit_after_kept_commit; /* test hook (records_start) */
+    quota_t *quota; /* generations in flight of users with a quota (quota.c) */
 };
+
+/* quota.c: the generations in flight of users with a quota, in this process. */
+quota_t *quota_new(void);
+void quota_free(quota_t *q);
+/* Before anything is generated: CREATED_DONE (go on; *ticket: the reservation, 0 when
+ * none is held), CREATE_QUOTA_USED or CREATE_QUOTA_BUSY. c: for a second look near the
+ * limit (may be NULL). */
+create_outcome_t quota_admit(records_t *s, quota_t *q, store_conn_t *c,
+                             const records_create_t *cr, int64_t *ticket);
+/* The generation's record is id (a create's, once stored). */
+void quota_bind(quota_t *q, int64_t ticket, int64_t id);
+/* The reservation ends (nothing generated, or the inline path's outcome is known). */
+void quota_release(quota_t *q, int64_t ticket);
+/* A record's generation ended (rec: as completed, or NULL): its reservations end. */
+void quota_end(quota_t *q, rec_kind_t kind, int64_t id, const record_t *rec);
+/* quota_end for a COMPLETED, FAILED or DELETED event (local or another process's). */
+void quota_event(quota_t *q, const rev_t *ev);
 
 /* remote.c: with a shared store, follows the records other processes generate. */
 remote_t *remote_start(records_t *s);

@@ -117,12 +117,14 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
             ev.part_start = part->part_start;
             ev.part_after = part->part_after;
         }
+        quota_event(r->s->quota, &ev);
         hub_publish(r->s->hub, &ev, false);
     } else if (rc == STORE_OK && rec.state == REC_GENERATING) {
         fill(r, c, kind, user_id, id, rec.event_seq);
     } else if (rc == STORE_NOTFOUND) {
         rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id,
                     .seq = RECORDS_SEQ_END};
+        quota_event(r->s->quota, &ev);
         hub_publish(r->s->hub, &ev, false);
     }
     arena_free(&a);

@@ -36,6 +36,7 @@ typedef struct {
     records_sub_t *sub;
     writer_item_t item;
     double t0;
+    int64_t ticket; /* the quota's reservation (quota.c), 0 for none */
 } create_priv_t;
 
 void records_changed(records_t *s, rec_kind_t kind, int64_t id)
@@ -49,6 +50,7 @@ records_t *records_start(const records_deps_t *deps)
     records_t *s = xcalloc(1, sizeof(*s));
     s->d = *deps;
     s->hub = hub_new(records_tick_s(s));
+    s->quota = quota_new();
     /* test-only: die right after a create whose Idempotency-Key answer was committed
      * with it (tests/http/test_idempotency.py: the key outlives the crash) */
     const char *crash = getenv("INKWELL_TEST_EXIT_AFTER_KEPT_COMMIT");
@@ -82,6 +84,7 @@ void records_stop(records_t *s)
         return;
     remote_stop(s->remote);
     hub_free(s->hub);
+    quota_free(s->quota);
     free(s);
 }
 
@@ -103,6 +106,7 @@ void records_unsubscribe(records_t *s, records_sub_t *sub)
 
 void records_publish(records_t *s, const rev_t *ev)
 {
+    quota_event(s->quota, ev);
     hub_publish(s->hub, ev, true);
     if (s->remote && !ev->inline_path)
         remote_announce(s->remote, ev);
@@ -226,6 +230,7 @@ static void on_written(void *arg)
 {
     create_priv_t *p = arg;
     records_create_t *cr = p->cr;
+    quota_release(p->s->quota, p->ticket);
     if (p->item.rc != STORE_OK) {
         if (cr->keep)
             cr->keep->stored = false; /* rolled back with the record */
@@ -237,6 +242,7 @@ static void on_written(void *arg)
                     .user_id = cr->rec.user_id, .rec = &cr->rec,
                     .provider = p->s->d.prov->name, .duration_s = mono_s() - p->t0,
                     .inline_path = true, .seq = cr->rec.event_seq};
+        quota_event(p->s->quota, &ev);
         hub_publish(p->s->hub, &ev, true);
         cr->outcome = cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_DONE;
         cr->inline_text = cr->mode == CREATE_STREAM;
@@ -288,6 +294,7 @@ static void regenerated_inline(records_t *s, create_priv_t *p)
     record_t out;
     int rc = c ? store_record_regenerated(c, &cr->rec, cr->keep, cr->arena, &out)
                : STORE_UNAVAILABLE;
+    quota_release(s->quota, p->ticket); /* (stored: the usage counts it now) */
     if (rc != STORE_OK) {
         if (cr->keep)
             cr->keep->stored = false; /* rolled back with the revision */
@@ -338,6 +345,7 @@ static bool create_inline(records_t *s, create_priv_t *p)
         rev_t ev = {.type = REV_FAILED, .kind = cr->rec.kind, .user_id = cr->rec.user_id,
                     .error = cr->error, .failure = RF_GENERATION, .provider = s->d.prov->name,
                     .duration_s = mono_s() - p->t0, .inline_path = true};
+        quota_release(s->quota, p->ticket);
         hub_publish(s->hub, &ev, true);
         gen_result_free(&res);
         atomic_store(&p->resolved, true);
@@ -378,19 +386,32 @@ void records_create(records_t *s, records_create_t *cr)
         cr->done(cr);
         return;
     }
+    char err[256];
+    store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
+    create_outcome_t q = quota_admit(s, s->quota, c, cr, &p->ticket);
+    if (q != CREATED_DONE) {
+        if (cr->keep)
+            cr->keep->stored = false;
+        atomic_store(&p->resolved, true);
+        cr->outcome = q;
+        cr->done(cr);
+        return;
+    }
     /* the builtin generator writes a document at once: in the request, no job (an action
      * (§17) reads the record's text, which the job has) */
     if (cr->mode != CREATE_ASYNC && cr->rec.kind == KIND_DOC && s->d.writer &&
         s->d.prov->text_inline && !(cr->regenerate && cr->action) && create_inline(s, p))
         return;
-    char err[256];
-    store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
     int64_t job_id;
     keep_for(s, cr, cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_PENDING,
              cr->mode != CREATE_WAIT);
     int rc = !c                ? STORE_UNAVAILABLE
              : cr->regenerate ? store_regenerate(s, c, cr, &job_id)
                               : store_record_create(c, &cr->rec, cr->keep, &job_id);
+    if (rc != STORE_OK)
+        quota_release(s->quota, p->ticket);
+    else
+        quota_bind(s->quota, p->ticket, cr->rec.id);
     if (rc == STORE_BUSY || rc == STORE_NOTFOUND) {
         if (cr->keep)
             cr->keep->stored = false;

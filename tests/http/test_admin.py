@@ -5,6 +5,7 @@ clock INKWELL_TEST_NOW), user deletion leaving no file, the command line, and th
 metrics. Both backends (INKWELL_TEST_BACKEND)."""
 import os
 import re
+import threading
 import unittest
 import urllib.parse
 
@@ -327,6 +328,80 @@ class TeamTest(ServerTest):
         r = self.req("POST", f"{API}/documents/{d['id']}/regenerate", key=key)
         self.assertError(r, 403, "Your monthly word quota is used up.")
         self.assertEqual(self.req("GET", f"{API}/documents/{d['id']}", key=key).json["data"]["revision"], 2)
+
+    def at_once(self, n, method, path, key, form, headers=None):
+        """n requests sent together (a barrier), their answers in any order."""
+        barrier, out, lock = threading.Barrier(n), [], threading.Lock()
+
+        def one(i):
+            barrier.wait()
+            r = self.req(method, path, key=key, form=dict(form, name=f"n{i}"), headers=headers or {})
+            with lock:
+                out.append(r)
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return out
+
+    def assert_one_past_the_limit(self, answers, made_status, kind):
+        """Of creates sent at once near the limit, one is made; the others are told the
+        quota is used up (403) or to try again once the one running has finished (429,
+        Retry-After) — never a second generation past the limit (§19, one process)."""
+        made = [r for r in answers if r.status == made_status]
+        self.assertEqual(len(made), 1, sorted(r.status for r in answers))
+        word = "image" if kind == "images" else "word"
+        for r in answers:
+            if r.status == 403:
+                self.assertError(r, 403, f"Your monthly {word} quota is used up.")
+            elif r.status == 429:
+                self.assertError(r, 429)
+                self.assertIn(f"monthly {word} quota", r.json["message"])
+                self.assertEqual(r.header("Retry-After"), "1")
+            else:
+                self.assertEqual(r.status, made_status, r)
+        return made[0]
+
+    def test_creates_at_once_go_past_the_limit_by_one_generation_at_most(self):
+        """Twelve creates at once for a user one word under the limit: one is generated
+        (it started under the limit, so it is whole); none of the others starts. Before
+        the in-flight reservations (records/quota.c) every create that read the usage
+        before the first one was counted went on."""
+        u = self.new_user("ivan")
+        key = self.new_key(u["id"])["key"]
+        self.make_doc(key=key)
+        used = self.usage(key)["words"]["used"]
+        self.a("PATCH", f"/admin/users/{u['id']}", form={"quota_words": str(used + 1)})
+        answers = self.at_once(12, "POST", API + "/documents", key, {"prompt": "a walk by the sea"})
+        made = self.assert_one_past_the_limit(answers, 201, "documents")
+        self.assertEqual(self.req("GET", API + "/documents", key=key).json["meta"]["total"], 2)
+        self.assertEqual(self.usage(key)["words"]["used"], used + made.json["data"]["words"])
+        self.assertError(self.req("POST", API + "/documents", key=key, form={"name": "n", "prompt": "p"}),
+                         403, "Your monthly word quota is used up.")
+        # far from the limit, creates at once all go on (nothing is held back)
+        self.a("PATCH", f"/admin/users/{u['id']}", form={"quota_words": "1000000"})
+        answers = self.at_once(8, "POST", API + "/documents", key, {"prompt": "a walk"})
+        self.assertEqual([r.status for r in answers], [201] * 8)
+
+    def test_async_images_at_once_near_the_limit(self):
+        """The same for pictures made by jobs (Prefer: respond-async): with one picture
+        left, eight creates at once queue one job; the others 429 or 403; once it has
+        finished the quota is used up exactly."""
+        u = self.new_user("jane", quota_images="1")
+        key = self.new_key(u["id"])["key"]
+        answers = self.at_once(8, "POST", API + "/images", key,
+                               {"description": "a red kite", "resolution": "1024x1024"},
+                               headers={"Prefer": "respond-async"})
+        made = self.assert_one_past_the_limit(answers, 202, "images")
+        from harness import poll_state
+        poll_state(self.srv, key, f"{API}/images/{made.json['data']['id']}")
+        self.assertEqual(self.usage(key)["images"], {"used": 1, "limit": 1})
+        self.assertEqual(self.req("GET", API + "/images", key=key).json["meta"]["total"], 1)
+        r = self.req("POST", API + "/images", key=key,
+                     form={"name": "b", "description": "d", "resolution": "1024x1024"})
+        self.assertError(r, 403, "Your monthly image quota is used up.")
 
     # ---- the command line ----
 
