@@ -9,6 +9,9 @@
                          /documents, waiting: 201), measured the same way: N of each one
                          after the other, interleaved, on fresh connections, from the first
                          byte sent to the end of the answer (p50, p99, and requests/s)
+  regen-fresh PORT KEY N  the same, each regenerate on a document created just before it
+                         (not yet reached by SQLite's background search indexer, so its
+                         text is not re-indexed in the regenerate's transaction)
   remote PORT_A PORT_B KEY N  time to first delta of a stream attached on process B to a
                          generation process A runs (PostgreSQL): A's create without waiting,
                          then B's stream, from B's request to its first `delta` (A's
@@ -115,6 +118,20 @@ def regen(port, key, n):
             " target <= 1)")
 
 
+def regen_fresh(port, key, n):
+    body = urllib.parse.urlencode({"name": "bench", "prompt": "a short note on garden soil"})
+    create = request("POST", "/api/v1/documents", key, body, accept_sse=False)
+    rt, ct = [], []
+    for _ in range(n):
+        took, buf = exchange(port, create, b'"status":201}')
+        ct.append(took)
+        rid = int(buf.split(b'"id":', 1)[1].split(b",", 1)[0])
+        again = request("POST", f"/api/v1/documents/{rid}/regenerate", key, "", accept_sse=False)
+        rt.append(exchange(port, again, b'"status":200}')[0])
+    summary("regenerate-fresh", rt)
+    summary("create", ct, f"  (regenerate/create p50: {sorted(rt)[len(rt) // 2] / sorted(ct)[len(ct) // 2]:.2f})")
+
+
 def remote(port_a, port_b, key, n):
     body = urllib.parse.urlencode({"name": "bench", "prompt": "a short note on garden soil"})
     create = request("POST", "/api/v1/documents", key, body, accept_sse=False,
@@ -216,6 +233,8 @@ def main():
     what, port, key, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     if what == "regen":
         regen(port, key, n)
+    elif what == "regen-fresh":
+        regen_fresh(port, key, n)
     elif what == "drain":
         drain(port, key, n)
     elif what == "ttfd":
