@@ -26,7 +26,7 @@
  * it (shared_text_t, by content), and a record event's text is escaped a piece at a
  * time into the window (big_event_t). A live stream keeps the text it has learnt so far
  * (x->text) until its record completes. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/log.h"
 
@@ -530,7 +530,7 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
-    sse_t *x = sse_new(app, kind, r->user_id, id);
+    sse_t *x = sse_new(app, kind, http_user_id(r), id);
     record_t now;
     arena_t a;
     arena_init(&a);
@@ -577,7 +577,7 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 static void on_stream_create_resumed(void *appv, http_req_t *r)
 {
     app_t *app = appv;
-    records_create_t *cr = r->wait;
+    records_create_t *cr = http_wait(r);
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
@@ -586,7 +586,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
         api_create_answer(app, r, cr); /* JSON: nothing was streamed yet */
         return;
     }
-    sse_t *x = sse_new(app, cr->rec.kind, r->user_id, cr->rec.id);
+    sse_t *x = sse_new(app, cr->rec.kind, http_user_id(r), cr->rec.id);
     x->is_create = !cr->regenerate;
     x->is_regen = cr->regenerate;
     x->job_id = cr->job_id;
@@ -620,7 +620,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     x->first.revised_prompt = NULL;
     if (record_finished(&x->first))
         x->first.state = REC_GENERATING;
-    http_add_header(r, "Location", api_record_url(app, &r->arena, cr->rec.kind, cr->rec.id));
+    http_add_header(r, "Location", api_record_url(app, http_arena(r), cr->rec.kind, cr->rec.id));
     start(x, r, cr->regenerate ? 200 : 201);
 }
 

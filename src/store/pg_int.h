@@ -243,7 +243,7 @@ void pg_close(store_t *s);
 /* Before a claim: holds this process's owner lock (taking it again if its connection
  * was lost), gives the 8 hex digits every lease token of this process starts with, and
  * at most once a second frees the leases of owners whose lock is gone. */
-int pg_owner_prepare(pg_conn_t *c, char prefix[9]);
+int pg_owner_prepare(pg_conn_t *c, char prefix[9], double lease_s);
 /* From pg_ready (any operation, at most every 0.2 s): once the lock was taken, takes it
  * again at once when its connection was lost, so that a live process's leases are not
  * taken for a dead one's after a database restart or failover. */

@@ -88,7 +88,7 @@ int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out)
     if (rc != STORE_OK)
         return rc;
     char prefix[9];
-    if ((rc = pg_owner_prepare(c, prefix)) != STORE_OK)
+    if ((rc = pg_owner_prepare(c, prefix, lease_s)) != STORE_OK)
         return rc;
     for (int tries = 0; tries < PG_CLAIM_TRIES; tries++) {
         char token[33]; /* the owner's 8 hex digits, then 24 random ones (pg_owner.c) */
