@@ -473,15 +473,12 @@ static sse_t *sse_new(app_t *app, rec_kind_t kind, int64_t user_id, int64_t id)
  * as read (in a, which the caller frees once it has taken what it needs). */
 static int follow(sse_t *x, store_conn_t *c, record_t *now, arena_t *a)
 {
-    char *live = NULL;
-    size_t live_len = 0;
-    x->sub = records_subscribe(x->app->records, x->kind, x->user_id, x->id, on_event, x, &live,
-                               &live_len);
+    /* every event this process holds of the record is replayed to on_event (the text so
+     * so far of a generation running or followed here, piece by piece), then the rest */
+    x->sub = records_subscribe(x->app->records, x->kind, x->user_id, x->id, 0, on_event, x);
     store_read_end(c); /* a fresh read, after the subscription */
     int rc = records_get(x->app->records, c, x->kind, x->user_id, x->id, NULL, NULL, a, now);
     pthread_mutex_lock(&x->mu);
-    if (live)
-        learn_text(x, 0, live, live_len);
     if (rc == STORE_OK && x->end == END_NONE) {
         /* a regeneration that failed leaves its record completed, with error set */
         bool failed = x->is_regen ? records_last_failed(now) : now->state == REC_FAILED;
@@ -495,14 +492,16 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now, arena_t *a)
     }
     pthread_mutex_unlock(&x->mu);
     if (rc == STORE_OK && !record_finished(now)) {
-        /* the text so far of a generation another process runs */
-        const char *partial = records_partial(x->app->records, c, x->kind, x->id, a);
+        /* the text so far of a generation another process runs, read once: its pieces
+         * are appended to the row in the statement that NOTIFYs them, so the ones heard
+         * from now on continue it (learn_text takes each byte once) */
+        int64_t seq;
+        const char *partial = records_partial(x->app->records, c, x->kind, x->id, a, &seq);
         pthread_mutex_lock(&x->mu);
         if (partial)
             learn_text(x, 0, partial, strlen(partial));
         pthread_mutex_unlock(&x->mu);
     }
-    free(live);
     return rc;
 }
 
