@@ -9,7 +9,7 @@ import socket
 import time
 import unittest
 
-from harness import Server, pg_database, poll_state
+from harness import Server, pg_database, poll_state, wait_for
 from test_stream import MULTI, Stream, check_deltas
 
 DRAIN = 3  # --drain-delay: long enough for the checks made during it
@@ -45,10 +45,17 @@ class Drain(unittest.TestCase):
         got = [s.next_event()]
         self.assertEqual(got[0][0], "delta")
         a.proc.send_signal(signal.SIGTERM)
-        # at once: not ready, yet requests are still answered
-        r = a.request("GET", "/readyz")
-        self.assertEqual(r.status, 503, r)
-        self.assertEqual(r.json["status"], 503)
+        # as soon as the signal is taken (it is delivered asynchronously: a request sent
+        # right after kill() may be answered first): not ready, yet requests are still
+        # answered
+        last = [None]
+
+        def not_ready():
+            last[0] = a.request("GET", "/readyz")
+            return last[0].status == 503
+
+        wait_for(not_ready, "/readyz to answer 503 after SIGTERM", timeout=10, interval=0.02)
+        self.assertEqual(last[0].json["status"], 503)
         self.assertEqual(a.request("GET", "/api/v1/documents", key=key).status, 200)
         # the stream ends without `done`, with a reconnection delay
         while True:
