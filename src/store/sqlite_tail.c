@@ -54,7 +54,7 @@ static int rebuild_kind(sq_conn_t *c, int kind)
                       (const char *)sqlite3_column_text(st, 2), true);
     sqlite3_finalize(st);
     if (src != SQLITE_DONE) {
-        tailnames_reset(t, INT64_MAX); /* covers nothing: searches scan */
+        tailnames_off(t); /* covers nothing: searches scan */
         return sq_error(c, src, "search tail");
     }
     tailnames_cover(t, seq);

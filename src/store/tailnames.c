@@ -280,6 +280,14 @@ void tailnames_reset(tailnames_t *t, int64_t lo)
     pthread_mutex_unlock(&t->mu);
 }
 
+void tailnames_off(tailnames_t *t)
+{
+    pthread_mutex_lock(&t->mu);
+    reset_locked(t, 0);
+    t->on = false;
+    pthread_mutex_unlock(&t->mu);
+}
+
 void tailnames_add(tailnames_t *t, int64_t id, int64_t user_id, const char *name,
                    bool gaps_known)
 {

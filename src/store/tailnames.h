@@ -22,6 +22,8 @@ void tailnames_free(tailnames_t *t);
 /* Drops everything and covers (lo, lo]: nothing yet. Until the first reset it covers
  * nothing and adds are ignored. */
 void tailnames_reset(tailnames_t *t, int64_t lo);
+/* Drops everything and covers nothing (as before the first reset): searches scan. */
+void tailnames_off(tailnames_t *t);
 /* A record inserted (inside its transaction, which holds the write lock). An id above
  * hi + 1 means records in between were inserted by someone else: the coverage restarts
  * at id - 1 (unless gaps_known: a rebuild reading every row). An id at or below hi (an

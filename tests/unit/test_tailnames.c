@@ -85,6 +85,10 @@ static void test_basic(void)
     CHECK(s.lo == 100 && s.hi == 120 && s.records == 2);
     tailnames_add(t, 121, 1, "zebra", false); /* the next id: no gap */
     CHECK_INT(find(t, 100, 1, "zebra"), 3);
+    tailnames_off(t); /* a rebuild that failed: nothing covered, adds ignored */
+    tailnames_add(t, 122, 1, "zebra", false);
+    CHECK_INT(find(t, 100, 1, "zebra"), -1);
+    CHECK_INT((long)tailnames_stats(t).records, 0);
     tailnames_free(t);
 }
 
