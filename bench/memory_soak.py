@@ -8,7 +8,8 @@
       peak and 5 s after the readers closed, for each.
 
   memory_soak.py BIN soak [SECONDS]
-      A mixed soak (default 1800 s, BENCH_SOAK_SECONDS): 8 client threads create,
+      A mixed soak (default 1800 s, BENCH_SOAK_SECONDS; BENCH_SOAK_ARGS: more server
+      options): 8 client threads create,
       list, search, show, stream, update, export and delete documents and make
       pictures, as users of an app would, on the default settings (the record cache's
       64 MB included); the RSS is sampled every 10 s. Prints the baseline (after the
@@ -204,10 +205,13 @@ def worker(port, key, stop, n, errors, ops):
 
 def soak(binary, seconds):
     work = tempfile.mkdtemp(prefix="inkwell-memsoak-")
-    srv, port, key = start(binary, work)
+    # BENCH_SOAK_ARGS: more server options (e.g. "--record-cache-mb 0 --export-cache-mb 0")
+    srv, port, key = start(binary, work, os.environ.get("BENCH_SOAK_ARGS", "").split())
     stop, errors, ops = threading.Event(), [], [0] * 8
     threads = [threading.Thread(target=worker, args=(port, key, stop, i, errors, ops)) for i in range(8)]
     samples = []
+    time.sleep(1)
+    idle = rss_kb(srv.pid)
     t0 = time.monotonic()
     try:
         for t in threads:
@@ -234,7 +238,8 @@ def soak(binary, seconds):
     slope = sum((t - mt) * (kb - mk) for t, kb in half) / den * 600 / 1024
     ok = peak <= base + CACHE_MB * 1024
     print(f"memory-soak       {seconds:.0f} s, 8 clients, {sum(ops)} requests ({sum(ops) / seconds:.0f}/s),"
-          f" {len(errors)} failed  RSS at 1 min {mb(base):.0f} MB  peak {mb(peak):.0f} MB  last {mb(samples[-1][1]):.0f} MB"
+          f" {len(errors)} failed  RSS idle {mb(idle):.0f} MB, at 1 min {mb(base):.0f} MB  peak {mb(peak):.0f} MB"
+          f"  last {mb(samples[-1][1]):.0f} MB"
           f"  second half {slope:+.1f} MB/10 min  (target: peak under 1 min + {CACHE_MB} MB cache:"
           f" {'met' if ok else 'NOT met'})", flush=True)
     if errors:

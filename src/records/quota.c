@@ -8,11 +8,12 @@
  * So the service keeps, per process, a reservation for every generation it starts for a
  * user with a limit (records_create_t.quota_limit >= 0), from before anything is
  * generated until the generation ends (its record completed, failed or deleted), and
- * starts a new one only when the usage it goes by counts every generation of the user
- * that ended here (the API's was read before any of them ended — records_create_t.
- * quota_at — or it is read again) and either
- *   - far from the limit: used + the units reserved + this generation's <= limit; or
- *   - near it, none of the user's generations of that kind is in flight here.
+ * starts a new one only when either
+ *   - far from the limit: used + the units of the user's reservations that ended since
+ *     that usage was read (records_create_t.quota_at: it may not count them) + the
+ *     units reserved + this generation's <= limit; or
+ *   - near it, none of the user's generations of that kind is in flight here and none
+ *     ended since the usage was read (or it has just been read again).
  * A reservation's units:
  *   - images: the pictures a generation makes (1): exact;
  *   - words: the most words one generation has produced in this process so far (at
@@ -44,8 +45,8 @@
 /* The longest a reservation is held (a job whose process died is taken over and ends
  * well within this; a reservation that outlives it only makes the check stricter). */
 #define QUOTA_HOLD_S 900.0
-/* How long the end of a user's generation is remembered: a create whose usage was read
- * before it (a slower request than this is told to try again) reads it again. */
+/* How long the ends of a user's generations are remembered: a create whose usage was
+ * read longer ago than this reads it again. */
 #define QUOTA_END_S 60.0
 
 typedef struct {
@@ -56,17 +57,27 @@ typedef struct {
     double since;
 } qres_t;
 
+/* The ends of one user's generations of one kind in the last QUOTA_END_S: each mark is
+ * an end's time and the units ended before it, so the units ended since any time in that
+ * span is `total - the first mark at or after it`. */
+typedef struct {
+    double at;
+    int64_t before;
+} qmark_t;
+
 typedef struct {
     int64_t user_id;
     rec_kind_t kind;
-    double at;
+    int64_t total; /* units of the reservations ended (while marks are kept) */
+    qmark_t *m;    /* m[start .. n) in order of time */
+    size_t start, n, cap;
 } qend_t;
 
 struct quota {
     pthread_mutex_t mu;
     qres_t *v;
     size_t n, cap;
-    qend_t *ends; /* the last end of a generation per user and kind, QUOTA_END_S */
+    qend_t *ends; /* per user and kind with an end in the last QUOTA_END_S */
     size_t nends, capends;
     int64_t next_ticket;
     _Atomic int64_t most_words; /* the most words one generation produced here */
@@ -85,45 +96,86 @@ void quota_free(quota_t *q)
         return;
     pthread_mutex_destroy(&q->mu);
     free(q->v);
+    for (size_t i = 0; i < q->nends; i++)
+        free(q->ends[i].m);
     free(q->ends);
     free(q);
 }
 
-/* Under q->mu: the end of a generation of this user and kind is now. */
-static void ended(quota_t *q, int64_t user_id, rec_kind_t kind, double now)
+/* Under q->mu: forgets the marks older than QUOTA_END_S, and the users left with none. */
+static void forget(quota_t *q, double now)
 {
-    for (size_t i = 0; i < q->nends; i++)
-        if (q->ends[i].user_id == user_id && q->ends[i].kind == kind) {
-            q->ends[i].at = now;
-            return;
-        }
-    if (q->nends == q->capends) {
-        q->capends = q->capends ? q->capends * 2 : 16;
-        q->ends = xrealloc(q->ends, q->capends * sizeof(*q->ends));
-    }
-    q->ends[q->nends++] = (qend_t){user_id, kind, now};
-}
-
-/* Under q->mu: whether a generation of this user and kind ended at or after `since`
- * (and the ends older than QUOTA_END_S forgotten). */
-static bool ended_since(quota_t *q, int64_t user_id, rec_kind_t kind, double since, double now)
-{
-    bool yes = false;
     for (size_t i = 0; i < q->nends;) {
-        if (now - q->ends[i].at > QUOTA_END_S) {
+        qend_t *e = &q->ends[i];
+        while (e->start < e->n && now - e->m[e->start].at > QUOTA_END_S)
+            e->start++;
+        if (e->start == e->n) {
+            free(e->m);
             q->ends[i] = q->ends[--q->nends];
             continue;
         }
-        if (q->ends[i].user_id == user_id && q->ends[i].kind == kind && q->ends[i].at >= since)
-            yes = true;
+        if (e->start > e->cap / 2) { /* compact */
+            memmove(e->m, e->m + e->start, (e->n - e->start) * sizeof(*e->m));
+            e->n -= e->start;
+            e->start = 0;
+        }
         i++;
     }
-    return yes || now - since > QUOTA_END_S;
+}
+
+static qend_t *ends_of(quota_t *q, int64_t user_id, rec_kind_t kind)
+{
+    for (size_t i = 0; i < q->nends; i++)
+        if (q->ends[i].user_id == user_id && q->ends[i].kind == kind)
+            return &q->ends[i];
+    return NULL;
+}
+
+/* Under q->mu: a reservation of `units` of this user and kind ended now. */
+static void ended(quota_t *q, int64_t user_id, rec_kind_t kind, int64_t units, double now)
+{
+    qend_t *e = ends_of(q, user_id, kind);
+    if (!e) {
+        if (q->nends == q->capends) {
+            q->capends = q->capends ? q->capends * 2 : 16;
+            q->ends = xrealloc(q->ends, q->capends * sizeof(*q->ends));
+        }
+        e = &q->ends[q->nends++];
+        *e = (qend_t){.user_id = user_id, .kind = kind};
+    }
+    if (e->n == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 8;
+        e->m = xrealloc(e->m, e->cap * sizeof(*e->m));
+    }
+    e->m[e->n++] = (qmark_t){now, e->total};
+    e->total += units;
+}
+
+/* Under q->mu: the units of this user's reservations of this kind that ended at or after
+ * `since` (what a usage read then may not count), or -1 when that is too long ago to
+ * know. */
+static int64_t ended_since(quota_t *q, int64_t user_id, rec_kind_t kind, double since, double now)
+{
+    forget(q, now);
+    if (now - since > QUOTA_END_S)
+        return -1;
+    qend_t *e = ends_of(q, user_id, kind);
+    if (!e)
+        return 0;
+    size_t lo = e->start, hi = e->n; /* the first mark at or after since */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->m[mid].at < since)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == e->n ? 0 : e->total - e->m[lo].before;
 }
 
 static void drop_at(quota_t *q, size_t i)
 {
-    ended(q, q->v[i].user_id, q->v[i].kind, mono_s());
+    ended(q, q->v[i].user_id, q->v[i].kind, q->v[i].units, mono_s());
     q->v[i] = q->v[--q->n];
 }
 
@@ -215,8 +267,12 @@ create_outcome_t quota_admit(records_t *s, quota_t *q, store_conn_t *c,
         pthread_mutex_lock(&q->mu);
         size_t n;
         int64_t sum = reserved(q, user_id, kind, now, &n);
-        bool stale = ended_since(q, user_id, kind, read_at, now);
-        if (used < limit && !stale && (used + sum + unit <= limit || n == 0)) {
+        /* what ended since the usage was read may not be in it: counted as used (a
+         * failed one too — the second look tells) */
+        int64_t since = ended_since(q, user_id, kind, read_at, now);
+        int64_t counted = used + (since > 0 ? since : 0);
+        if (since >= 0 && counted < limit &&
+            (counted + sum + unit <= limit || (n == 0 && since == 0))) {
             *ticket = add(q, user_id, kind, id, now);
             pthread_mutex_unlock(&q->mu);
             return CREATED_DONE;

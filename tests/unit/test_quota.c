@@ -142,8 +142,35 @@ static void test_words_reserve_the_longest_generation(void)
     quota_free(q);
 }
 
+/* A hot user far from the limit: ends since the usage was read are counted, not looked
+ * up (no store here: a second look would refuse). */
+static void test_ends_since_the_read_are_counted_far_from_the_limit(void)
+{
+    quota_t *q = quota_new();
+    double read_at = mono_s();
+    for (int i = 0; i < 5; i++) {
+        records_create_t cr = cr_for(9, KIND_IMG, 100, 0, read_at);
+        int64_t t;
+        CHECK(quota_admit(NULL, q, NULL, &cr, &t) == CREATED_DONE);
+        quota_release(q, t); /* it ended (nothing was made: the same to the count) */
+    }
+    /* 0 read, 5 ended since: 5 + 1 <= 6 */
+    records_create_t cr = cr_for(9, KIND_IMG, 6, 0, read_at);
+    int64_t t;
+    CHECK(quota_admit(NULL, q, NULL, &cr, &t) == CREATED_DONE);
+    quota_release(q, t);
+    /* 6 ended since the read now: 6 + 1 > 6 — only a second look could tell */
+    cr = cr_for(9, KIND_IMG, 6, 0, read_at);
+    CHECK(quota_admit(NULL, q, NULL, &cr, &t) == CREATE_QUOTA_BUSY);
+    /* a usage read after them is trusted */
+    cr = cr_for(9, KIND_IMG, 6, 5, mono_s() + 1e-3);
+    CHECK(quota_admit(NULL, q, NULL, &cr, &t) == CREATED_DONE);
+    quota_free(q);
+}
+
 int main(void)
 {
+    test_ends_since_the_read_are_counted_far_from_the_limit();
     test_no_limit_holds_nothing();
     test_images_far_then_near_the_limit();
     test_near_the_limit_one_at_a_time();
