@@ -90,7 +90,7 @@ __attribute__((constructor)) static void unicode_register(void)
 /* Parameter numbers used by every list statement. */
 enum {
     LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET, LP_MATCH,
-    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID, LP_TAIL_IDS, LP_TAIL_HI = 15
+    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID, LP_TAIL_IDS, LP_TAIL_HI
 };
 
 /* How many rows of the order a name-ordered search looks through before it asks the
@@ -166,8 +166,8 @@ static void list_conds(int k, buf_t *b)
  * id-ordered page stops after its rows); the records above the watermark, not indexed
  * yet (sqlite_index.c), are the tail. Of the tail, the ids the index of its names
  * (sqlite_tail.c, a name search only) covers are read by id from its candidates (?12, a
- * JSON array); the rest, above ?15, is scanned on the user's id index (without that
- * index ?12 is empty and ?15 is the watermark, read in the same transaction: the whole
+ * JSON array); the rest, above ?13, is scanned on the user's id index (without that
+ * index ?12 is empty and ?13 is the watermark, read in the same transaction: the whole
  * tail is scanned). ink_has(column, folded search) checks every row with the
  * contract's semantics: the index gives a superset (the rows holding every trigram,
  * migration 7), the check keeps results exactly those of a scan.
@@ -190,7 +190,7 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
      * planner would walk from the watermark on, the whole tail) */
     static const char *const tail[2] = {
         "id IN (SELECT value FROM json_each(?12)) AND +user_id = ?1",
-        "id > ?15 AND user_id = ?1",
+        "id > ?13 AND user_id = ?1",
     };
     for (int part = 0; part < 3; part++) {
         if (k & LQ_COUNT)
