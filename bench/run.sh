@@ -85,8 +85,10 @@ for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 wait 2>/dev/null || true
 pids=()
 
-# Streams (SSE, bench/sse.py): time to first delta of streamed builtin creates, then the
-# server's memory with 1,000 streams open on one long generation.
+# Streams (SSE, bench/sse.py): time to first delta of streamed builtin creates, regenerate
+# against create, then the server's memory with 1,000 streams open on one long generation.
+# (The event sequence's comparison with another build and the PostgreSQL figures:
+# bench/eventseq.sh.)
 "$BUILD/inkwell" key create --user bench --data-dir "$work/sse" > "$work/skey" 2>/dev/null
 skey=$(cat "$work/skey")
 sport=$(port)
@@ -94,6 +96,8 @@ taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$sport" --data-dir "$wor
   --workers 2 --rate-limit 0 --log-level warn & spid=$!; pids+=($spid)
 waitport "$sport" healthz
 sse_ttfd=$(taskset -c 1 python3 bench/sse.py ttfd "$sport" "$skey" 1000)
+# a regenerate of a builtin document against a create, measured alike (issue 20)
+sse_regen=$(taskset -c 1 python3 bench/sse.py regen "$sport" "$skey" 500)
 kill "$spid"; wait "$spid" 2>/dev/null || true
 lport=$(port)
 (ulimit -n 4096; exec taskset -c 0 "$BUILD/inkwell" serve --listen "127.0.0.1:$lport" \
@@ -140,6 +144,7 @@ echo "each ratio is to the mean of the baseline runs just before and after its s
 echo "targets: show >= 0.4, list >= 0.2, create >= 0.05 of the baseline; show-1000: p99 <= 10x p50"
 echo
 echo "$sse_ttfd"
+echo "$sse_regen"
 echo "$sse_streams"
 echo "$stream_memory"
 echo "$memory_large"

@@ -35,7 +35,9 @@ count() { # parses "... N passed, M failed" from the last such line of a log
 
 # The architecture's one rule a build cannot check: no circle between the folders of
 # src/ (their #include lines), nothing below src/api/ reaching into it, nothing outside
-# src/store/ calling through the store's ops table, libmicrohttpd only in src/http/.
+# src/store/ calling through the store's ops table, libmicrohttpd only in src/http/, no
+# internal header (_int.h) of a folder included from another, a request's fields only in
+# src/http/.
 log="$logdir/layers.log"
 {
   python3 scripts/include-graph.py
@@ -43,6 +45,13 @@ log="$logdir/layers.log"
   mhd=$(grep -rln 'microhttpd' src | grep -v '^src/http/' || true)
   [ -z "$ops" ] || echo "FAIL: ops table called outside src/store/: $ops"
   [ -z "$mhd" ] || echo "FAIL: libmicrohttpd named outside src/http/: $mhd"
+  # a request's fields are src/http/'s (req_int.h): elsewhere http_req_t is opaque, so
+  # the compiler refuses any r->field; what keeps it so is that no one else defines the
+  # struct or includes a header of src/http/ that does (include-graph.py: _int.h)
+  req=$(grep -rlE 'struct[[:space:]]+http_req[[:space:]]*\{' src tests bench | grep -v '^src/http/' || true)
+  reqh=$(grep -rlE '#include "http/(req|server)_int\.h"' src tests bench | grep -v '^src/http/' || true)
+  [ -z "$req" ] || echo "FAIL: struct http_req defined outside src/http/: $req"
+  [ -z "$reqh" ] || echo "FAIL: src/http/'s request fields included outside it: $reqh"
 } >"$log" 2>&1
 if grep -q 'FAIL' "$log"; then
   failed=$((failed + 1)); printf '%-28s %4d passed, %d failed   <-- see %s\n' "layers" 0 1 "$log"; cat "$log"

@@ -1,7 +1,7 @@
 // account.js — who is signed in and this month's usage (API.md §19, GET /usage): the
 // header's meter (words and images used of the month's quota, refreshed on each page)
 // and the Account page with both meters and the tokens the provider reported.
-import {api, getKey} from './api.js';
+import {api, getKey, keyRole} from './api.js';
 import {fill, h} from './ui.js';
 
 const num = (n) => Number(n).toLocaleString('en');
@@ -38,8 +38,9 @@ export function accountView(root) {
   const key = getKey() || '';
   root.append(h('h1', {text: 'Account'}),
     h('section', {class: 'panel block', 'aria-label': 'Signed in'},
-      h('p', {}, 'Signed in with the API key ', h('code', {text: key.slice(0, 10) + '…'}),
+      h('p', {}, 'Signed in', h('span', {class: 'me'}), ' with the API key ', h('code', {text: key.slice(0, 10) + '…'}),
         ' (its first characters, as ', h('code', {text: 'inkwell key list'}), ' shows them).')), box);
+  keyRole().then((me) => { const el = root.querySelector('.me'); if (el && me?.name) el.textContent = ` as ${me.name}`; }).catch(() => {});
   refreshMeter().then((u) => {
     if (!u) return fill(box, h('div', {class: 'alert', role: 'alert', text: 'The usage could not be loaded. Try again later.'}));
     fill(box, h('section', {class: 'panel block', 'aria-label': 'Usage'},

@@ -5,7 +5,7 @@
 // handled the same way (the plain path).
 
 const KEY = 'inkwell.key';
-const ROLE = 'inkwell.role'; // "user" or "admin" once known (keyRole), with the key's last characters
+const ROLE = 'inkwell.role'; // {role, name} of GET /me once known (keyRole), with the key's last characters
 export const getKey = () => sessionStorage.getItem(KEY);
 export const setKey = (k) => { sessionStorage.setItem(KEY, k); sessionStorage.removeItem(ROLE); };
 export const dropKey = () => { sessionStorage.removeItem(KEY); sessionStorage.removeItem(ROLE); };
@@ -154,18 +154,19 @@ export async function templates() {
 export const forgetTemplates = () => { templatesCache = null; role = null; };
 export const dropTemplates = () => { templatesCache = null; };
 
-// What the key may do (§19): 'user' (its usage answers), or 'admin' (every route but
-// /admin answers 403, so the app shows the admin pages instead). Asked once per key.
+// Who the key is (GET /me, any scope: docs/design.md): {role, name} — role 'admin' for an
+// admin key (§19: every route but /admin answers it 403, so the app shows the admin
+// pages instead), else 'user'; name is its user's. Asked once per key.
 let role = null, roleTag = '';
 export function keyRole() {
   const tag = ':' + (getKey() || '').slice(-8);
   const known = sessionStorage.getItem(ROLE);
-  if (known?.endsWith(tag)) return Promise.resolve({role: known.slice(0, -tag.length)});
+  if (known?.endsWith(tag)) {
+    try { return Promise.resolve(JSON.parse(known.slice(0, -tag.length))); } catch { /* asked again below */ }
+  }
   if (roleTag !== tag) { role = null; roleTag = tag; }
-  role ||= api('GET', '/usage').then(() => 'user').catch((e) => {
-    if (e.status !== 403) throw e;
-    return api('GET', '/admin/users', {query: {per_page: 10}}).then(() => 'admin');
-  }).then((r) => { if (getKey()) sessionStorage.setItem(ROLE, r + tag); return {role: r}; })
+  role ||= api('GET', '/me').then(({data}) => ({role: data.key.scope === 'admin' ? 'admin' : 'user', name: data.user.name}))
+    .then((r) => { if (getKey()) sessionStorage.setItem(ROLE, JSON.stringify(r) + tag); return r; })
     .catch((e) => { role = null; throw e; });
   return role;
 }

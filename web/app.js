@@ -66,9 +66,9 @@ async function render() {
     return render();
   }
   // an admin key has the admin pages only, any other key everything but them (§19)
-  let admin = false;
+  let admin = false, me = null;
   if (route.path !== '/signin') {
-    try { admin = (await keyRole()).role === 'admin'; } catch { /* unreachable server: the page says so */ }
+    try { me = await keyRole(); admin = me.role === 'admin'; } catch { /* unreachable server: the page says so */ }
     if (!getKey()) return; // the key was refused meanwhile: sign-in is shown
     if (admin !== route.path.startsWith('/admin')) { history.replaceState(null, '', admin ? '#/admin' : '#/documents'); return render(); }
   }
@@ -80,7 +80,8 @@ async function render() {
   entryOpened();
   document.getElementById('nav').hidden = name === 'signin';
   const key = getKey();
-  document.getElementById('who').textContent = key ? key.slice(0, 10) + '…' : '';
+  // who is signed in: the key's user (GET /me) and the key's first characters
+  document.getElementById('who').textContent = !key ? '' : me?.name ? `${me.name} · ${key.slice(0, 10)}…` : key.slice(0, 10) + '…';
   for (const a of document.querySelectorAll('[data-nav]')) {
     a.hidden = (a.dataset.nav === 'admin') !== admin;
     const on = name.startsWith({documents: 'doc', images: 'im', templates: 'templates', account: 'account', admin: 'admin'}[a.dataset.nav]);

@@ -5,7 +5,7 @@
  * (records_create_t.action), answered like one (records.c api_create_run: wait 200,
  * async 202, stream 200, Idempotency-Key). The job runner (records/jobs.c) rewrites the
  * part and splices it into the unchanged rest (records/actions.c). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/utf8.h"
 
@@ -96,7 +96,7 @@ void api_documents_action(app_t *app, http_req_t *r, int64_t id)
     if (!api_record_to_change(app, r, KIND_DOC, id, &f, &c, &rec))
         return;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     const char *action;
     action_fields(app, &v, &f, &rec, &action);
     if (verrs_any(&v)) {
@@ -120,7 +120,7 @@ void api_documents_action(app_t *app, http_req_t *r, int64_t id)
     }
     if (api_storage_full(app, r))
         return;
-    records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));
+    records_create_t *cr = arena_alloc(http_arena(r), sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
     cr->rec = rec;
     cr->regenerate = true;

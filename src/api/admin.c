@@ -11,7 +11,7 @@
  * Lists are §4 page envelopes (per_page 10/25/50/100, page; other values fall back to
  * the defaults), ordered by id. Bad input is a 422 naming the field; an unknown id 404.
  * Quotas are whole numbers >= 0, or null / empty for none. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "auth/keys.h"
 #include "auth/users.h"
@@ -87,9 +87,9 @@ typedef enum { OBJ_USER, OBJ_KEY } obj_t;
 
 static void respond_one(http_req_t *r, int status, obj_t kind, const void *obj, const char *key)
 {
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, http_resp(r));
     jw_obj_begin(&w);
     jw_key(&w, "data");
     if (kind == OBJ_USER)
@@ -116,7 +116,7 @@ static void page_params(app_t *app, http_req_t *r, const char *path, page_t *p)
     api_query(r, &q);
     p->per_page = 10;
     p->page = 1;
-    p->path = api_url(app, &r->arena, "%s", path);
+    p->path = api_url(app, http_arena(r), "%s", path);
     const kv_t *kv;
     int64_t n;
     if ((kv = kv_get(&q, "per_page")) && kv->status == KV_OK && parse_uint(kv->val, &n) &&
@@ -137,7 +137,7 @@ static void page_link(jw_t *w, http_req_t *r, const page_t *p, int64_t page, boo
     buf_t u;
     buf_init(&u);
     buf_printf(&u, "%s?", p->path);
-    for (const char *q = r->query; q && *q;) {
+    for (const char *q = http_query(r); q && *q;) {
         const char *amp = strchr(q, '&');
         size_t len = amp ? (size_t)(amp - q) : strlen(q);
         bool is_page = (len == 4 && strncmp(q, "page", 4) == 0) ||
@@ -156,8 +156,8 @@ static void page_link(jw_t *w, http_req_t *r, const page_t *p, int64_t page, boo
 /* Opens {"data":[ of a page envelope. */
 static void page_begin(http_req_t *r, jw_t *w)
 {
-    buf_reset(&r->resp);
-    jw_init(w, &r->resp);
+    buf_reset(http_resp(r));
+    jw_init(w, http_resp(r));
     jw_obj_begin(w);
     jw_key(w, "data");
     jw_arr_begin(w);
@@ -222,7 +222,9 @@ static bool json_null_field(http_req_t *r, const char *key)
     const char *ct = http_header(r, "Content-Type");
     if (!ct || strncasecmp(ct, "application/json", 16) != 0)
         return false;
-    json_t *root = json_loadb(r->body.data, r->body.len, JSON_ALLOW_NUL, NULL);
+    size_t len;
+    const char *body = http_body(r, &len);
+    json_t *root = json_loadb(body, len, JSON_ALLOW_NUL, NULL);
     bool is_null = root && json_is_null(json_object_get(root, key));
     json_decref(root);
     return is_null;
@@ -270,7 +272,7 @@ static void users_list(app_t *app, http_req_t *r, store_conn_t *c)
     user_info_t *v;
     size_t n;
     int64_t total;
-    int rc = store_user_list(c, p.per_page, page_offset(&p), &r->arena, &v, &n, &total);
+    int rc = store_user_list(c, p.per_page, page_offset(&p), http_arena(r), &v, &n, &total);
     if (rc != STORE_OK) {
         api_store_error(r, rc);
         return;
@@ -288,7 +290,7 @@ static void users_create(app_t *app, http_req_t *r, store_conn_t *c)
     if (api_body_fields(r, &f) != 0)
         return;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     const char *name = name_field(&v, &f, true);
     bool set_w, set_i;
     int64_t qw = app->cfg->quota_words, qi = app->cfg->quota_images, w, i;
@@ -299,7 +301,7 @@ static void users_create(app_t *app, http_req_t *r, store_conn_t *c)
         return;
     }
     user_info_t u;
-    int rc = store_user_create(c, name, set_w ? w : qw, set_i ? i : qi, &r->arena, &u);
+    int rc = store_user_create(c, name, set_w ? w : qw, set_i ? i : qi, http_arena(r), &u);
     if (rc == STORE_CONFLICT) {
         verrs_add(&v, "name", "The name has already been taken.");
         api_validation_error(r, &v);
@@ -318,7 +320,7 @@ static void user_change(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
     if (api_body_fields(r, &f) != 0)
         return;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     user_patch_t p = {.name = name_field(&v, &f, false)};
     quota_field(r, &v, &f, "quota_words", "quota words", &p.set_words, &p.quota_words);
     quota_field(r, &v, &f, "quota_images", "quota images", &p.set_images, &p.quota_images);
@@ -327,7 +329,7 @@ static void user_change(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
         return;
     }
     user_info_t u;
-    int rc = store_user_update(c, id, &p, &r->arena, &u);
+    int rc = store_user_update(c, id, &p, http_arena(r), &u);
     if (rc == STORE_CONFLICT) {
         verrs_add(&v, "name", "The name has already been taken.");
         api_validation_error(r, &v);
@@ -342,11 +344,11 @@ static void user_change(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
 
 static void user_one(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
 {
-    if (strcmp(r->method, "PATCH") == 0) {
+    if (strcmp(http_method(r), "PATCH") == 0) {
         user_change(app, r, c, id);
         return;
     }
-    if (strcmp(r->method, "DELETE") == 0) {
+    if (strcmp(http_method(r), "DELETE") == 0) {
         size_t left;
         int rc = users_delete(c, app->media, id, &left);
         if (rc == STORE_NOTFOUND) {
@@ -354,15 +356,16 @@ static void user_one(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
         } else if (rc != STORE_OK) {
             api_store_error(r, rc);
         } else {
-            buf_reset(&r->resp);
-            buf_printf(&r->resp, "{\"id\":%lld,\"object\":\"user\",\"deleted\":true,\"status\":200}",
+            buf_reset(http_resp(r));
+            buf_printf(http_resp(r),
+                       "{\"id\":%lld,\"object\":\"user\",\"deleted\":true,\"status\":200}",
                        (long long)id);
             http_respond(r, 200);
         }
         return;
     }
     user_info_t u;
-    int rc = store_user_get(c, id, NULL, &r->arena, &u);
+    int rc = store_user_get(c, id, NULL, http_arena(r), &u);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -379,7 +382,7 @@ static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id
     if (api_body_fields(r, &f) != 0)
         return;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     key_scope_t scope = SCOPE_WRITE;
     const char *s = field_text(&v, &f, "scope", "scope", false, 0, NULL);
     if (s && *s && !key_scope_parse(s, &scope))
@@ -399,7 +402,7 @@ static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id
     key_info_t k;
     int rc = keys_issue(c, user_id, scope, expires, key, &kid);
     if (rc == STORE_OK)
-        rc = store_key_get(c, kid, &r->arena, &k);
+        rc = store_key_get(c, kid, http_arena(r), &k);
     if (rc != STORE_OK) /* a user that went meanwhile: its foreign key */
         api_store_error(r, rc);
     else
@@ -410,7 +413,7 @@ static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id
 static void user_keys(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id)
 {
     user_info_t u;
-    int rc = store_user_get(c, user_id, NULL, &r->arena, &u);
+    int rc = store_user_get(c, user_id, NULL, http_arena(r), &u);
     if (rc != STORE_OK) {
         if (rc == STORE_NOTFOUND)
             api_not_found(r);
@@ -418,17 +421,18 @@ static void user_keys(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_i
             api_store_error(r, rc);
         return;
     }
-    if (strcmp(r->method, "POST") == 0) {
+    if (strcmp(http_method(r), "POST") == 0) {
         key_make(app, r, c, user_id);
         return;
     }
     page_t p;
-    page_params(app, r, arena_printf(&r->arena, "/api/v1/admin/users/%lld/keys", (long long)user_id),
+    page_params(app, r,
+                arena_printf(http_arena(r), "/api/v1/admin/users/%lld/keys", (long long)user_id),
                 &p);
     key_info_t *v;
     size_t n;
     int64_t total;
-    rc = store_key_list(c, user_id, p.per_page, page_offset(&p), &r->arena, &v, &n, &total);
+    rc = store_key_list(c, user_id, p.per_page, page_offset(&p), http_arena(r), &v, &n, &total);
     if (rc != STORE_OK) {
         api_store_error(r, rc);
         return;
@@ -445,7 +449,7 @@ static void key_revoke(http_req_t *r, store_conn_t *c, int64_t id)
     key_info_t k;
     int rc = store_key_revoke(c, id);
     if (rc == STORE_OK)
-        rc = store_key_get(c, id, &r->arena, &k);
+        rc = store_key_get(c, id, http_arena(r), &k);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -461,7 +465,7 @@ static void usage_list(app_t *app, http_req_t *r, store_conn_t *c)
     kvlist_t q;
     api_query(r, &q);
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     char period[8];
     const char *s = param_value(&v, &q, "period", "period");
     if (s && *s && !users_period_parse(s, period))
@@ -477,7 +481,7 @@ static void usage_list(app_t *app, http_req_t *r, store_conn_t *c)
     usage_row_t *rows;
     size_t n;
     int64_t total;
-    int rc = store_usage_list(c, period, 0, p.per_page, page_offset(&p), &r->arena, &rows, &n,
+    int rc = store_usage_list(c, period, 0, p.per_page, page_offset(&p), http_arena(r), &rows, &n,
                                 &total);
     if (rc != STORE_OK) {
         api_store_error(r, rc);
@@ -490,12 +494,49 @@ static void usage_list(app_t *app, http_req_t *r, store_conn_t *c)
     page_end(r, &w, &p, total, n);
 }
 
+/* ---- who am I ---- */
+
+void api_me(app_t *app, http_req_t *r)
+{
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    user_info_t u;
+    key_info_t k;
+    int rc = store_user_get(c, http_user_id(r), NULL, http_arena(r), &u);
+    if (rc == STORE_OK)
+        rc = store_key_get(c, api_state(r)->key_id, http_arena(r), &k);
+    if (rc == STORE_NOTFOUND) { /* revoked or deleted in between */
+        api_not_found(r);
+        return;
+    }
+    if (rc != STORE_OK) {
+        api_store_error(r, rc);
+        return;
+    }
+    buf_reset(http_resp(r));
+    jw_t w;
+    jw_init(&w, http_resp(r));
+    jw_obj_begin(&w);
+    jw_key(&w, "data");
+    jw_obj_begin(&w);
+    jw_key(&w, "user");
+    user_json(&w, &u);
+    jw_key(&w, "key");
+    key_json(&w, &k, NULL);
+    jw_obj_end(&w);
+    jw_key(&w, "status");
+    jw_int(&w, 200);
+    jw_obj_end(&w);
+    http_respond(r, 200);
+}
+
 void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id)
 {
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
-    bool get = strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0;
+    bool get = strcmp(http_method(r), "GET") == 0 || strcmp(http_method(r), "HEAD") == 0;
     switch (rt) {
     case ROUTE_ADMIN_USERS:
         if (get)

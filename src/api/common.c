@@ -1,6 +1,6 @@
 /* common.c — what every API handler shares: errors in the contract's shape (§6),
  * body and query decoding (§1), field validation, and the JSON of a record (§3). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/log.h"
 #include "gen/templates.h"
@@ -16,10 +16,10 @@
 
 void api_error(http_req_t *r, int status, const char *msg)
 {
-    buf_reset(&r->resp);
-    buf_puts(&r->resp, "{\"message\":");
-    json_escape(&r->resp, msg, strlen(msg));
-    buf_printf(&r->resp, ",\"status\":%d}", status);
+    buf_reset(http_resp(r));
+    buf_puts(http_resp(r), "{\"message\":");
+    json_escape(http_resp(r), msg, strlen(msg));
+    buf_printf(http_resp(r), ",\"status\":%d}", status);
     http_respond(r, status);
 }
 
@@ -35,7 +35,7 @@ void api_store_error(http_req_t *r, int rc)
         http_add_header(r, "Retry-After", "1");
         api_error(r, 503, "The service is temporarily unavailable; please try again.");
     } else {
-        log_error("req=%s: store: %s", r->id, store_rc_name(rc));
+        log_error("req=%s: store: %s", http_req_id(r), store_rc_name(rc));
         api_error(r, 500, "Server error.");
     }
 }
@@ -54,11 +54,22 @@ bool api_storage_full(app_t *app, http_req_t *r)
 {
     if (!media_space_low(app->media, (uint64_t)app->cfg->min_free_mb << 20))
         return false;
-    log_warn("req=%s: the data directory has less than %ld MiB free: create refused", r->id,
-             app->cfg->min_free_mb);
+    log_warn("req=%s: the data directory has less than %ld MiB free: create refused",
+             http_req_id(r), app->cfg->min_free_mb);
     http_add_header(r, "Retry-After", "60");
     api_error(r, 503, "Storage is full; please try again later.");
     return true;
+}
+
+api_state_t *api_state(http_req_t *r)
+{
+    api_state_t *st = http_app_state(r);
+    if (!st) {
+        st = arena_alloc(http_arena(r), sizeof(*st));
+        memset(st, 0, sizeof(*st));
+        http_set_app_state(r, st);
+    }
+    return st;
 }
 
 store_conn_t *api_conn(app_t *app, http_req_t *r)
@@ -66,7 +77,7 @@ store_conn_t *api_conn(app_t *app, http_req_t *r)
     char err[256];
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
     if (!c) {
-        log_error("req=%s: no database connection", r->id);
+        log_error("req=%s: no database connection", http_req_id(r));
         api_store_error(r, STORE_UNAVAILABLE);
     }
     return c;
@@ -104,9 +115,9 @@ bool verrs_any(const verrs_t *v)
 
 void api_validation_error(http_req_t *r, const verrs_t *v)
 {
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, http_resp(r));
     jw_obj_begin(&w);
     jw_key(&w, "message");
     jw_obj_begin(&w);
@@ -148,9 +159,11 @@ static void media_type(const char *ct, char *out, size_t outlen)
 static int json_fields(http_req_t *r, kvlist_t *out)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(r->body.data, r->body.len, JSON_ALLOW_NUL, &jerr);
+    size_t len;
+    const char *body = http_body(r, &len);
+    json_t *root = json_loadb(body, len, JSON_ALLOW_NUL, &jerr);
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     if (!root || !json_is_object(root)) {
         verrs_add(&v, "body", root ? "The body must be a JSON object." : "The body is not valid JSON.");
         json_decref(root);
@@ -158,30 +171,30 @@ static int json_fields(http_req_t *r, kvlist_t *out)
         return -1;
     }
     size_t n = json_object_size(root), i = 0;
-    out->items = arena_alloc(&r->arena, (n ? n : 1) * sizeof(kv_t));
+    out->items = arena_alloc(http_arena(r), (n ? n : 1) * sizeof(kv_t));
     const char *key;
     json_t *val;
     json_object_foreach(root, key, val)
     {
         kv_t *kv = &out->items[i];
-        kv->key = arena_strdup(&r->arena, key);
+        kv->key = arena_strdup(http_arena(r), key);
         kv->status = KV_OK;
         switch (json_typeof(val)) {
         case JSON_STRING:
-            kv->val = arena_strndup(&r->arena, json_string_value(val), json_string_length(val));
+            kv->val = arena_strndup(http_arena(r), json_string_value(val), json_string_length(val));
             kv->val_len = json_string_length(val);
             break;
         case JSON_INTEGER:
-            kv->val = arena_printf(&r->arena, "%lld", (long long)json_integer_value(val));
+            kv->val = arena_printf(http_arena(r), "%lld", (long long)json_integer_value(val));
             break;
         case JSON_REAL:
-            kv->val = arena_printf(&r->arena, "%.17g", json_real_value(val));
+            kv->val = arena_printf(http_arena(r), "%.17g", json_real_value(val));
             /* prefer the shortest form that reads back the same (0.25, not 0.2500...) */
             for (int prec = 1; prec <= 17; prec++) {
                 char tmp[40];
                 snprintf(tmp, sizeof(tmp), "%.*g", prec, json_real_value(val));
                 if (strtod(tmp, NULL) == json_real_value(val)) {
-                    kv->val = arena_strdup(&r->arena, tmp);
+                    kv->val = arena_strdup(http_arena(r), tmp);
                     break;
                 }
             }
@@ -211,8 +224,10 @@ int api_decode_body(http_req_t *r, const char *ct, kvlist_t *out)
 {
     out->items = NULL;
     out->n = 0;
+    size_t len;
+    const char *body = http_body(r, &len);
     if (!ct || !*ct) {
-        if (r->body.len == 0)
+        if (len == 0)
             return 0;
         api_error(r, 415, "Unsupported media type.");
         return -1;
@@ -220,11 +235,11 @@ int api_decode_body(http_req_t *r, const char *ct, kvlist_t *out)
     char mt[128];
     media_type(ct, mt, sizeof(mt));
     if (strcmp(mt, "application/x-www-form-urlencoded") == 0) {
-        form_parse(&r->arena, r->body.data ? r->body.data : "", r->body.len, out);
+        form_parse(http_arena(r), body ? body : "", len, out);
         return 0;
     }
     if (strcmp(mt, "application/json") == 0) {
-        if (r->body.len == 0)
+        if (len == 0)
             return 0;
         return json_fields(r, out);
     }
@@ -234,7 +249,7 @@ int api_decode_body(http_req_t *r, const char *ct, kvlist_t *out)
 
 void api_query(http_req_t *r, kvlist_t *out)
 {
-    form_parse(&r->arena, r->query, strlen(r->query), out);
+    form_parse(http_arena(r), http_query(r), strlen(http_query(r)), out);
 }
 
 static bool blank(const char *s)
@@ -444,6 +459,6 @@ void api_render_record(app_t *app, buf_t *out, int status, const record_t *rec)
 
 void api_respond_record(app_t *app, http_req_t *r, int status, const record_t *rec)
 {
-    api_render_record(app, &r->resp, status, rec);
+    api_render_record(app, http_resp(r), status, rec);
     http_respond(r, status);
 }

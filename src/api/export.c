@@ -11,7 +11,7 @@
  * suspended, so that no HTTP thread is held; past the pool's limits the answer is 429
  * (this user has enough exports running) or 503, both with Retry-After. Files made on
  * the pool are kept in its cache by document, version and format. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "api/export_pool.h"
 #include "export/export.h"
@@ -85,12 +85,12 @@ static void file_headers(http_req_t *r, const char *name, export_format_t fmt, c
     http_add_header(r, "ETag", etag);
     http_add_header(r, "Cache-Control", "private, no-cache");
     http_add_header(r, "X-Content-Type-Options", "nosniff");
-    r->content_type = export_content_type(fmt);
+    http_set_content_type(r, export_content_type(fmt));
 }
 
 static void render_failed(http_req_t *r)
 {
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     api_error(r, 500, "The document could not be exported.");
 }
 
@@ -130,15 +130,15 @@ static void job_done(export_task_t *t)
 
 static void job_suspended(http_req_t *r)
 {
-    app_t *app = r->app;
-    export_job_t *j = r->wait;
+    app_t *app = http_app(r);
+    export_job_t *j = http_wait(r);
     export_pool_submit(app->exports, &j->task);
 }
 
 static void job_resumed(void *appv, http_req_t *r)
 {
     app_t *app = appv;
-    export_job_t *j = r->wait;
+    export_job_t *j = http_wait(r);
     rec_arena_free(j->rec_arena);
     j->rec_arena = NULL;
     j->text = NULL;
@@ -154,8 +154,8 @@ static void job_resumed(void *appv, http_req_t *r)
         return;
     }
     export_cache_put(app->exports, j->key, j->out.data ? j->out.data : "", j->out.len);
-    buf_free(&r->resp);
-    r->resp = j->out;
+    buf_free(http_resp(r));
+    *http_resp(r) = j->out; /* the rendered file is the answer, not copied */
     file_headers(r, j->name, j->fmt, j->etag);
     http_respond(r, 200);
 }
@@ -167,7 +167,7 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
         return;
     record_t rec;
     arena_t *ra = rec_arena_new();
-    int rc = records_get(app->records, c, KIND_DOC, r->user_id, id, NULL, NULL, ra, &rec);
+    int rc = records_get(app->records, c, KIND_DOC, http_user_id(r), id, NULL, NULL, ra, &rec);
     if (rc == STORE_NOTFOUND) {
         api_not_found(r);
         goto out;
@@ -176,12 +176,12 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
         api_store_error(r, rc);
         goto out;
     }
-    rec.name = arena_strdup(&r->arena, rec.name ? rec.name : ""); /* for the headers */
+    rec.name = arena_strdup(http_arena(r), rec.name ? rec.name : ""); /* for the headers */
 
     kvlist_t q;
     api_query(r, &q);
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     export_format_t fmt = EXPORT_MD;
     const char *s = param_value(&v, &q, "format", "format");
     if (s && *s && !export_format_parse(s, &fmt))
@@ -203,17 +203,17 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
     char etag[96], key[128];
     snprintf(etag, sizeof(etag), "\"%lld-%lld-%s\"", (long long)id, (long long)rec.updated_us,
              export_format_name(fmt));
-    snprintf(key, sizeof(key), "%lld/%s", (long long)r->user_id, etag);
-    buf_reset(&r->resp);
+    snprintf(key, sizeof(key), "%lld/%s", (long long)http_user_id(r), etag);
+    buf_reset(http_resp(r));
     if (etag_listed(http_header(r, "If-None-Match"), etag)) {
         file_headers(r, rec.name, fmt, etag);
-        r->content_type = NULL;
+        http_set_content_type(r, NULL);
         http_respond(r, 304);
         goto out;
     }
     bool heavy = fmt == EXPORT_HTML || fmt == EXPORT_DOCX || fmt == EXPORT_PDF;
     if (!heavy || !app->exports) {
-        if (export_render(fmt, rec.name, text, strlen(text), &r->resp) != 0) {
+        if (export_render(fmt, rec.name, text, strlen(text), http_resp(r)) != 0) {
             render_failed(r);
             goto out;
         }
@@ -221,21 +221,21 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
         http_respond(r, 200);
         goto out;
     }
-    if (export_cache_get(app->exports, key, &r->resp)) {
+    if (export_cache_get(app->exports, key, http_resp(r))) {
         file_headers(r, rec.name, fmt, etag);
         http_respond(r, 200);
         goto out;
     }
-    int busy = export_pool_reserve(app->exports, r->user_id);
+    int busy = export_pool_reserve(app->exports, http_user_id(r));
     if (busy) {
         http_add_header(r, "Retry-After", "1");
         api_error(r, busy, busy == 429 ? "Too Many Attempts."
                                        : "Too many exports at once; please try again.");
         goto out;
     }
-    export_job_t *j = arena_alloc(&r->arena, sizeof(*j));
+    export_job_t *j = arena_alloc(http_arena(r), sizeof(*j));
     memset(j, 0, sizeof(*j));
-    j->task.user = r->user_id;
+    j->task.user = http_user_id(r);
     j->task.run = job_run;
     j->task.done = job_done;
     j->task.arg = j;
@@ -244,8 +244,8 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
     j->name = rec.name;
     j->text = text;
     j->rec_arena = ra; /* job_resumed frees it */
-    j->key = arena_strdup(&r->arena, key);
-    j->etag = arena_strdup(&r->arena, etag);
+    j->key = arena_strdup(http_arena(r), key);
+    j->etag = arena_strdup(http_arena(r), etag);
     buf_init(&j->out);
     http_suspend(r, job_suspended, job_resumed, j);
     return;

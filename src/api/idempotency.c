@@ -33,7 +33,7 @@
  * waiting create keeps its 202 (the record queued) as the answer for a retry after a
  * crash, and finishes the key here with what the wait gave (docs/design.md,
  * "Idempotency"). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/log.h"
 #include "records/records.h"

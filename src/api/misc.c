@@ -1,5 +1,5 @@
 /* misc.c — /healthz, /readyz and the media files. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "media/thumb.h"
 
@@ -9,8 +9,8 @@
 
 void api_healthz(app_t *app, http_req_t *r)
 {
-    buf_reset(&r->resp);
-    buf_puts(&r->resp, "{\"message\":\"alive\",\"status\":200}");
+    buf_reset(http_resp(r));
+    buf_puts(http_resp(r), "{\"message\":\"alive\",\"status\":200}");
     http_respond(r, 200);
 }
 
@@ -19,18 +19,18 @@ void api_readyz(app_t *app, http_req_t *r)
     char err[256];
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
     int rc = c ? store_ping(c) : STORE_UNAVAILABLE;
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     /* full: below --min-free-mb, and in any case below 1 MiB (no record fits then) */
     uint64_t reserve = (uint64_t)app->cfg->min_free_mb << 20;
     bool ok = rc == STORE_OK;
     bool full = ok && media_space_low(app->media, reserve > (1u << 20) ? reserve : (1u << 20));
-    bool draining = http_draining(r->srv); /* SIGTERM: the balancer moves away first */
-    buf_printf(&r->resp, "{\"message\":\"%s\",\"storage\":\"%s\"",
+    bool draining = http_draining(http_req_server(r)); /* SIGTERM: the balancer moves away first */
+    buf_printf(http_resp(r), "{\"message\":\"%s\",\"storage\":\"%s\"",
                draining ? "Shutting down." : full ? "Storage full." : ok ? "ready" : "Storage unavailable.",
                store_backend_name(app->store));
-    api_readyz_fields(app, ok ? c : NULL, &r->resp);
+    api_readyz_fields(app, ok ? c : NULL, http_resp(r));
     bool ready = ok && !full && !draining;
-    buf_printf(&r->resp, ",\"status\":%d}", ready ? 200 : 503);
+    buf_printf(http_resp(r), ",\"status\":%d}", ready ? 200 : 503);
     http_respond(r, ready ? 200 : 503);
 }
 
@@ -58,12 +58,12 @@ static int read_all(int fd, uint64_t size, buf_t *out)
 static void media_thumb(http_req_t *r, const char *key, int w, int fd, uint64_t size,
                         const char *etag)
 {
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     const char *inm = http_header(r, "If-None-Match");
-    bool hit = !(inm && strstr(inm, etag)) && thumb_cache_get(key, w, &r->resp);
+    bool hit = !(inm && strstr(inm, etag)) && thumb_cache_get(key, w, http_resp(r));
     if (hit || (inm && strstr(inm, etag))) {
         close(fd);
-        r->content_type = "image/png";
+        http_set_content_type(r, "image/png");
         http_add_header(r, "ETag", etag);
         http_add_header(r, "Cache-Control", "public, max-age=31536000, immutable");
         http_respond(r, hit ? 200 : 304);
@@ -73,15 +73,15 @@ static void media_thumb(http_req_t *r, const char *key, int w, int fd, uint64_t 
     buf_init(&png);
     int rc = read_all(fd, size, &png);
     if (rc == 0)
-        rc = thumb_make(png.data, png.len, w, &r->resp);
+        rc = thumb_make(png.data, png.len, w, http_resp(r));
     buf_free(&png);
     if (rc != 0) {
-        buf_reset(&r->resp);
+        buf_reset(http_resp(r));
         api_error(r, 500, "The thumbnail could not be made.");
         return;
     }
-    thumb_cache_put(key, w, r->resp.data, r->resp.len);
-    r->content_type = "image/png";
+    thumb_cache_put(key, w, http_resp(r)->data, http_resp(r)->len);
+    http_set_content_type(r, "image/png");
     http_add_header(r, "ETag", etag);
     http_add_header(r, "Cache-Control", "public, max-age=31536000, immutable");
     http_respond(r, 200);
@@ -111,7 +111,7 @@ void api_media(app_t *app, http_req_t *r, const char *file)
     int w = 0;
     if (wq && (wq->status != KV_OK || !thumb_parse_width(wq->val, &w))) {
         verrs_t v;
-        verrs_init(&v, &r->arena);
+        verrs_init(&v, http_arena(r));
         verrs_add(&v, "w", "The w must be a whole number of pixels from %d to %d.", THUMB_MIN,
                   THUMB_MAX);
         api_validation_error(r, &v);
@@ -134,8 +134,8 @@ void api_media(app_t *app, http_req_t *r, const char *file)
     const char *inm = http_header(r, "If-None-Match");
     if (inm && strstr(inm, etag)) {
         close(fd);
-        buf_reset(&r->resp);
-        r->content_type = "image/png";
+        buf_reset(http_resp(r));
+        http_set_content_type(r, "image/png");
         http_respond(r, 304);
         return;
     }

@@ -1,7 +1,7 @@
 /* ops.c — what operators and tools read: GET /metrics (Prometheus text, obs/metrics.h),
  * GET /api/v1/openapi.json (the compiled-in OpenAPI document, src/api/openapi.json),
  * and the provider and job-queue fields of /readyz. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "api/rcache.h"
 #include "obs/metrics.h"
@@ -38,9 +38,9 @@ void api_metrics(app_t *app, http_req_t *r)
         g.cache_entries = st.entries;
         g.cache_bytes = st.bytes;
     }
-    buf_reset(&r->resp);
-    metrics_render(&r->resp, &g);
-    r->content_type = "text/plain; version=0.0.4; charset=utf-8";
+    buf_reset(http_resp(r));
+    metrics_render(http_resp(r), &g);
+    http_set_content_type(r, "text/plain; version=0.0.4; charset=utf-8");
     http_add_header(r, "Cache-Control", "no-store");
     http_respond(r, 200);
 }

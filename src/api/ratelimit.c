@@ -15,7 +15,7 @@
  * With SQLite there is one server process (the data-directory lock), so the TATs live
  * in memory (a hash table under a mutex). With PostgreSQL several processes share the
  * limit, so each request is one atomic upsert in the database (store.rate_gcra). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include <pthread.h>
 #include <stdio.h>

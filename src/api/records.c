@@ -2,7 +2,7 @@
  * (§16), one code path for both kinds: decode, call the records service
  * (records/records.h), render. A request that asks for text/event-stream is handed to
  * stream.c (§10). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/log.h"
 #include "gen/templates.h"
@@ -31,7 +31,7 @@ static bool one_of(const char *s, const char *const *set, size_t n)
 
 static void location(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 {
-    http_add_header(r, "Location", api_record_url(app, &r->arena, kind, id));
+    http_add_header(r, "Location", api_record_url(app, http_arena(r), kind, id));
 }
 
 /* ---- list ---- */
@@ -39,13 +39,13 @@ static void location(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 /* The request's query with page set to `page`: every other piece kept as sent. */
 void api_page_url(buf_t *out, const app_t *app, http_req_t *r, rec_kind_t kind, int64_t page)
 {
-    api_page_url_at(out, api_collection_url(app, &r->arena, kind), r, page);
+    api_page_url_at(out, api_collection_url(app, http_arena(r), kind), r, page);
 }
 
 void api_page_url_at(buf_t *out, const char *base, http_req_t *r, int64_t page)
 {
     buf_printf(out, "%s?", base);
-    const char *q = r->query;
+    const char *q = http_query(r);
     bool placed = false;
     while (*q) {
         const char *amp = strchr(q, '&');
@@ -90,9 +90,9 @@ int api_list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *p
     kvlist_t q;
     api_query(r, &q);
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     memset(lq, 0, sizeof(*lq));
-    lq->user_id = r->user_id;
+    lq->user_id = http_user_id(r);
     lq->favorite = -1;
     lq->per_page = 10;
     lq->page = 1;
@@ -181,7 +181,7 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
         return;
     if (lq.template_id > TEMPLATE_COUNT) { /* one of the user's own, deleted or not (§18) */
         custom_template_t t;
-        int trc = store_template_get(c, r->user_id, lq.template_id, true, &r->arena, &t);
+        int trc = store_template_get(c, http_user_id(r), lq.template_id, true, http_arena(r), &t);
         if (trc != STORE_OK && trc != STORE_NOTFOUND) {
             api_store_error(r, trc);
             return;
@@ -208,10 +208,10 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
         return;
     }
     int64_t last = l.total ? (l.total + lq.per_page - 1) / lq.per_page : 1;
-    buf_reset(&r->resp);
-    buf_reserve(&r->resp, 512 + l.n * 600);
+    buf_reset(http_resp(r));
+    buf_reserve(http_resp(r), 512 + l.n * 600);
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, http_resp(r));
     jw_obj_begin(&w);
     jw_key(&w, "data");
     jw_arr_begin(&w);
@@ -246,7 +246,7 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     jw_key(&w, "last_page");
     jw_int(&w, last);
     jw_key(&w, "path");
-    char *path = api_collection_url(app, &r->arena, kind);
+    char *path = api_collection_url(app, http_arena(r), kind);
     jw_str(&w, path);
     jw_key(&w, "per_page");
     jw_int(&w, lq.per_page);
@@ -278,8 +278,8 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     record_t rec;
     probe_t pb = {.rc = app->rcache};
     buf_init(&pb.held);
-    int rc = records_get(app->records, c, kind, r->user_id, id,
-                         app->rcache ? probe_rcache : NULL, &pb, &r->arena, &rec);
+    int rc = records_get(app->records, c, kind, http_user_id(r), id,
+                         app->rcache ? probe_rcache : NULL, &pb, http_arena(r), &rec);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -287,9 +287,9 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     else {
         /* {"data":<the record>,"status":200}, the record from the cache or rendered
          * (and then kept) */
-        buf_reset(&r->resp);
+        buf_reset(http_resp(r));
         jw_t w;
-        jw_init(&w, &r->resp);
+        jw_init(&w, http_resp(r));
         jw_obj_begin(&w);
         jw_key(&w, "data");
         const char *held = pb.held.data;
@@ -313,14 +313,14 @@ static void create_done(records_create_t *cr)
 
 void api_create_suspended(http_req_t *r)
 {
-    app_t *app = r->app;
-    records_create(app->records, r->wait);
+    app_t *app = http_app(r);
+    records_create(app->records, http_wait(r));
 }
 
 static void on_create_resumed(void *appv, http_req_t *r)
 {
     app_t *app = appv;
-    records_create_t *cr = r->wait;
+    records_create_t *cr = http_wait(r);
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
@@ -338,8 +338,8 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
             http_add_header(r, "Location", cr->reply_location);
         if (cr->reply_status == 503)
             http_add_header(r, "Retry-After", "1"); /* as api_store_error's */
-        buf_reset(&r->resp);
-        buf_puts(&r->resp, cr->reply_body ? cr->reply_body : "");
+        buf_reset(http_resp(r));
+        buf_puts(http_resp(r), cr->reply_body ? cr->reply_body : "");
         http_respond(r, cr->reply_status);
         break;
     case CREATE_FAILED: {
@@ -517,11 +517,11 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     if (api_storage_full(app, r))
         return;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     record_t rec;
     memset(&rec, 0, sizeof(rec));
     rec.kind = kind;
-    rec.user_id = r->user_id;
+    rec.user_id = http_user_id(r);
     if (kind == KIND_DOC) {
         doc_fields(&v, &f, &rec);
         writing_options(&v, &f, app->prov, &rec);
@@ -539,7 +539,7 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
         api_validation_error(r, &v);
         return;
     }
-    records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));
+    records_create_t *cr = arena_alloc(http_arena(r), sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
     cr->rec = rec;
     api_create_run(app, r, cr, &f);
@@ -581,7 +581,8 @@ bool api_record_to_change(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id
 {
     if (api_body_fields(r, f) != 0 || !(*c = api_conn(app, r)))
         return false;
-    int rc = records_get(app->records, *c, kind, r->user_id, id, NULL, NULL, &r->arena, rec);
+    int rc = records_get(app->records, *c, kind, http_user_id(r), id, NULL, NULL,
+                         http_arena(r), rec);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -598,7 +599,7 @@ void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t 
         return;
     int rc;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     regen_fields(&v, &f, app->prov, &rec);
     if (kind == KIND_DOC && !verrs_any(&v)) {
         /* the body's template, or the record's own: a deleted one is refused (§18) */
@@ -615,7 +616,7 @@ void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t 
     }
     if (api_storage_full(app, r))
         return;
-    records_create_t *cr = arena_alloc(&r->arena, sizeof(*cr));
+    records_create_t *cr = arena_alloc(http_arena(r), sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
     cr->rec = rec;
     cr->regenerate = true;
@@ -624,15 +625,16 @@ void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t 
 
 void api_create_run(app_t *app, http_req_t *r, records_create_t *cr, const kvlist_t *f)
 {
-    cr->arena = &r->arena;
-    cr->fields = arena_alloc(&r->arena, sizeof(*f));
+    cr->arena = http_arena(r);
+    cr->fields = arena_alloc(http_arena(r), sizeof(*f));
     memcpy((void *)cr->fields, f, sizeof(*f));
     cr->done = create_done;
     cr->arg = r;
     cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
-    cr->quota_limit = r->quota_limit; /* set by the router's quota check (§19) */
-    cr->quota_used = r->quota_used;
-    cr->quota_at = r->quota_at;
+    const api_state_t *st = api_state(r); /* set by the router's quota check (§19) */
+    cr->quota_limit = st->quota_limit;
+    cr->quota_used = st->quota_used;
+    cr->quota_at = st->quota_at;
     if (api_wants_stream(r)) {
         api_stream_create(app, r, cr);
         return;
@@ -649,7 +651,7 @@ void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     if (api_body_fields(r, &f) != 0)
         return;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     record_patch_t p = {NULL, NULL, 0, -1};
     bool present;
     p.name = field_text(&v, &f, "name", "name", false, 255, &present);
@@ -681,7 +683,7 @@ void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     if (!c)
         return;
     record_t rec;
-    int rc = records_update(app->records, c, kind, r->user_id, id, &p, &r->arena, &rec);
+    int rc = records_update(app->records, c, kind, http_user_id(r), id, &p, http_arena(r), &rec);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -697,7 +699,7 @@ void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
-    int rc = records_delete(app->records, c, kind, r->user_id, id);
+    int rc = records_delete(app->records, c, kind, http_user_id(r), id);
     if (rc == STORE_NOTFOUND) {
         api_not_found(r);
         return;
@@ -706,8 +708,8 @@ void api_records_delete(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         api_store_error(r, rc);
         return;
     }
-    buf_reset(&r->resp);
-    buf_printf(&r->resp, "{\"id\":%lld,\"object\":\"%s\",\"deleted\":true,\"status\":200}",
+    buf_reset(http_resp(r));
+    buf_printf(http_resp(r), "{\"id\":%lld,\"object\":\"%s\",\"deleted\":true,\"status\":200}",
                (long long)id, kind_object[kind]);
     http_respond(r, 200);
 }

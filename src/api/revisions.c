@@ -1,7 +1,7 @@
 /* revisions.c — the revisions of documents and images (API.md §16): the list (a page
  * envelope, per_page and page only, newest first), one revision, and restore. The
  * regenerate route is a create (records.c). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "records/records.h"
 
@@ -9,18 +9,6 @@
 #include <string.h>
 
 #define PAGE_CAP 1000000000000LL
-
-
-int64_t api_route_revision(const char *path)
-{
-    const char *s = strstr(path, "/revisions/");
-    if (!s)
-        return 0;
-    s += 11;
-    const char *end = strchr(s, '/');
-    int64_t n;
-    return parse_id(s, end ? (size_t)(end - s) : strlen(s), &n) ? n : 0;
-}
 
 /* One revision object (see API.md §16). */
 static void revision_json(app_t *app, jw_t *w, const revision_t *rv)
@@ -108,7 +96,7 @@ void api_revisions_list(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     kvlist_t q;
     api_query(r, &q);
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     int per_page = 10;
     int64_t page = 1, n;
     const char *s;
@@ -127,8 +115,8 @@ void api_revisions_list(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     revision_t *items;
     size_t count;
     int64_t total;
-    int rc = records_revisions(app->records, c, kind, r->user_id, id, per_page,
-                               page > PAGE_CAP ? PAGE_CAP : page, &r->arena, &items, &count,
+    int rc = records_revisions(app->records, c, kind, http_user_id(r), id, per_page,
+                               page > PAGE_CAP ? PAGE_CAP : page, http_arena(r), &items, &count,
                                &total);
     if (rc == STORE_NOTFOUND) {
         api_not_found(r);
@@ -138,12 +126,12 @@ void api_revisions_list(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         api_store_error(r, rc);
         return;
     }
-    const char *base = api_url(app, &r->arena, "/api/v1/%s/%lld/revisions",
+    const char *base = api_url(app, http_arena(r), "/api/v1/%s/%lld/revisions",
                                api_kind_path(kind), (long long)id);
     int64_t last = total ? (total + per_page - 1) / per_page : 1;
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, http_resp(r));
     jw_obj_begin(&w);
     jw_key(&w, "data");
     jw_arr_begin(&w);
@@ -196,7 +184,7 @@ void api_revision_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, i
     if (!c)
         return;
     revision_t rv;
-    int rc = records_revision(app->records, c, kind, r->user_id, id, n, &r->arena, &rv);
+    int rc = records_revision(app->records, c, kind, http_user_id(r), id, n, http_arena(r), &rv);
     if (rc == STORE_NOTFOUND) {
         api_not_found(r);
         return;
@@ -205,9 +193,9 @@ void api_revision_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, i
         api_store_error(r, rc);
         return;
     }
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, http_resp(r));
     jw_obj_begin(&w);
     jw_key(&w, "data");
     revision_json(app, &w, &rv);
@@ -225,7 +213,7 @@ void api_revision_restore(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id
     if (kind == KIND_IMG && api_storage_full(app, r))
         return; /* the restored revision gets a copy of its picture */
     record_t rec;
-    int rc = records_restore(app->records, c, kind, r->user_id, id, n, &r->arena, &rec);
+    int rc = records_restore(app->records, c, kind, http_user_id(r), id, n, http_arena(r), &rec);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)

@@ -1,7 +1,7 @@
 /* static.c — answers a compiled-in static file (core/assets.h): a strong ETag with
  * If-None-Match (304), the gzip copy when the client accepts gzip, and the caller's
  * Cache-Control. HEAD is answered like GET by the server (no body). */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include <string.h>
 #include <strings.h>
@@ -36,8 +36,8 @@ void api_asset(http_req_t *r, const asset_t *a, const char *cache_control)
     http_add_header(r, "Cache-Control", cache_control);
     http_add_header(r, "Vary", "Accept-Encoding");
     http_add_header(r, "X-Content-Type-Options", "nosniff");
-    r->content_type = a->content_type;
-    buf_reset(&r->resp);
+    http_set_content_type(r, a->content_type);
+    buf_reset(http_resp(r));
     const char *inm = http_header(r, "If-None-Match");
     if (inm && (strstr(inm, a->etag) || strcmp(inm, "*") == 0)) {
         http_respond(r, 304);
@@ -45,9 +45,9 @@ void api_asset(http_req_t *r, const asset_t *a, const char *cache_control)
     }
     if (a->gz && accepts_gzip(http_header(r, "Accept-Encoding"))) {
         http_add_header(r, "Content-Encoding", "gzip");
-        buf_append(&r->resp, a->gz, a->gz_len);
+        buf_append(http_resp(r), a->gz, a->gz_len);
     } else {
-        buf_append(&r->resp, a->data, a->len);
+        buf_append(http_resp(r), a->data, a->len);
     }
     http_respond(r, 200);
 }

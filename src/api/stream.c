@@ -26,7 +26,7 @@
  * it (shared_text_t, by content), and a record event's text is escaped a piece at a
  * time into the window (big_event_t). A live stream keeps the text it has learnt so far
  * (x->text) until its record completes. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "core/log.h"
 
@@ -473,15 +473,12 @@ static sse_t *sse_new(app_t *app, rec_kind_t kind, int64_t user_id, int64_t id)
  * as read (in a, which the caller frees once it has taken what it needs). */
 static int follow(sse_t *x, store_conn_t *c, record_t *now, arena_t *a)
 {
-    char *live = NULL;
-    size_t live_len = 0;
-    x->sub = records_subscribe(x->app->records, x->kind, x->user_id, x->id, on_event, x, &live,
-                               &live_len);
+    /* every event this process holds of the record is replayed to on_event (the text so
+     * so far of a generation running or followed here, piece by piece), then the rest */
+    x->sub = records_subscribe(x->app->records, x->kind, x->user_id, x->id, 0, on_event, x);
     store_read_end(c); /* a fresh read, after the subscription */
     int rc = records_get(x->app->records, c, x->kind, x->user_id, x->id, NULL, NULL, a, now);
     pthread_mutex_lock(&x->mu);
-    if (live)
-        learn_text(x, 0, live, live_len);
     if (rc == STORE_OK && x->end == END_NONE) {
         /* a regeneration that failed leaves its record completed, with error set */
         bool failed = x->is_regen ? records_last_failed(now) : now->state == REC_FAILED;
@@ -495,14 +492,16 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now, arena_t *a)
     }
     pthread_mutex_unlock(&x->mu);
     if (rc == STORE_OK && !record_finished(now)) {
-        /* the text so far of a generation another process runs */
-        const char *partial = records_partial(x->app->records, c, x->kind, x->id, a);
+        /* the text so far of a generation another process runs, read once: its pieces
+         * are appended to the row in the statement that NOTIFYs them, so the ones heard
+         * from now on continue it (learn_text takes each byte once) */
+        int64_t seq;
+        const char *partial = records_partial(x->app->records, c, x->kind, x->id, a, &seq);
         pthread_mutex_lock(&x->mu);
         if (partial)
             learn_text(x, 0, partial, strlen(partial));
         pthread_mutex_unlock(&x->mu);
     }
-    free(live);
     return rc;
 }
 
@@ -531,7 +530,7 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
-    sse_t *x = sse_new(app, kind, r->user_id, id);
+    sse_t *x = sse_new(app, kind, http_user_id(r), id);
     record_t now;
     arena_t a;
     arena_init(&a);
@@ -578,7 +577,7 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 static void on_stream_create_resumed(void *appv, http_req_t *r)
 {
     app_t *app = appv;
-    records_create_t *cr = r->wait;
+    records_create_t *cr = http_wait(r);
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
@@ -587,7 +586,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
         api_create_answer(app, r, cr); /* JSON: nothing was streamed yet */
         return;
     }
-    sse_t *x = sse_new(app, cr->rec.kind, r->user_id, cr->rec.id);
+    sse_t *x = sse_new(app, cr->rec.kind, http_user_id(r), cr->rec.id);
     x->is_create = !cr->regenerate;
     x->is_regen = cr->regenerate;
     x->job_id = cr->job_id;
@@ -621,7 +620,7 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     x->first.revised_prompt = NULL;
     if (record_finished(&x->first))
         x->first.state = REC_GENERATING;
-    http_add_header(r, "Location", api_record_url(app, &r->arena, cr->rec.kind, cr->rec.id));
+    http_add_header(r, "Location", api_record_url(app, http_arena(r), cr->rec.kind, cr->rec.id));
     start(x, r, cr->regenerate ? 200 : 201);
 }
 

@@ -6,7 +6,7 @@
  * A user's own template is theirs alone: another user's id answers as a missing one
  * (404 here, 422 as a template_id). Deleting one keeps its row, marked deleted, so its
  * documents keep showing its name; it is gone for everything else. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include "gen/templates.h"
 
@@ -59,9 +59,9 @@ static void custom_json(jw_t *w, const custom_template_t *t)
 static void respond_one(http_req_t *r, int status, const template_t *b,
                         const custom_template_t *c)
 {
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, http_resp(r));
     jw_obj_begin(&w);
     jw_key(&w, "data");
     if (b)
@@ -93,14 +93,14 @@ static void templates_list(app_t *app, http_req_t *r)
         return;
     custom_template_t *own;
     size_t n;
-    int rc = store_template_list(c, r->user_id, &r->arena, &own, &n);
+    int rc = store_template_list(c, http_user_id(r), http_arena(r), &own, &n);
     if (rc != STORE_OK) {
         api_store_error(r, rc);
         return;
     }
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, http_resp(r));
     jw_obj_begin(&w);
     jw_key(&w, "data");
     jw_arr_begin(&w);
@@ -121,7 +121,7 @@ static void templates_create(app_t *app, http_req_t *r)
     if (api_body_fields(r, &f) != 0)
         return;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     const char *name = text_field(&v, &f, "name", true, NAME_MAX_CPS);
     const char *description = text_field(&v, &f, "description", true, DESCRIPTION_MAX_CPS);
     const char *instruction = text_field(&v, &f, "instruction", true, INSTRUCTION_MAX_CPS);
@@ -133,8 +133,8 @@ static void templates_create(app_t *app, http_req_t *r)
     if (!c)
         return;
     custom_template_t t;
-    int rc = store_template_create(c, r->user_id, name, description, instruction,
-                                   TEMPLATES_PER_USER, &r->arena, &t);
+    int rc = store_template_create(c, http_user_id(r), name, description, instruction,
+                                   TEMPLATES_PER_USER, http_arena(r), &t);
     if (rc == STORE_CONFLICT) {
         verrs_add(&v, "templates", "A user may keep at most %d templates of their own.",
                   TEMPLATES_PER_USER);
@@ -146,13 +146,13 @@ static void templates_create(app_t *app, http_req_t *r)
         return;
     }
     http_add_header(r, "Location",
-                    api_url(app, &r->arena, "/api/v1/templates/%lld", (long long)t.id));
+                    api_url(app, http_arena(r), "/api/v1/templates/%lld", (long long)t.id));
     respond_one(r, 201, NULL, &t);
 }
 
 void api_templates(app_t *app, http_req_t *r)
 {
-    if (strcmp(r->method, "POST") == 0)
+    if (strcmp(http_method(r), "POST") == 0)
         templates_create(app, r);
     else
         templates_list(app, r);
@@ -166,7 +166,7 @@ static void template_update(app_t *app, http_req_t *r, int64_t id)
     if (api_body_fields(r, &f) != 0)
         return;
     verrs_t v;
-    verrs_init(&v, &r->arena);
+    verrs_init(&v, http_arena(r));
     template_patch_t p = {
         .name = text_field(&v, &f, "name", false, NAME_MAX_CPS),
         .description = text_field(&v, &f, "description", false, DESCRIPTION_MAX_CPS),
@@ -177,8 +177,8 @@ static void template_update(app_t *app, http_req_t *r, int64_t id)
         return;
     /* another user's or a missing template is a 404 before any 422 about its fields */
     custom_template_t t;
-    int rc = verrs_any(&v) ? store_template_get(c, r->user_id, id, false, &r->arena, &t)
-                           : store_template_update(c, r->user_id, id, &p, &r->arena, &t);
+    int rc = verrs_any(&v) ? store_template_get(c, http_user_id(r), id, false, http_arena(r), &t)
+                           : store_template_update(c, http_user_id(r), id, &p, http_arena(r), &t);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -195,17 +195,17 @@ void api_template(app_t *app, http_req_t *r, int64_t id)
         respond_one(r, 200, template_get((int)id), NULL);
         return;
     }
-    if (strcmp(r->method, "PATCH") == 0) {
+    if (strcmp(http_method(r), "PATCH") == 0) {
         template_update(app, r, id);
         return;
     }
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return;
-    bool del = strcmp(r->method, "DELETE") == 0;
+    bool del = strcmp(http_method(r), "DELETE") == 0;
     custom_template_t t;
-    int rc = del ? store_template_delete(c, r->user_id, id)
-                 : store_template_get(c, r->user_id, id, false, &r->arena, &t);
+    int rc = del ? store_template_delete(c, http_user_id(r), id)
+                 : store_template_get(c, http_user_id(r), id, false, http_arena(r), &t);
     if (rc == STORE_NOTFOUND)
         api_not_found(r);
     else if (rc != STORE_OK)
@@ -213,8 +213,9 @@ void api_template(app_t *app, http_req_t *r, int64_t id)
     else if (!del)
         respond_one(r, 200, NULL, &t);
     else {
-        buf_reset(&r->resp);
-        buf_printf(&r->resp, "{\"id\":%lld,\"object\":\"template\",\"deleted\":true,\"status\":200}",
+        buf_reset(http_resp(r));
+        buf_printf(http_resp(r),
+                   "{\"id\":%lld,\"object\":\"template\",\"deleted\":true,\"status\":200}",
                    (long long)id);
         http_respond(r, 200);
     }
@@ -231,7 +232,7 @@ int api_template_check(app_t *app, http_req_t *r, verrs_t *v, record_t *rec)
     if (rec->template_id >= CUSTOM_TEMPLATE_MIN_ID) {
         char err[256];
         store_conn_t *c = store_conn(app->store, err, sizeof(err));
-        rc = c ? store_template_get(c, r->user_id, rec->template_id, false, &r->arena, &t)
+        rc = c ? store_template_get(c, http_user_id(r), rec->template_id, false, http_arena(r), &t)
                : STORE_UNAVAILABLE;
     }
     if (rc == STORE_NOTFOUND) {

@@ -1,7 +1,7 @@
 /* usage.c — GET /usage (API.md §19): the key's user's usage of this month (calendar
  * months, UTC; the store's clock, settable for tests), and the usage object the admin
  * list (admin.c) writes too. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 static void used_limit(jw_t *w, const char *key, int64_t used, int64_t limit)
 {
@@ -50,7 +50,7 @@ void api_usage(app_t *app, http_req_t *r)
     usage_row_t *row;
     size_t n;
     int64_t total;
-    int rc = store_usage_list(c, period, r->user_id, 1, 0, &r->arena, &row, &n, &total);
+    int rc = store_usage_list(c, period, http_user_id(r), 1, 0, http_arena(r), &row, &n, &total);
     if (rc == STORE_OK && n != 1)
         rc = STORE_NOTFOUND; /* the key's user went in between */
     if (rc == STORE_NOTFOUND) {
@@ -61,9 +61,9 @@ void api_usage(app_t *app, http_req_t *r)
         api_store_error(r, rc);
         return;
     }
-    buf_reset(&r->resp);
+    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, &r->resp);
+    jw_init(&w, http_resp(r));
     jw_obj_begin(&w);
     jw_key(&w, "data");
     api_usage_json(&w, row, period, false);

@@ -5,7 +5,7 @@
  * no inline script, no framing), nosniff and no Referer. Files are revalidated on every
  * load (no-cache + the strong ETag: a 304 costs no body), so a new binary's app is
  * picked up at once. */
-#include "api/api.h"
+#include "api/api_int.h"
 
 #include <string.h>
 
@@ -23,7 +23,7 @@ const asset_t *api_web_asset(const char *path)
 
 void api_web(app_t *app, http_req_t *r)
 {
-    const asset_t *a = api_web_asset(r->path);
+    const asset_t *a = api_web_asset(http_path(r));
     if (!a) {
         api_not_found(r);
         return;

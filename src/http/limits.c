@@ -5,7 +5,7 @@
 
 #include "core/log.h"
 #include "core/util.h"
-#include "http/server.h"
+#include "http/req_int.h"
 
 #include <microhttpd.h>
 #include <stdatomic.h>

@@ -266,7 +266,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 
 const char *http_header(http_req_t *r, const char *name)
 {
-    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+    return r->conn ? MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name) : NULL;
 }
 
 void http_add_header(http_req_t *r, const char *name, const char *value)

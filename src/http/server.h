@@ -1,7 +1,9 @@
 /* server.h — the HTTP server: libmicrohttpd in poll mode with a thread pool.
  *
- * A request is an http_req_t with its own arena. The handler fills in a response
- * (http_respond_json / http_respond_fd) or suspends the request (http_suspend):
+ * A request is an http_req_t with its own arena, opaque outside src/http/ (its fields
+ * are in req_int.h): the handler reads it and builds its answer through the accessors
+ * below. The handler fills in a response (http_respond / http_respond_fd /
+ * http_respond_stream) or suspends the request (http_suspend):
  * the connection then leaves MHD's loop, costs no thread, and comes back when some
  * other thread calls http_resume(); MHD then calls the on_resumed callback in one
  * of its threads, which must respond (or suspend again). */
@@ -14,66 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct MHD_Connection;
 typedef struct http_server http_server_t;
 typedef struct http_req http_req_t;
 
 typedef void (*http_handler_fn)(void *app, http_req_t *r);
 typedef void (*http_resumed_fn)(void *app, http_req_t *r);
 typedef void (*http_suspended_fn)(http_req_t *r);
-
-#define HTTP_MAX_HEADERS 12
-
-struct http_req {
-    arena_t arena;
-    http_server_t *srv;
-    void *app; /* http_opts_t.app */
-    struct MHD_Connection *conn;
-    const char *method;
-    const char *path;  /* raw (not percent-decoded), without the query */
-    const char *query; /* raw, after '?', "" when none */
-    buf_t body;
-    bool body_too_large; /* over max_body: the handler answers 413 (after auth) */
-    char id[24]; /* request id for logs */
-    char client[48]; /* the client's address (http_client_addr) */
-    double started;
-    int64_t user_id; /* 0 until authenticated */
-    /* the user's quota of the kind a create makes and its usage this month, as the
-     * key's lookup read them (API.md §19; set by the API's router on creates only;
-     * quota_limit < 0: none) */
-    int64_t quota_limit, quota_used;
-    double quota_at; /* mono_s() just before the lookup */
-    int metric_route; /* obs/metrics.h metrics_route_t, set by the handler (0 = other) */
-
-    /* response */
-    int status;
-    buf_t resp;
-    const char *content_type;
-    const char *hdr_name[HTTP_MAX_HEADERS];
-    const char *hdr_value[HTTP_MAX_HEADERS];
-    int nhdr;
-    int resp_fd;
-    uint64_t resp_fd_size;
-    bool responded;
-    uint64_t bytes_out;
-    struct http_stream *stream; /* a streamed response (http_respond_stream) */
-
-    /* suspension */
-    bool suspend_requested, resumed;
-    http_suspended_fn on_suspended;
-    http_resumed_fn on_resumed;
-    void *wait;
-
-    /* internal */
-    bool seen, dispatched, counted, close_after;
-    struct http_conn *hc;
-    /* the request target as libmicrohttpd holds it (limits.h): where it starts in the
-     * library's buffer and its length up to a NUL, to tell a NUL inside it */
-    const char *target_at;
-    size_t target_len;
-    bool bad_target, too_many_params;
-    bool spilled; /* the answer was sent from a spill file (http_opts_t.spill_dir) */
-};
 
 typedef struct {
     const char *listen; /* HOST:PORT; PORT may be 0 */
@@ -118,6 +66,57 @@ int http_connections_busy(http_server_t *s);
 int http_inflight(http_server_t *s);
 void http_stop(http_server_t *s);
 
+/* ---- the request (what the handler reads) ---- */
+
+/* The request's arena: everything allocated in it is freed with the request. */
+arena_t *http_arena(http_req_t *r);
+/* "GET", "POST"... as the client sent it (HEAD included). */
+const char *http_method(const http_req_t *r);
+/* The path, raw (not percent-decoded), without the query. */
+const char *http_path(const http_req_t *r);
+/* The query, raw, after '?'; "" when none. */
+const char *http_query(const http_req_t *r);
+/* The body as received (*len bytes; NULL when there is none). */
+const char *http_body(const http_req_t *r, size_t *len);
+/* True when the body was over max_body (and dropped): the handler answers 413 after
+ * authentication (§7). */
+bool http_body_too_large(const http_req_t *r);
+/* The request id for logs ("a1b2c3-17"). */
+const char *http_req_id(const http_req_t *r);
+/* The server that received the request (for http_draining). */
+http_server_t *http_req_server(http_req_t *r);
+/* http_opts_t.app, for a callback that has only the request (http_suspended_fn). */
+void *http_app(http_req_t *r);
+/* The user the handler authenticated (0 until then), for the access log. */
+int64_t http_user_id(const http_req_t *r);
+void http_set_user_id(http_req_t *r, int64_t user_id);
+/* The request's route for the metrics (obs/metrics.h metrics_route_t; 0 = other). */
+void http_set_metric_route(http_req_t *r, int route);
+/* The wait argument of the last http_suspend (for on_suspended and on_resumed). */
+void *http_wait(http_req_t *r);
+/* One pointer the handler keeps with the request for its own state (NULL until set;
+ * the server never reads it): e.g. allocated in http_arena, so freed with it. */
+void http_set_app_state(http_req_t *r, void *state);
+void *http_app_state(http_req_t *r);
+
+/* ---- the answer ---- */
+
+/* The response body being built; http_respond sends it. */
+buf_t *http_resp(http_req_t *r);
+/* The response's Content-Type (NULL: application/json); the string is not copied. */
+void http_set_content_type(http_req_t *r, const char *content_type);
+/* The status answered so far (0 = none) and whether the handler has answered. */
+int http_status(const http_req_t *r);
+bool http_responded(const http_req_t *r);
+
+/* A request no connection carries, for unit tests and fuzzers of handlers' pieces:
+ * method, path, query and body as given (copied), no headers (http_header answers
+ * NULL); it is answered like any other (http_status, http_resp) and must not be
+ * suspended or streamed. Freed with http_req_free_detached. */
+http_req_t *http_req_detached(const char *method, const char *path, const char *query,
+                              const void *body, size_t len);
+void http_req_free_detached(http_req_t *r);
+
 /* The client's address as text: the peer's, or the one a trusted proxy forwarded
  * (http/proxies.h). For the access log and the per-address limits. */
 const char *http_client_addr(http_req_t *r);
@@ -125,7 +124,7 @@ const char *http_client_addr(http_req_t *r);
 const char *http_header(http_req_t *r, const char *name);
 /* Adds a response header; both strings are copied. */
 void http_add_header(http_req_t *r, const char *name, const char *value);
-/* Responds with r->resp as the body (application/json unless content_type is set). */
+/* Responds with http_resp(r) as the body (application/json unless a content type is set). */
 void http_respond(http_req_t *r, int status);
 /* Responds with a file; the server closes fd. */
 void http_respond_fd(http_req_t *r, int status, int fd, uint64_t size, const char *ctype);

@@ -5,6 +5,7 @@
 
 #include "http/gate.h"
 #include "http/limits.h"
+#include "http/req_int.h"
 #include "http/server.h"
 
 #include <microhttpd.h>

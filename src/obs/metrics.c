@@ -32,6 +32,7 @@ static const char *const route_names[MR_COUNT] = {
     [MR_MEDIA] = "/media/{file}",
     [MR_WEBAPP] = "/",
     [MR_USAGE] = "/api/v1/usage",
+    [MR_ME] = "/api/v1/me",
     [MR_ADMIN_USERS] = "/api/v1/admin/users",
     [MR_ADMIN_USER] = "/api/v1/admin/users/{id}",
     [MR_ADMIN_USER_KEYS] = "/api/v1/admin/users/{id}/keys",

@@ -35,6 +35,7 @@ typedef enum {
     MR_WEBAPP, /* / and the web app's static files */
     /* §19, in the order of route_t's ROUTE_USAGE … ROUTE_ADMIN_USAGE */
     MR_USAGE,
+    MR_ME,
     MR_ADMIN_USERS,
     MR_ADMIN_USER,
     MR_ADMIN_USER_KEYS,

@@ -1,6 +1,8 @@
 /* events.c — lifecycle events of records (see records.h): the subscribers of each
  * record, the process-wide observers, the text so far of the generations this
- * process runs, and the ticker that gives subscribers their REV_TICK.
+ * process runs (or follows for subscribers here), piece by piece with their numbers
+ * for replays, the last number each record's subscribers got (older ones and repeats
+ * are dropped), and the ticker that gives subscribers their REV_TICK.
  *
  * One mutex guards a small hash table of records that have subscribers or a
  * generation running here. Subscribers are called under it, so after
@@ -22,13 +24,23 @@ struct records_sub {
     void *arg;
 };
 
+/* A piece of the text held: it ends at byte end and its number is seq. */
+typedef struct {
+    int64_t end, seq;
+} piece_t;
+
 struct hub_entry {
     hub_entry_t *next;
     rec_kind_t kind;
     int64_t id, user_id;
     records_sub_t *subs;
-    bool live;   /* this process generates it now: text holds what was written so far */
-    buf_t text;
+    bool live;     /* this process generates it now */
+    bool followed; /* another process does, and subscribers here follow it */
+    int64_t gen_seq; /* live or followed: the generation's GENERATING number */
+    buf_t text;    /* live or followed: the text so far, */
+    piece_t *pieces; /* cut in its pieces */
+    size_t npieces, cap;
+    int64_t seq;   /* the last number the subscribers got */
 };
 
 struct hub {
@@ -73,14 +85,67 @@ static hub_entry_t *entry_find(hub_t *h, rec_kind_t kind, int64_t id, bool creat
 static void entry_maybe_free(hub_t *h, hub_entry_t *e)
 {
     if (e->subs || e->live)
-        return;
+        return; /* (another process's text is held for subscribers only) */
     hub_entry_t **pp = &h->buckets[bucket_of(e->kind, e->id)];
     while (*pp && *pp != e)
         pp = &(*pp)->next;
     if (*pp)
         *pp = e->next;
     buf_free(&e->text);
+    free(e->pieces);
     free(e);
+}
+
+/* Forgets the text held (under the lock). */
+static void text_drop(hub_entry_t *e)
+{
+    e->live = e->followed = false;
+    buf_free(&e->text);
+    buf_init(&e->text);
+    free(e->pieces);
+    e->pieces = NULL;
+    e->npieces = e->cap = 0;
+}
+
+/* Holds a TEXT event's piece when it continues the text held (under the lock). */
+static void text_add(hub_entry_t *e, const rev_t *ev)
+{
+    if (ev->offset - (int64_t)ev->len != (int64_t)e->text.len)
+        return;
+    buf_append(&e->text, ev->text, ev->len);
+    if (e->npieces == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 64;
+        e->pieces = xrealloc(e->pieces, e->cap * sizeof(*e->pieces));
+    }
+    e->pieces[e->npieces++] = (piece_t){ev->offset, ev->seq};
+}
+
+/* Replays to one subscriber what the entry holds numbered after from (under the lock). */
+static void replay(hub_entry_t *e, records_sub_t *sub, int64_t from)
+{
+    if (!e->live && !e->followed)
+        return;
+    rev_t ev = {.kind = e->kind, .id = e->id, .user_id = e->user_id, .gen_seq = e->gen_seq};
+    if (e->gen_seq > from) {
+        ev.type = REV_GENERATING;
+        ev.seq = e->gen_seq;
+        sub->fn(sub->arg, &ev);
+    }
+    ev.type = REV_TEXT;
+    int64_t start = 0, prev = e->gen_seq;
+    for (size_t i = 0; i < e->npieces; i++) {
+        const piece_t *p = &e->pieces[i];
+        if (p->seq > from) {
+            ev.text = e->text.data + start;
+            ev.len = (size_t)(p->end - start);
+            ev.offset = p->end;
+            ev.seq = p->seq;
+            ev.pieces = p->seq - prev;
+            sub->fn(sub->arg, &ev);
+        }
+        start = p->end;
+        prev = p->seq;
+    }
 }
 
 static void *ticker_main(void *arg)
@@ -140,6 +205,7 @@ void hub_free(hub_t *h)
             for (records_sub_t *sub = e->subs; sub; sub = sub->next)
                 sub->entry = NULL; /* their owners free them */
             buf_free(&e->text);
+            free(e->pieces);
             free(e);
             e = next;
         }
@@ -162,16 +228,12 @@ void hub_observe(hub_t *h, records_event_fn fn, void *arg)
     pthread_mutex_unlock(&h->mu);
 }
 
-records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id, records_event_fn fn,
-                             void *arg, char **live_text, size_t *live_len)
+records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id,
+                             int64_t from_seq, records_event_fn fn, void *arg)
 {
     records_sub_t *sub = xcalloc(1, sizeof(*sub));
     sub->fn = fn;
     sub->arg = arg;
-    if (live_text)
-        *live_text = NULL;
-    if (live_len)
-        *live_len = 0;
     pthread_mutex_lock(&h->mu);
     if (h->closing) {
         pthread_mutex_unlock(&h->mu);
@@ -182,15 +244,9 @@ records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t
     hub_entry_t *e = entry_find(h, kind, id, true);
     e->user_id = user_id;
     sub->entry = e;
+    replay(e, sub, from_seq);
     sub->next = e->subs;
     e->subs = sub;
-    if (e->live && live_text) {
-        *live_text = xmalloc(e->text.len + 1);
-        memcpy(*live_text, e->text.data ? e->text.data : "", e->text.len);
-        (*live_text)[e->text.len] = '\0';
-        if (live_len)
-            *live_len = e->text.len;
-    }
     pthread_mutex_unlock(&h->mu);
     return sub;
 }
@@ -224,26 +280,51 @@ int hub_subscribers(hub_t *h, rec_kind_t kind, int64_t id)
     return n;
 }
 
+/* Keeps the text of the generation an event belongs to (under the lock): a local
+ * one's from GENERATING to its end; another process's while subscribers follow it. */
+static void hold(hub_entry_t *e, const rev_t *ev, bool local)
+{
+    switch (ev->type) {
+    case REV_GENERATING:
+        if (local || e->subs) {
+            text_drop(e);
+            e->live = local;
+            e->followed = !local;
+            e->gen_seq = ev->gen_seq ? ev->gen_seq : ev->seq;
+        }
+        break;
+    case REV_TEXT:
+        if (!local && e->subs && (!e->followed || e->gen_seq != ev->gen_seq) && !e->live) {
+            text_drop(e); /* the first piece heard of another process's generation */
+            e->followed = true;
+            e->gen_seq = ev->gen_seq;
+        }
+        if ((e->live && local) || (e->followed && !local && e->gen_seq == ev->gen_seq))
+            text_add(e, ev);
+        break;
+    case REV_COMPLETED:
+    case REV_FAILED:
+    case REV_DELETED:
+    case REV_UNSTORED:
+        text_drop(e);
+        break;
+    default: break;
+    }
+}
+
 void hub_publish(hub_t *h, const rev_t *ev, bool local)
 {
     pthread_mutex_lock(&h->mu);
     bool need = local && (ev->type == REV_GENERATING || ev->type == REV_TEXT);
     hub_entry_t *e = entry_find(h, ev->kind, ev->id, need && ev->id > 0);
     if (e) {
-        if (local) {
-            if (ev->type == REV_GENERATING) {
-                e->live = true;
-                buf_reset(&e->text);
-            } else if (ev->type == REV_TEXT && e->live) {
-                buf_append(&e->text, ev->text, ev->len);
-            } else if (ev->type == REV_COMPLETED || ev->type == REV_FAILED ||
-                       ev->type == REV_DELETED) {
-                e->live = false;
-                buf_free(&e->text);
-                buf_init(&e->text);
-            }
-        }
-        for (records_sub_t *sub = e->subs; sub; sub = sub->next)
+        /* a number the subscribers had already (or an older one) is not theirs again */
+        bool fresh = ev->seq <= 0 || ev->seq > e->seq;
+        if (local || fresh)
+            hold(e, ev, local);
+        if (fresh && ev->seq > 0)
+            e->seq = ev->seq;
+        for (records_sub_t *sub = fresh ? e->subs : NULL; sub; sub = sub->next)
             sub->fn(sub->arg, ev);
         entry_maybe_free(h, e);
     }
@@ -252,6 +333,22 @@ void hub_publish(hub_t *h, const rev_t *ev, bool local)
     if (local)
         for (int i = 0; i < nobs; i++)
             h->observers[i].fn(h->observers[i].arg, ev);
+}
+
+bool hub_text_known(hub_t *h, rec_kind_t kind, int64_t id, int64_t gen_seq, size_t *len,
+                    int64_t *seq)
+{
+    *len = 0;
+    *seq = 0;
+    pthread_mutex_lock(&h->mu);
+    hub_entry_t *e = entry_find(h, kind, id, false);
+    bool known = e && (e->live || e->followed) && e->gen_seq == gen_seq;
+    if (known) {
+        *len = e->text.len;
+        *seq = e->npieces ? e->pieces[e->npieces - 1].seq : gen_seq;
+    }
+    pthread_mutex_unlock(&h->mu);
+    return known;
 }
 
 void hub_release(hub_t *h)

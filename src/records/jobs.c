@@ -2,7 +2,9 @@
  *   records service → store.record_create (or record_regenerate): record "queued" + job
  *   row, one transaction
  *   worker_main → store.job_claim: token + lease, record "generating" (REV_GENERATING)
- *   run_job → provider text/image (each piece of text is published as REV_TEXT);
+ *   run_job → provider text/image (each piece of text is published as REV_TEXT, numbered
+ *   after the claim's GENERATING, and with PostgreSQL handed to the service's sender for
+ *   the other processes: records_send_piece);
  *   meanwhile the lease thread (renewer_main) renews the lease of every running job on
  *   its own timer, whatever the provider is doing
  *   → records_store_outcome (records/outcome.c): the picture, the store with its
@@ -38,7 +40,7 @@ struct jobs {
     media_t *media;
     const provider_t *prov;
     records_t *records;
-    bool shared; /* several processes share the store: keep the text so far there */
+    bool shared; /* several processes share the store: send them the text pieces */
     atomic_bool stopping;
     atomic_bool draining; /* jobs_drain: no new claims; running jobs go on */
     atomic_int running;   /* jobs being run now */
@@ -67,8 +69,7 @@ typedef struct {
     const job_t *job;
     lease_slot_t *slot;
     int64_t offset; /* bytes of text published so far */
-    buf_t text;     /* shared store: the text so far, kept for other processes */
-    double last_flush;
+    int64_t pieces; /* pieces published so far: the last one is numbered G + pieces */
 } hb_t;
 
 static void publish(jobs_t *j, const job_t *job, rev_type_t type, const char *error,
@@ -78,6 +79,8 @@ static void publish(jobs_t *j, const job_t *job, rev_type_t type, const char *er
     rev_t ev = {.type = type, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
                 .error = error, .failure = failure, .provider = j->prov->name,
                 .job_id = job->id};
+    if (type == REV_GENERATING) /* the claim moved the record's sequence to G */
+        ev.seq = ev.gen_seq = rec->event_seq;
     if (type == REV_COMPLETED || type == REV_FAILED)
         ev.duration_s = mono_s() - t0;
     records_publish(j->records, &ev);
@@ -89,14 +92,13 @@ static void on_text(gen_ctx_t *ctx, const char *piece, size_t len)
     hb_t *hb = ctx->on_text_arg;
     const record_t *rec = &hb->job->rec;
     hb->offset += (int64_t)len;
+    hb->pieces++;
     rev_t ev = {.type = REV_TEXT, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
-                .text = piece, .len = len, .offset = hb->offset, .job_id = hb->job->id};
+                .text = piece, .len = len, .offset = hb->offset, .job_id = hb->job->id,
+                .gen_seq = rec->event_seq, .seq = rec->event_seq + hb->pieces, .pieces = 1};
     records_publish(hb->j->records, &ev);
-    if (hb->j->shared) {
-        buf_append(&hb->text, piece, len);
-        if (records_progress_due(hb->j->records, &hb->last_flush))
-            records_progress(hb->j->records, hb->c, hb->job, buf_cstr(&hb->text));
-    }
+    if (hb->j->shared)
+        records_send_piece(hb->j->records, hb->job, &ev);
 }
 
 /* ---- workers ---- */
@@ -232,6 +234,7 @@ static int run_action(jobs_t *j, gen_ctx_t *ctx, const job_t *job, action_t *act
 static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, lease_slot_t *slot)
 {
     const record_t *rec = &job->rec;
+    publish(j, job, REV_GENERATING, NULL, RF_NONE, 0); /* the claim's number, G */
     if (job->attempts > MAX_ATTEMPTS) {
         log_warn("job=%lld: given up after %d attempts", (long long)job->id, job->attempts - 1);
         records_outcome_t o = {.error = "Generation was interrupted too many times.",
@@ -239,11 +242,9 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
         records_store_outcome(j->records, c, job, &o, &j->stopping);
         return;
     }
-    hb_t hb = {j, c, job, slot, 0, {0}, mono_s()};
-    buf_init(&hb.text);
+    hb_t hb = {j, c, job, slot, 0, 0};
     gen_ctx_t ctx = {.job_id = job->id, .worker_state = ws, .heartbeat = heartbeat,
                      .heartbeat_arg = &hb, .on_text = on_text, .on_text_arg = &hb};
-    publish(j, job, REV_GENERATING, NULL, RF_NONE, 0);
     gen_result_t res;
     gen_result_init(&res);
     double t0 = mono_s();
@@ -270,6 +271,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
             ok = j->prov->image(j->prov, &ctx, &req, &res);
         }
     }
+    records_flush_pieces(j->records, job->id); /* the others hear of the end after the text */
     lease_drop(j, slot); /* no renewal from here on: the outcome is ours to store */
     if (atomic_load(&slot->lost))
         goto out; /* someone else owns the job now: touch nothing */
@@ -280,7 +282,7 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
         goto out;
     }
     /* the service stores it: picture, store retries, revision cap, events */
-    records_outcome_t o = {.ok = ok == 0, .t0 = t0};
+    records_outcome_t o = {.ok = ok == 0, .t0 = t0, .pieces = hb.pieces};
     if (ok != 0) {
         o.error = res.error;
         o.failure = RF_GENERATION;
@@ -309,7 +311,6 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
 out:
     arena_free(&ta);
     free(act.whole);
-    buf_free(&hb.text);
     gen_result_free(&res);
 }
 

@@ -38,6 +38,9 @@ static void publish_job(records_t *s, const job_t *job, rev_type_t type, const r
     rev_t ev = {.type = type, .kind = job->rec.kind, .id = job->rec.id,
                 .user_id = job->rec.user_id, .rec = rec, .error = error, .failure = failure,
                 .provider = s->d.prov->name, .duration_s = mono_s() - o->t0, .job_id = job->id};
+    /* the number the store gave it: after the claim's G and the pieces (UNSTORED: none) */
+    if (type == REV_COMPLETED || type == REV_FAILED)
+        ev.seq = rec ? rec->event_seq : job->rec.event_seq + o->pieces + 1;
     if (type == REV_COMPLETED && o->part) {
         ev.part = true;
         ev.part_start = o->part_start;
@@ -46,9 +49,12 @@ static void publish_job(records_t *s, const job_t *job, rev_type_t type, const r
     records_publish(s, &ev);
 }
 
-int records_store_outcome(records_t *s, store_conn_t *c, const job_t *job,
+int records_store_outcome(records_t *s, store_conn_t *c, const job_t *claimed,
                           const records_outcome_t *o, const _Atomic bool *stopping)
 {
+    job_t counted = *claimed; /* with the pieces published, which the store counts */
+    counted.pieces = o->pieces;
+    const job_t *job = &counted;
     const record_t *rec = &job->rec;
     arena_t a;
     arena_init(&a);

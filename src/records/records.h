@@ -17,12 +17,47 @@
  *   REV_COMPLETED   the generation ended and was stored (rec: the stored record)
  *   REV_FAILED      the generation failed (error: why, in words for the user; rec may
  *                   be NULL)
+ *   REV_REVISION    a revision was made outside a generation: an edit of the result or
+ *                   a restore (rec: the record as stored). This process only.
  *   REV_DELETED     the record was deleted (whatever its state)
  *   REV_UNSTORED    the generation ended but its outcome could not be stored: the
  *                   store stayed unavailable (a full disk) through every retry of
  *                   records/jobs.c (about 10 s); the record is left as it was and its job
  *                   runs again once its lease runs out and the store takes writes.
  *                   This process's subscribers only (streams end with a 503).
+ *
+ * The event sequence. Each event of a record carries seq, its number in the record's
+ * sequence, which only grows: the store keeps the number of the latest (record_t
+ * event_seq) and moves it on in the very statement of the change (store_int.h
+ * STORE_SEQ): created (queued) 1; generating +1 (that number G is the generation's
+ * gen_seq); the generation's text pieces G+1, G+2, ... (numbered in memory by the
+ * process that generates, so they cost no write of their own); completed or failed
+ * G + pieces + 1 (the worker tells the store how many pieces it published); a
+ * regeneration queued +1; a revision made +1. A document created on the inline path is
+ * stored completed at once: its one event, COMPLETED, is 1. Unnumbered (seq 0): UNSTORED
+ * (this process's only; nothing changed), RELEASED, TICK. DELETED is last whatever came
+ * before it: RECORDS_SEQ_END. Known gap: a revision made (restore, edit) while a
+ * generation runs takes the stored number G+1, which the running generation's first
+ * piece has in memory too; subscribers still see both (the piece's order is by offset).
+ *
+ * Events are published after the change is committed: in this process directly, to
+ * other processes (PostgreSQL) by NOTIFY (records/remote.c) — the text pieces too, each
+ * with its number, appended to the job's row in the statement that NOTIFYs them. A
+ * subscriber never gets the same number twice nor an older one after a newer one (the
+ * hub drops them), and a piece of another process's generation that the notifications
+ * skipped (none are lost while the listener is connected; after a reconnection) is
+ * filled from the job's row, as one TEXT event.
+ *
+ * Subscribing from a number (records_subscribe from_seq) first replays, under the hub's
+ * lock and so in order with everything later, what this process holds of the record's
+ * current generation and is numbered after from_seq: GENERATING, then every text piece
+ * as its own TEXT event. The hub holds the generations this process runs and those of
+ * other processes that a subscriber here follows; nothing else (no QUEUED, no finished
+ * generation, no text of another process's generation that nobody here followed). The
+ * subscriber reads what it needs beyond that from the store after subscribing: the
+ * record (its state and event_seq say which events it covers) and records_partial (the
+ * text so far of another process's generation, with the number of its last piece).
+ *
  * Two kinds of listeners:
  *  - subscribers of one record (records_subscribe): waiting creates and SSE streams.
  *    Their callback runs in the publishing thread (a worker, the writer thread, the
@@ -30,9 +65,6 @@
  *    wake a connection) and must not call back into the service.
  *  - process-wide observers (records_observe): metrics and the like. They see every
  *    event this process publishes (not those of other processes), outside any lock.
- *
- * With PostgreSQL, events of other processes arrive through LISTEN/NOTIFY (a listener
- * connection of this service) and are delivered to this process's subscribers.
  *
  * Threads: every function may be called from any thread. */
 #ifndef INK_RECORDS_H
@@ -59,6 +91,7 @@ typedef enum {
     REV_FAILED,
     REV_DELETED,
     REV_UNSTORED,
+    REV_REVISION,
     /* Subscribers only: the server is stopping; the subscription has been removed. */
     REV_RELEASED,
     /* Subscribers only: a periodic tick (records_tick_s), for deadlines and SSE
@@ -98,7 +131,18 @@ typedef struct {
      * A record regenerated again may still hear the late events of its previous job;
      * whoever follows one generation ignores those of another job. */
     int64_t job_id;
+    /* The event's number in its record's sequence (see above); 0: unnumbered. */
+    int64_t seq;
+    /* GENERATING, TEXT: the number of the generation's GENERATING event (TEXT pieces
+     * are gen_seq + 1, + 2, ...). */
+    int64_t gen_seq;
+    /* TEXT: how many pieces this event carries, the last one numbered seq (1 but for
+     * pieces of another process that arrived joined). */
+    int64_t pieces;
 } rev_t;
+
+/* The number of REV_DELETED: after every other. */
+#define RECORDS_SEQ_END INT64_MAX
 
 typedef void (*records_event_fn)(void *arg, const rev_t *ev);
 
@@ -116,14 +160,12 @@ void records_observe(records_t *s, records_event_fn fn, void *arg);
 
 typedef struct records_sub records_sub_t;
 
-/* Subscribes to the events of one record (user_id: its owner). If this process is generating the record
- * right now, *live_text (may be NULL) gets a malloc'd copy of its text so far and
- * *live_len its length, taken atomically with the subscription: the next REV_TEXT
- * event continues exactly there. Otherwise *live_text is NULL. The callback gets a
- * REV_TICK every RECORDS_TICK_S too. */
+/* Subscribes to the events of one record (user_id: its owner), from the events
+ * numbered after from_seq (0: all): what this process holds of them is replayed to fn
+ * before this returns (see "Subscribing from a number" above), and every later one
+ * follows. The callback gets a REV_TICK every RECORDS_TICK_S too. */
 records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id,
-                                 records_event_fn fn, void *arg, char **live_text,
-                                 size_t *live_len);
+                                 int64_t from_seq, records_event_fn fn, void *arg);
 /* After it returns, the callback is never called again. NULL is ignored. */
 void records_unsubscribe(records_t *s, records_sub_t *sub);
 
@@ -131,17 +173,19 @@ void records_unsubscribe(records_t *s, records_sub_t *sub);
  * other processes. For the workers (records/jobs.c) and the service itself. */
 void records_publish(records_t *s, const rev_t *ev);
 
-/* With a store shared by several processes (PostgreSQL), a worker keeps the text so
- * far of its generation in the database every RECORDS_PROGRESS_S while it grows, and
- * the other processes are told (NOTIFY), so any of them can stream the record. */
-#define RECORDS_PROGRESS_S 0.25
-/* True (and *last_flush moved to now) when the text so far is due to be kept. */
-bool records_progress_due(records_t *s, double *last_flush);
-/* Keeps the text so far of job's record and tells the other processes. */
-void records_progress(records_t *s, store_conn_t *c, const job_t *job, const char *text);
-/* The text so far of a record another process generates (NULL when none is known). */
+/* With a store shared by several processes (PostgreSQL): a text piece of job (a
+ * REV_TEXT this process published) goes to the other processes — appended to the job's
+ * row and NOTIFYed in one statement, by a sender thread of the service, so the worker
+ * never waits for the database; pieces that pile up while a statement runs go out
+ * joined in the next one (records/remote.c). Nothing when the store is not shared. */
+void records_send_piece(records_t *s, const job_t *job, const rev_t *ev);
+/* Returns once every piece of job handed to records_send_piece was sent (or failed):
+ * before its outcome is stored, so the other processes hear of its end after its text. */
+void records_flush_pieces(records_t *s, int64_t job_id);
+/* The text so far of a record another process generates (NULL when none is known), and
+ * in *seq the number of its last piece. */
 const char *records_partial(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t id,
-                            arena_t *a);
+                            arena_t *a, int64_t *seq);
 
 /* ---- a generation's outcome (records/outcome.c) ---- */
 
@@ -161,6 +205,7 @@ typedef struct {
      * starts at byte part_start of text and is followed by part_after bytes */
     bool part;
     int64_t part_start, part_after;
+    int64_t pieces; /* the text pieces the generation published (REV_TEXT events) */
 } records_outcome_t;
 
 /* Stores job's outcome (an image's picture first), retrying while the store is

@@ -11,14 +11,19 @@ typedef struct hub_entry hub_entry_t;
 hub_t *hub_new(double tick_s);
 void hub_free(hub_t *h);
 void hub_observe(hub_t *h, records_event_fn fn, void *arg);
-records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id, records_event_fn fn,
-                             void *arg, char **live_text, size_t *live_len);
+records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id,
+                             int64_t from_seq, records_event_fn fn, void *arg);
 void hub_unsubscribe(hub_t *h, records_sub_t *sub);
 int hub_subscribers(hub_t *h, rec_kind_t kind, int64_t id);
-/* local: published by this process (observers see it, live text is kept); else an
- * event of another process, for subscribers only. */
+/* local: published by this process (observers see it); else an event of another
+ * process, for subscribers only. The text of a generation is kept (for replays) while
+ * this process runs it, or while subscribers here follow another process's. */
 void hub_publish(hub_t *h, const rev_t *ev, bool local);
 void hub_release(hub_t *h);
+/* What this process holds of the text of the record's generation gen_seq: *len bytes,
+ * the last piece numbered *seq; false (0 and 0) when it holds none of that generation. */
+bool hub_text_known(hub_t *h, rec_kind_t kind, int64_t id, int64_t gen_seq, size_t *len,
+                    int64_t *seq);
 size_t hub_watched(hub_t *h, rec_kind_t *kinds, int64_t *user_ids, int64_t *ids, size_t max);
 
 typedef struct remote remote_t;
@@ -57,6 +62,12 @@ void remote_stop(remote_t *r);
 /* A local generation ended (REV_COMPLETED/REV_FAILED) or a record was deleted
  * (REV_DELETED): tells the other processes. */
 void remote_announce(remote_t *r, const rev_t *ev);
+/* records_send_piece / records_flush_pieces for the service. */
+void remote_send_piece(remote_t *r, const job_t *job, const rev_t *ev);
+void remote_flush_pieces(remote_t *r, int64_t job_id);
+
+/* Publishes REV_REVISION for rec, just stored with a new revision (service.c). */
+void records_revision_event(records_t *s, const record_t *rec);
 
 /* Tells the deps' changed hook (records_deps_t.changed), if any (service.c). */
 void records_changed(records_t *s, rec_kind_t kind, int64_t id);

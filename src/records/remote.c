@@ -1,30 +1,65 @@
 /* remote.c — record events between processes that share a PostgreSQL database.
  *
- * Sending: a worker keeps the text so far of its running generation in the job row
- * at most every PROGRESS_S while it grows (records_progress), and that same
- * statement NOTIFYs; a finished generation (completed or failed) is NOTIFYed too.
- * A deleted record is NOTIFYed as well.
- * A payload is "<sender> <t|c|f|d> <kind> <id> <user_id>": sender is this process's
+ * Sending. A text piece of a running generation (records_send_piece) is queued for the
+ * service's sender thread, which appends it to the job's row (jobs.partial, with the
+ * number of its last piece in partial_seq) and NOTIFYs it, in one statement: the row and
+ * the notification commit together, so what a process reads from the row and what it
+ * hears afterwards fit exactly. Pieces that pile up while a statement runs go joined in
+ * the next one (one statement per job and turn): the worker never waits for the
+ * database, and a generator faster than the database costs a statement per round trip,
+ * not one per piece. A finished generation (completed or failed) is NOTIFYed after its
+ * pieces (the worker calls records_flush_pieces first), and a deleted record too.
+ *
+ * A payload is "<sender> <type> <kind> <id> <user_id> ...": sender is this process's
  * random tag, so a process ignores its own notifications.
+ *   t ... <job> <gen_seq> <seq> <pieces> <offset>[ <text>]   text pieces: seq the
+ *         number of the last, offset the byte just after them, then their text unless
+ *         it would not fit a payload (TEXT_IN_PAYLOAD; then it is read from the row)
+ *   c ... [<part_start> <part_after>]   completed (an action's bounds, API.md §17)
+ *   f ..., d ...                        failed, deleted
  *
  * Receiving: the store's listener thread (LISTEN on its own connection) calls
- * on_payload; a record that has subscribers here is read there (its partial text, or
- * the finished record) and published to them. After each (re)connection of the
- * listener every watched record is read once, in case a notification was missed. */
+ * on_payload; only records with subscribers here are looked at. Pieces that continue
+ * what the hub holds of that generation are published as they came; pieces that do
+ * not (the first heard since the subscription, a notification missed, text not in the
+ * payload) make this process read the row once and publish what it lacks as one TEXT
+ * event numbered as the row says. An end is read from the record (its event_seq). After
+ * each (re)connection of the listener every watched record is read once, in case a
+ * notification was missed. Nothing is polled. */
 #include "records/records_int.h"
 
 #include "core/log.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_WATCHED 4096
+#define TEXT_IN_PAYLOAD 7000 /* NOTIFY payloads are under 8000 bytes, header included */
+
+/* A job's pieces not sent yet. */
+typedef struct pending {
+    struct pending *next;
+    int64_t job_id;
+    char token[sizeof(((job_t *)0)->token)];
+    rec_kind_t kind;
+    int64_t id, user_id, gen_seq, seq, pieces, offset;
+    buf_t text;
+} pending_t;
 
 struct remote {
     records_t *s;
     store_listener_t *listener;
     char tag[17];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;   /* the sender waits for pieces, flushers for the sender */
+    pending_t *queue;    /* one per job, in order of their first piece */
+    pending_t *inflight; /* being sent */
+    bool stopping;
+    bool sender_gone; /* (flushers do not wait for a sender that is not there) */
+    pthread_t sender;
+    bool sender_started;
 };
 
 static store_conn_t *conn(remote_t *r)
@@ -36,30 +71,47 @@ static store_conn_t *conn(remote_t *r)
     return c;
 }
 
-/* Reads one watched record and publishes what it says to this process's subscribers. */
+/* ---- receiving ---- */
+
+/* Publishes what the row holds of the text of generation gen_seq beyond the known
+ * bytes, as one TEXT event. */
+static void fill(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                 int64_t gen_seq)
+{
+    size_t known;
+    int64_t known_seq;
+    hub_text_known(r->s->hub, kind, id, gen_seq, &known, &known_seq);
+    if (!known_seq)
+        known_seq = gen_seq;
+    arena_t a;
+    arena_init(&a);
+    const char *text;
+    int64_t seq;
+    if (store_record_partial(c, kind, id, &a, &text, &seq) == STORE_OK && text &&
+        strlen(text) > known && seq > known_seq) {
+        size_t len = strlen(text);
+        rev_t ev = {.type = REV_TEXT, .kind = kind, .id = id, .user_id = user_id,
+                    .text = text + known, .len = len - known, .offset = (int64_t)len,
+                    .seq = seq, .gen_seq = gen_seq, .pieces = seq - known_seq};
+        hub_publish(r->s->hub, &ev, false);
+    }
+    arena_free(&a);
+}
+
+/* Reads one watched record and publishes its end, or fills its text so far. */
 static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
-                    bool text_only, const rev_t *part)
+                    const rev_t *part)
 {
     arena_t a;
     arena_init(&a);
-    if (text_only) {
-        const char *text;
-        if (store_record_partial(c, kind, id, &a, &text) == STORE_OK && text) {
-            size_t len = strlen(text);
-            rev_t ev = {.type = REV_TEXT, .kind = kind, .id = id, .user_id = user_id,
-                        .text = text, .len = len, .offset = (int64_t)len};
-            hub_publish(r->s->hub, &ev, false);
-        }
-        arena_free(&a);
-        return;
-    }
     record_t rec;
     int rc = store_record_get(c, kind, user_id, id, NULL, NULL, &a, &rec);
     if (rc == STORE_OK && record_finished(&rec)) {
         bool ok = !records_last_failed(&rec);
         rev_t ev = {.type = ok ? REV_COMPLETED : REV_FAILED, .kind = kind, .id = id,
                     .user_id = user_id, .rec = &rec, .error = rec.error,
-                    .failure = ok ? RF_NONE : records_failure_of(rec.error)};
+                    .failure = ok ? RF_NONE : records_failure_of(rec.error),
+                    .seq = rec.event_seq};
         if (ok && part) { /* an action's (API.md §17): its text events were the part */
             ev.part = true;
             ev.part_start = part->part_start;
@@ -67,36 +119,67 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
         }
         quota_event(r->s->quota, &ev);
         hub_publish(r->s->hub, &ev, false);
-    } else if (rc == STORE_OK) {
-        arena_free(&a);
-        refresh(r, c, kind, user_id, id, true, NULL);
-        return;
+    } else if (rc == STORE_OK && rec.state == REC_GENERATING) {
+        fill(r, c, kind, user_id, id, rec.event_seq);
     } else if (rc == STORE_NOTFOUND) {
-        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
+        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id,
+                    .seq = RECORDS_SEQ_END};
         quota_event(r->s->quota, &ev);
         hub_publish(r->s->hub, &ev, false);
     }
     arena_free(&a);
 }
 
+/* A 't' payload (after its kind, id and user): pieces of another process's generation. */
+static void on_pieces(remote_t *r, rec_kind_t kind, int64_t id, int64_t user_id, const char *rest)
+{
+    long long job, gen_seq, seq, pieces, offset;
+    int n = 0;
+    if (sscanf(rest, "%lld %lld %lld %lld %lld%n", &job, &gen_seq, &seq, &pieces, &offset, &n) < 5)
+        return;
+    const char *text = rest[n] == ' ' ? rest + n + 1 : NULL;
+    size_t len = text ? strlen(text) : 0;
+    size_t known;
+    int64_t known_seq;
+    hub_text_known(r->s->hub, kind, id, gen_seq, &known, &known_seq);
+    if (offset <= (long long)known)
+        return; /* held already */
+    if (text && offset - (long long)len == (long long)known) {
+        rev_t ev = {.type = REV_TEXT, .kind = kind, .id = id, .user_id = user_id, .text = text,
+                    .len = len, .offset = offset, .seq = seq, .gen_seq = gen_seq,
+                    .pieces = pieces, .job_id = 0};
+        hub_publish(r->s->hub, &ev, false);
+        return;
+    }
+    store_conn_t *c = conn(r);
+    if (c)
+        fill(r, c, kind, user_id, id, gen_seq);
+}
+
 static void on_payload(void *arg, const char *payload)
 {
     remote_t *r = arg;
     char tag[17], type;
-    int kind;
-    long long id, user_id, part_start, part_after;
-    /* a completed action adds the bounds of the part its text events were */
-    int n = sscanf(payload, "%16s %c %d %lld %lld %lld %lld", tag, &type, &kind, &id, &user_id,
-                   &part_start, &part_after);
-    if (n < 5 || (kind != KIND_DOC && kind != KIND_IMG))
+    int kind, n = 0;
+    long long id, user_id;
+    if (sscanf(payload, "%16s %c %d %lld %lld%n", tag, &type, &kind, &id, &user_id, &n) < 5 ||
+        (kind != KIND_DOC && kind != KIND_IMG))
         return;
-    rev_t part = {.part = n == 7 && part_start >= 0 && part_after >= 0,
-                  .part_start = part_start, .part_after = part_after};
     if (strcmp(tag, r->tag) == 0 || hub_subscribers(r->s->hub, (rec_kind_t)kind, id) == 0)
         return;
+    if (type == 't') {
+        on_pieces(r, (rec_kind_t)kind, id, user_id, payload + n);
+        return;
+    }
+    /* a completed action adds the bounds of the part its text events were */
+    long long part_start, part_after;
+    rev_t part = {0};
+    if (sscanf(payload + n, "%lld %lld", &part_start, &part_after) == 2 && part_start >= 0 &&
+        part_after >= 0)
+        part = (rev_t){.part = true, .part_start = part_start, .part_after = part_after};
     store_conn_t *c = conn(r);
     if (c)
-        refresh(r, c, (rec_kind_t)kind, user_id, id, type == 't', part.part ? &part : NULL);
+        refresh(r, c, (rec_kind_t)kind, user_id, id, part.part ? &part : NULL);
 }
 
 static void on_connected(void *arg)
@@ -108,10 +191,117 @@ static void on_connected(void *arg)
     size_t n = hub_watched(r->s->hub, kinds, users, ids, MAX_WATCHED);
     store_conn_t *c = n ? conn(r) : NULL;
     for (size_t i = 0; c && i < n; i++)
-        refresh(r, c, kinds[i], users[i], ids[i], false, NULL);
+        refresh(r, c, kinds[i], users[i], ids[i], NULL);
     free(kinds);
     free(ids);
     free(users);
+}
+
+/* ---- sending ---- */
+
+static void header(remote_t *r, buf_t *out, char type, rec_kind_t kind, int64_t id,
+                   int64_t user_id)
+{
+    buf_printf(out, "%s %c %d %lld %lld", r->tag, type, (int)kind, (long long)id,
+               (long long)user_id);
+}
+
+static void send_pieces(remote_t *r, store_conn_t *c, const pending_t *p)
+{
+    buf_t payload;
+    buf_init(&payload);
+    header(r, &payload, 't', p->kind, p->id, p->user_id);
+    buf_printf(&payload, " %lld %lld %lld %lld %lld", (long long)p->job_id,
+               (long long)p->gen_seq, (long long)p->seq, (long long)p->pieces,
+               (long long)p->offset);
+    if (p->text.len <= TEXT_IN_PAYLOAD) {
+        buf_putc(&payload, ' ');
+        buf_append(&payload, p->text.data ? p->text.data : "", p->text.len);
+    }
+    int rc = c ? store_job_progress(c, p->job_id, p->token, buf_cstr(&p->text), p->seq,
+                                    buf_cstr(&payload))
+               : STORE_UNAVAILABLE;
+    if (rc != STORE_OK && rc != STORE_STALE)
+        log_warn("job=%lld: text pieces could not be sent to other processes: %s",
+                 (long long)p->job_id, store_rc_name(rc));
+    buf_free(&payload);
+}
+
+static void *sender_main(void *arg)
+{
+    remote_t *r = arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->queue && !r->stopping)
+            pthread_cond_wait(&r->cv, &r->mu);
+        if (!r->queue)
+            break; /* stopping, nothing left */
+        r->inflight = r->queue;
+        r->queue = NULL;
+        pthread_mutex_unlock(&r->mu);
+        store_conn_t *c = conn(r);
+        for (pending_t *p = r->inflight; p; p = p->next)
+            send_pieces(r, c, p);
+        pthread_mutex_lock(&r->mu);
+        pending_t *done = r->inflight;
+        r->inflight = NULL;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        while (done) {
+            pending_t *next = done->next;
+            buf_free(&done->text);
+            free(done);
+            done = next;
+        }
+        pthread_mutex_lock(&r->mu);
+    }
+    r->sender_gone = true;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+void remote_send_piece(remote_t *r, const job_t *job, const rev_t *ev)
+{
+    pthread_mutex_lock(&r->mu);
+    pending_t **pp = &r->queue;
+    while (*pp && (*pp)->job_id != job->id)
+        pp = &(*pp)->next;
+    pending_t *p = *pp;
+    if (!p) {
+        p = xcalloc(1, sizeof(*p));
+        p->job_id = job->id;
+        memcpy(p->token, job->token, sizeof(p->token));
+        p->kind = ev->kind;
+        p->id = ev->id;
+        p->user_id = ev->user_id;
+        p->gen_seq = ev->gen_seq;
+        buf_init(&p->text);
+        *pp = p;
+    }
+    buf_append(&p->text, ev->text, ev->len);
+    p->seq = ev->seq;
+    p->pieces += ev->pieces ? ev->pieces : 1;
+    p->offset = ev->offset;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static bool has_job(const pending_t *p, int64_t job_id)
+{
+    for (; p; p = p->next)
+        if (p->job_id == job_id)
+            return true;
+    return false;
+}
+
+void remote_flush_pieces(remote_t *r, int64_t job_id)
+{
+    pthread_mutex_lock(&r->mu);
+    while (r->sender_started && !r->sender_gone &&
+           (has_job(r->queue, job_id) || has_job(r->inflight, job_id)))
+        pthread_cond_wait(&r->cv, &r->mu);
+    pthread_mutex_unlock(&r->mu);
 }
 
 remote_t *remote_start(records_t *s)
@@ -119,6 +309,9 @@ remote_t *remote_start(records_t *s)
     remote_t *r = xcalloc(1, sizeof(*r));
     r->s = s;
     random_hex(r->tag, 8);
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    r->sender_started = pthread_create(&r->sender, NULL, sender_main, r) == 0;
     r->listener = store_listen(s->d.store, on_payload, on_connected, r);
     if (!r->listener)
         log_error("records: cannot follow the records of other processes");
@@ -130,14 +323,21 @@ void remote_stop(remote_t *r)
     if (!r)
         return;
     store_listen_stop(r->s->d.store, r->listener);
+    pthread_mutex_lock(&r->mu);
+    r->stopping = true;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    if (r->sender_started)
+        pthread_join(r->sender, NULL);
+    while (r->queue) { /* pieces handed over after the sender ended */
+        pending_t *next = r->queue->next;
+        buf_free(&r->queue->text);
+        free(r->queue);
+        r->queue = next;
+    }
+    pthread_cond_destroy(&r->cv);
+    pthread_mutex_destroy(&r->mu);
     free(r);
-}
-
-static void payload(remote_t *r, char *out, size_t len, char type, rec_kind_t kind, int64_t id,
-                    int64_t user_id)
-{
-    snprintf(out, len, "%s %c %d %lld %lld", r->tag, type, (int)kind, (long long)id,
-             (long long)user_id);
 }
 
 /* A local generation ended: tell the other processes. */
@@ -146,45 +346,24 @@ void remote_announce(remote_t *r, const rev_t *ev)
     if (!r || ev->id <= 0 ||
         (ev->type != REV_COMPLETED && ev->type != REV_FAILED && ev->type != REV_DELETED))
         return;
-    char p[160];
     char type = ev->type == REV_COMPLETED ? 'c' : ev->type == REV_FAILED ? 'f' : 'd';
-    payload(r, p, sizeof(p), type, ev->kind, ev->id, ev->user_id);
+    buf_t p;
+    buf_init(&p);
+    header(r, &p, type, ev->kind, ev->id, ev->user_id);
     if (ev->type == REV_COMPLETED && ev->part)
-        snprintf(p + strlen(p), sizeof(p) - strlen(p), " %lld %lld", (long long)ev->part_start,
-                 (long long)ev->part_after);
+        buf_printf(&p, " %lld %lld", (long long)ev->part_start, (long long)ev->part_after);
     store_conn_t *c = conn(r);
-    if (c && store_notify(c, p) != STORE_OK)
+    if (c && store_notify(c, buf_cstr(&p)) != STORE_OK)
         log_warn("record=%lld: other processes could not be told that it ended", (long long)ev->id);
-}
-
-bool records_progress_due(records_t *s, double *last_flush)
-{
-    if (!s->remote)
-        return false;
-    double now = mono_s();
-    if (now - *last_flush < RECORDS_PROGRESS_S)
-        return false;
-    *last_flush = now;
-    return true;
-}
-
-void records_progress(records_t *s, store_conn_t *c, const job_t *job, const char *text)
-{
-    if (!s->remote)
-        return;
-    char p[96];
-    payload(s->remote, p, sizeof(p), 't', job->rec.kind, job->rec.id, job->rec.user_id);
-    int rc = store_job_progress(c, job, text, p);
-    if (rc != STORE_OK && rc != STORE_STALE)
-        log_warn("job=%lld: its text so far could not be kept: %s", (long long)job->id,
-                 store_rc_name(rc));
+    buf_free(&p);
 }
 
 const char *records_partial(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t id,
-                            arena_t *a)
+                            arena_t *a, int64_t *seq)
 {
     const char *text = NULL;
-    if (s->remote && store_record_partial(c, kind, id, a, &text) != STORE_OK)
+    *seq = 0;
+    if (s->remote && store_record_partial(c, kind, id, a, &text, seq) != STORE_OK)
         text = NULL;
     return text;
 }

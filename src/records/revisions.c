@@ -69,6 +69,7 @@ int records_restore(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user
     }
     records_changed(s, kind, id);
     records_revision_made(s, c, out);
+    records_revision_event(s, out);
     return STORE_OK;
 }
 

@@ -3,6 +3,8 @@
  *
  * A create moves like this:
  *   begin hook → inline?  generate in the caller → writer (group commit) → COMPLETED
+ *                         (a regeneration: → one transaction, record_regenerated → QUEUED,
+ *                         COMPLETED; one that fails takes the job path)
  *              → job:     store record+job (QUEUED) → wake a worker
  *                         WAIT: subscribe to the record, then read it once (a worker
  *                         may have been faster); COMPLETED/FAILED/deadline/shutdown
@@ -92,10 +94,9 @@ void records_observe(records_t *s, records_event_fn fn, void *arg)
 }
 
 records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id,
-                                 records_event_fn fn, void *arg, char **live_text,
-                                 size_t *live_len)
+                                 int64_t from_seq, records_event_fn fn, void *arg)
 {
-    return hub_subscribe(s->hub, kind, user_id, id, fn, arg, live_text, live_len);
+    return hub_subscribe(s->hub, kind, user_id, id, from_seq, fn, arg);
 }
 
 void records_unsubscribe(records_t *s, records_sub_t *sub)
@@ -109,6 +110,25 @@ void records_publish(records_t *s, const rev_t *ev)
     hub_publish(s->hub, ev, true);
     if (s->remote && !ev->inline_path)
         remote_announce(s->remote, ev);
+}
+
+void records_revision_event(records_t *s, const record_t *rec)
+{
+    rev_t ev = {.type = REV_REVISION, .kind = rec->kind, .id = rec->id, .user_id = rec->user_id,
+                .rec = rec, .seq = rec->event_seq};
+    hub_publish(s->hub, &ev, true);
+}
+
+void records_send_piece(records_t *s, const job_t *job, const rev_t *ev)
+{
+    if (s->remote)
+        remote_send_piece(s->remote, job, ev);
+}
+
+void records_flush_pieces(records_t *s, int64_t job_id)
+{
+    if (s->remote)
+        remote_flush_pieces(s->remote, job_id);
 }
 
 void records_set_create_hook(records_t *s, const records_create_hook_t *h)
@@ -221,7 +241,7 @@ static void on_written(void *arg)
         rev_t ev = {.type = REV_COMPLETED, .kind = cr->rec.kind, .id = cr->rec.id,
                     .user_id = cr->rec.user_id, .rec = &cr->rec,
                     .provider = p->s->d.prov->name, .duration_s = mono_s() - p->t0,
-                    .inline_path = true};
+                    .inline_path = true, .seq = cr->rec.event_seq};
         quota_event(p->s->quota, &ev);
         hub_publish(p->s->hub, &ev, true);
         cr->outcome = cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_DONE;
@@ -263,7 +283,47 @@ int records_text_req(store_conn_t *c, const record_t *rec, arena_t *a, gen_text_
     return rc == STORE_NOTFOUND ? STORE_OK : rc; /* its user is gone: freestyle */
 }
 
-static void create_inline(records_t *s, create_priv_t *p)
+/* A regeneration generated in the request (create_inline): stored in one transaction,
+ * then published as a job's would be (QUEUED and COMPLETED, their numbers the store's). */
+static void regenerated_inline(records_t *s, create_priv_t *p)
+{
+    records_create_t *cr = p->cr;
+    char err[256];
+    store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
+    keep_for(s, cr, CREATED_DONE, true);
+    record_t out;
+    int rc = c ? store_record_regenerated(c, &cr->rec, cr->keep, cr->arena, &out)
+               : STORE_UNAVAILABLE;
+    quota_release(s->quota, p->ticket); /* (stored: the usage counts it now) */
+    if (rc != STORE_OK) {
+        if (cr->keep)
+            cr->keep->stored = false; /* rolled back with the revision */
+        cr->store_rc = rc;
+        cr->outcome = rc == STORE_BUSY       ? CREATE_BUSY
+                      : rc == STORE_NOTFOUND ? CREATE_NOTFOUND
+                                             : CREATE_STORE_ERROR;
+    } else {
+        cr->rec = out;
+        after_commit(s, cr);
+        records_revision_made(s, c, &cr->rec); /* the cap holds before anyone hears of it */
+        rev_t queued = {.type = REV_QUEUED, .kind = out.kind, .id = out.id,
+                        .user_id = out.user_id, .seq = out.event_seq - 1};
+        hub_publish(s->hub, &queued, true);
+        rev_t ev = {.type = REV_COMPLETED, .kind = out.kind, .id = out.id, .user_id = out.user_id,
+                    .rec = &cr->rec, .provider = s->d.prov->name, .duration_s = mono_s() - p->t0,
+                    .seq = out.event_seq};
+        records_publish(s, &ev); /* (other processes too: a regenerate has no job) */
+        cr->outcome = cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_DONE;
+        cr->inline_text = cr->mode == CREATE_STREAM;
+    }
+    atomic_store(&p->resolved, true);
+    cr->done(cr);
+}
+
+/* Generates in the caller and stores through the writer (a create) or in one
+ * transaction (a regeneration). False when a regeneration's generation failed: it then
+ * takes the job path, which stores the failure on the record (§16). */
+static bool create_inline(records_t *s, create_priv_t *p)
 {
     records_create_t *cr = p->cr;
     gen_ctx_t ctx = {0};
@@ -276,6 +336,10 @@ static void create_inline(records_t *s, create_priv_t *p)
     if (trc != STORE_OK)
         snprintf(res.error, sizeof(res.error), "Storage is unavailable, try again later.");
     if (trc != STORE_OK || s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
+        if (cr->regenerate) {
+            gen_result_free(&res);
+            return false;
+        }
         cr->error = arena_strdup(cr->arena, res.error[0] ? res.error : "Generation failed.");
         cr->failure = RF_GENERATION;
         rev_t ev = {.type = REV_FAILED, .kind = cr->rec.kind, .user_id = cr->rec.user_id,
@@ -287,7 +351,7 @@ static void create_inline(records_t *s, create_priv_t *p)
         atomic_store(&p->resolved, true);
         cr->outcome = CREATE_FAILED;
         cr->done(cr);
-        return;
+        return true;
     }
     cr->rec.result = arena_strndup(cr->arena, res.text.data ? res.text.data : "", res.text.len);
     cr->rec.words = count_words(cr->rec.result);
@@ -295,12 +359,17 @@ static void create_inline(records_t *s, create_priv_t *p)
     cr->rec.completion_tokens = res.completion_tokens;
     cr->rec.truncated = res.truncated;
     gen_result_free(&res);
+    if (cr->regenerate) {
+        regenerated_inline(s, p);
+        return true;
+    }
     p->item.rec = &cr->rec;
     keep_for(s, cr, CREATED_DONE, true);
     p->item.keep = cr->keep;
     p->item.wake = on_written;
     p->item.arg = p;
     writer_submit(s->d.writer, &p->item);
+    return true;
 }
 
 void records_create(records_t *s, records_create_t *cr)
@@ -328,11 +397,11 @@ void records_create(records_t *s, records_create_t *cr)
         cr->done(cr);
         return;
     }
+    /* the builtin generator writes a document at once: in the request, no job (an action
+     * (§17) reads the record's text, which the job has) */
     if (cr->mode != CREATE_ASYNC && cr->rec.kind == KIND_DOC && s->d.writer &&
-        s->d.prov->text_inline && !cr->regenerate) {
-        create_inline(s, p);
+        s->d.prov->text_inline && !(cr->regenerate && cr->action) && create_inline(s, p))
         return;
-    }
     int64_t job_id;
     keep_for(s, cr, cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_PENDING,
              cr->mode != CREATE_WAIT);
@@ -363,7 +432,7 @@ void records_create(records_t *s, records_create_t *cr)
     cr->job_id = job_id;
     after_commit(s, cr);
     rev_t ev = {.type = REV_QUEUED, .kind = cr->rec.kind, .id = cr->rec.id,
-                .user_id = cr->rec.user_id, .rec = &cr->rec};
+                .user_id = cr->rec.user_id, .rec = &cr->rec, .seq = cr->rec.event_seq};
     hub_publish(s->hub, &ev, true);
     if (cr->mode != CREATE_WAIT) {
         if (s->d.jobs)
@@ -374,7 +443,8 @@ void records_create(records_t *s, records_create_t *cr)
         return;
     }
     p->deadline = mono_s() + s->d.cfg->wait_limit;
-    p->sub = hub_subscribe(s->hub, cr->rec.kind, cr->rec.user_id, cr->rec.id, on_wait_event, p, NULL, NULL);
+    p->sub = hub_subscribe(s->hub, cr->rec.kind, cr->rec.user_id, cr->rec.id, cr->rec.event_seq,
+                           on_wait_event, p);
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
     /* The job may have ended before the subscription. (p lives in the request's arena:
@@ -453,8 +523,10 @@ int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
                    const record_patch_t *p, arena_t *a, record_t *out)
 {
     int rc = store_record_update(c, kind, user_id, id, p, a, out);
-    if (rc == STORE_OK && p->result)
+    if (rc == STORE_OK && p->result) {
         records_revision_made(s, c, out);
+        records_revision_event(s, out);
+    }
     return rc;
 }
 
@@ -470,7 +542,8 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
         for (size_t i = 0; i < n; i++) /* the record's picture and its revisions' */
             if (media_remove(s->d.media, keys[i]) != 0)
                 log_warn("record=%lld: could not remove its media file", (long long)id);
-        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id};
+        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id,
+                    .seq = RECORDS_SEQ_END};
         records_publish(s, &ev);
     }
     arena_free(&a);

@@ -58,6 +58,7 @@ enum {
     S_REV_GET_DOC,
     S_REV_GET_IMG,
     S_DOC_REGEN,
+    S_DOC_REGEN_DONE,
     S_IMG_REGEN,
     S_JOB_INSERT_REGEN,
     S_DOC_RESTORE,
@@ -191,6 +192,8 @@ int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
                      arena_t *a, const char ***keys, size_t *n);
 
 /* ---- revisions (pg_revisions.c) */
+int pg_record_regenerated(store_conn_t *sc, const record_t *in, idem_keep_t *keep, arena_t *a,
+                          record_t *out);
 int pg_record_regenerate(store_conn_t *sc, const record_t *in, const rec_action_t *act,
                          idem_keep_t *keep, arena_t *a,
                          record_t *out, int64_t *job_id);
@@ -226,10 +229,10 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
 int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error);
 int pg_job_count(store_conn_t *sc, int64_t *n);
 int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running);
-int pg_job_progress(store_conn_t *sc, const job_t *job, const char *text,
-                    const char *payload);
+int pg_job_progress(store_conn_t *sc, int64_t job_id, const char *token, const char *pieces,
+                    int64_t seq, const char *payload);
 int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
-                      const char **text);
+                      const char **text, int64_t *seq);
 int pg_notify(store_conn_t *sc, const char *payload);
 int pg_media_keys(store_conn_t *sc, arena_t *a, const char ***keys, size_t *n);
 
@@ -240,7 +243,7 @@ void pg_close(store_t *s);
 /* Before a claim: holds this process's owner lock (taking it again if its connection
  * was lost), gives the 8 hex digits every lease token of this process starts with, and
  * at most once a second frees the leases of owners whose lock is gone. */
-int pg_owner_prepare(pg_conn_t *c, char prefix[9]);
+int pg_owner_prepare(pg_conn_t *c, char prefix[9], double lease_s);
 /* From pg_ready (any operation, at most every 0.2 s): once the lock was taken, takes it
  * again at once when its connection was lost, so that a live process's leases are not
  * taken for a dead one's after a database restart or failover. */

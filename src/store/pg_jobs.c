@@ -88,7 +88,7 @@ int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out)
     if (rc != STORE_OK)
         return rc;
     char prefix[9];
-    if ((rc = pg_owner_prepare(c, prefix)) != STORE_OK)
+    if ((rc = pg_owner_prepare(c, prefix, lease_s)) != STORE_OK)
         return rc;
     for (int tries = 0; tries < PG_CLAIM_TRIES; tries++) {
         char token[33]; /* the owner's 8 hex digits, then 24 random ones (pg_owner.c) */
@@ -152,7 +152,8 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
     const record_t *in = &job->rec;
     pg_num_t id = pg_num_i64(job->id), w = pg_num_i64(words), now = pg_num_i64(now_us()),
           pt = pg_num_i64(in->prompt_tokens), ct = pg_num_i64(in->completion_tokens),
-          cr = pg_num_f64(in->creativity), tpl = pg_num_i64(in->template_id);
+          cr = pg_num_f64(in->creativity), tpl = pg_num_i64(in->template_id),
+          pieces = pg_num_i64(job->pieces);
     const char *regen = job->regen ? "t" : "f";
     const char *source = rev_source_name(store_job_source(job));
     bool is_img = in->kind == KIND_IMG;
@@ -161,9 +162,9 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
                          in->prompt_tokens < 0 ? NULL : pt.s,
                          in->completion_tokens < 0 ? NULL : ct.s, in->truncated ? "t" : "f",
                          regen, in->prompt, cr.s, tpl.s, in->tone, in->language, in->length,
-                         source, rf, job->action};
+                         source, rf, job->action, pieces.s};
     const char *img[] = {id.s, job->token, media_key, revised_prompt, now.s, regen,
-                         in->description, in->resolution, in->style, source};
+                         in->description, in->resolution, in->style, source, pieces.s};
     /* the record as stored, or no row: the job (with this token) is gone; with its
      * usage (§19), in one transaction */
     record_t r;
@@ -192,8 +193,9 @@ int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error)
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
-    pg_num_t id = pg_num_i64(job->id), now = pg_num_i64(now_us());
-    const char *p[] = {id.s, job->token, error, now.s};
+    pg_num_t id = pg_num_i64(job->id), now = pg_num_i64(now_us()),
+             pieces = pg_num_i64(job->pieces);
+    const char *p[] = {id.s, job->token, error, now.s, pieces.s};
     return job_finish(c, S_JOB_FAIL, p);
 }
 
@@ -230,15 +232,15 @@ int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running)
 
 /* ---- events of other processes (records/remote.c) ---- */
 
-int pg_job_progress(store_conn_t *sc, const job_t *job, const char *text,
-                    const char *payload)
+int pg_job_progress(store_conn_t *sc, int64_t job_id, const char *token, const char *pieces,
+                    int64_t seq, const char *payload)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
-    pg_num_t id = pg_num_i64(job->id);
-    const char *p[] = {id.s, job->token, text, payload};
+    pg_num_t id = pg_num_i64(job_id), sq = pg_num_i64(seq);
+    const char *p[] = {id.s, token, pieces, sq.s, payload};
     PGresult *r;
     if ((rc = pg_run(c, S_JOB_PROGRESS, p, &r)) != STORE_OK)
         return rc;
@@ -248,7 +250,7 @@ int pg_job_progress(store_conn_t *sc, const job_t *job, const char *text,
 }
 
 int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
-                      const char **text)
+                      const char **text, int64_t *seq)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
@@ -260,10 +262,13 @@ int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
     if ((rc = pg_run(c, S_JOB_PARTIAL, p, &r)) != STORE_OK)
         return rc;
     *text = NULL;
+    *seq = 0;
     if (PQntuples(r) == 0)
         rc = STORE_NOTFOUND;
-    else if (!PQgetisnull(r, 0, 0))
+    else if (!PQgetisnull(r, 0, 0)) {
         *text = arena_strdup(a, PQgetvalue(r, 0, 0));
+        *seq = pg_col_i64(r, 0, 1);
+    }
     PQclear(r);
     return rc;
 }

@@ -30,10 +30,16 @@
 #include <string.h>
 
 #define RELEASE_EVERY_US 1000000LL /* between two releases of dead leases, per process */
-/* A process releases others' leases only once it has held its own lock this long
- * without a break: after a database restart or a failover every process has lost its
- * lock at once, and the first one back must not take the jobs of the others, which are
- * alive and take their locks again within moments (pg_owner_touch). */
+/* A process releases others' leases only once it has held its own lock without a break
+ * for SETTLE_US — and, when it had to take it again (its lock's connection was lost),
+ * for a lease's renewal interval (a quarter of the lease, records/jobs.c) more: after a
+ * database restart or a failover every process has lost its lock at once, and the first
+ * one back must not take the jobs of the others. A live process that holds a lease renews it within that interval, and every
+ * statement it runs takes its lock again first (pg_owner_touch), so by then every live
+ * holder has its lock back — on a machine however slow, as long as the renewals keep
+ * their interval (which the leases need anyway). A fixed 1.5 s alone was a guess at
+ * "within moments": the cluster test saw a live process's leases released after a
+ * failover on a loaded machine. */
 #define SETTLE_US 1500000LL
 #define TOUCH_EVERY_US 200000LL /* pg_owner_touch checks the lock at most this often */
 #define LOCK_TRIES 8               /* owner ids tried when one is held by another session */
@@ -45,6 +51,7 @@ typedef struct {
     char hex[9];        /* owner as 8 hex digits: every lease token's prefix */
     int64_t next_release_us;
     int64_t held_since_us;     /* when the lock was (re)taken */
+    bool retaken;              /* its connection was lost once: the lock was taken again */
     atomic_bool taken;         /* the lock was taken once: pg_owner_touch keeps it */
     atomic_llong next_touch_us;
 } pg_owner_t;
@@ -90,6 +97,7 @@ static bool hold_lock(pg_owner_t *o, const char *url)
         log_info("postgres: the owner lock's connection was lost; taking the lock again");
         PQfinish(o->conn);
         o->conn = NULL;
+        o->retaken = true;
     }
     PGconn *pg = PQconnectdb(url);
     if (PQstatus(pg) != CONNECTION_OK) {
@@ -119,7 +127,7 @@ static bool hold_lock(pg_owner_t *o, const char *url)
     return false;
 }
 
-int pg_owner_prepare(pg_conn_t *c, char prefix[9])
+int pg_owner_prepare(pg_conn_t *c, char prefix[9], double lease_s)
 {
     store_t *s = c->base.store;
     pg_owner_t *o = s->backend;
@@ -130,7 +138,8 @@ int pg_owner_prepare(pg_conn_t *c, char prefix[9])
     }
     memcpy(prefix, o->hex, 9);
     int64_t now = now_us();
-    bool release = now >= o->next_release_us && now - o->held_since_us >= SETTLE_US;
+    int64_t settle = SETTLE_US + (o->retaken ? (int64_t)(lease_s / 4 * 1e6) : 0);
+    bool release = now >= o->next_release_us && now - o->held_since_us >= settle;
     if (release)
         o->next_release_us = now + RELEASE_EVERY_US;
     pthread_mutex_unlock(&o->mu);

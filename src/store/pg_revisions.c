@@ -63,6 +63,47 @@ static void row_revision(const PGresult *r, int row, int col, rec_kind_t kind, i
     }
 }
 
+int pg_record_regenerated(store_conn_t *sc, const record_t *in, idem_keep_t *keep, arena_t *a,
+                          record_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(in->user_id), rid = pg_num_i64(in->id), ts = pg_num_i64(now_us()),
+             w = pg_num_i64(in->words), pt = pg_num_i64(in->prompt_tokens),
+             ct = pg_num_i64(in->completion_tokens), cr = pg_num_f64(in->creativity),
+             tpl = pg_num_i64(in->template_id);
+    char *rf = pg_fold(in->result); /* API.md §15: the folded result */
+    const char *p[] = {uid.s, rid.s, in->result, rf, w.s, in->prompt_tokens < 0 ? NULL : pt.s,
+                       in->completion_tokens < 0 ? NULL : ct.s, in->truncated ? "t" : "f",
+                       in->prompt, cr.s, tpl.s, in->tone, in->language, in->length, ts.s};
+    record_t r;
+    if ((rc = pg_command(c, "BEGIN", "regenerated begin")) == STORE_OK) {
+        rc = pg_one_record(c, S_DOC_REGEN_DONE, p, KIND_DOC, a, &r);
+        if (rc == STORE_NOTFOUND) { /* missing, or being generated */
+            record_t now_rec;
+            const char *g[] = {uid.s, rid.s};
+            rc = pg_one_record(c, S_DOC_GET, g, KIND_DOC, a, &now_rec);
+            if (rc == STORE_OK)
+                rc = STORE_BUSY;
+        }
+        job_t used = {.rec = *in}; /* usage (§19), in the same transaction */
+        if (rc == STORE_OK)
+            rc = store_usage_add_job(sc, &used, in->words, NULL);
+        if (rc == STORE_OK)
+            rc = store_keep_record(sc, keep, &r);
+        if (rc == STORE_OK)
+            rc = pg_command(c, "COMMIT", "regenerated commit");
+        else
+            pg_rollback(c);
+    }
+    free(rf);
+    if (rc == STORE_OK)
+        *out = r;
+    return rc;
+}
+
 int pg_record_regenerate(store_conn_t *sc, const record_t *in, const rec_action_t *act,
                          idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id)
 {

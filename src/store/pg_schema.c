@@ -261,6 +261,13 @@ static const char *const migrations[] = {
      * points of the record's result (-1 and -1: the whole text). */
     "ALTER TABLE jobs ADD COLUMN action TEXT, ADD COLUMN sel_start BIGINT,"
     "  ADD COLUMN sel_end BIGINT;",
+    /* 13 (events, records.h): each record's event sequence, bumped with every change of
+     * its life (queued 1, generating, text pieces, completed or failed, revision made;
+     * records stored before it start at 1), and with a running job's text so far the
+     * number of its last piece (records/remote.c). */
+    "ALTER TABLE documents ADD COLUMN event_seq BIGINT NOT NULL DEFAULT 1;"
+    "ALTER TABLE images ADD COLUMN event_seq BIGINT NOT NULL DEFAULT 1;"
+    "ALTER TABLE jobs ADD COLUMN partial_seq BIGINT;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

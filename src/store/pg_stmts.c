@@ -4,6 +4,7 @@
 #include "store/pg_listen.h"
 
 #define BUMP(now) STORE_BUMP("GREATEST", now "::bigint")
+#define SEQ(n) STORE_SEQ(n)
 
 /* complete/fail: deletes the job while the token matches and updates its record (of
  * the kind the job row names), in one statement: one transaction. The row says whether
@@ -28,11 +29,14 @@
     " description, resolution, style, media_key, revised_prompt FROM " from
 
 const pg_stmt_t pg_stmts[S_COUNT] = {
-    [S_JOB_PROGRESS] = {"ink_job_progress", 4,
-                        "WITH u AS (UPDATE jobs SET partial = $3 WHERE id = $1 AND token = $2"
-                        " RETURNING 1) SELECT pg_notify('" PG_CHANNEL "', $4) FROM u"},
+    /* $3 the text pieces to append, $4 the sequence number of the last of them, $5 the
+     * NOTIFY payload: the row and the notification commit together (records/remote.c) */
+    [S_JOB_PROGRESS] = {"ink_job_progress", 5,
+                        "WITH u AS (UPDATE jobs SET partial = COALESCE(partial, '') || $3,"
+                        " partial_seq = $4::bigint WHERE id = $1 AND token = $2"
+                        " RETURNING 1) SELECT pg_notify('" PG_CHANNEL "', $5) FROM u"},
     [S_JOB_PARTIAL] = {"ink_job_partial", 2,
-                       "SELECT partial FROM jobs WHERE kind = $1 AND record_id = $2"},
+                       "SELECT partial, partial_seq FROM jobs WHERE kind = $1 AND record_id = $2"},
     [S_NOTIFY] = {"ink_notify", 1, "SELECT pg_notify('" PG_CHANNEL "', $1)"},
     [S_PING] = {"ink_ping", 0, "SELECT 1"},
     /* the versions applied; the loop applies the others (a restored or hand-edited
@@ -77,6 +81,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                       " words = CASE WHEN $4::boolean THEN $6::bigint ELSE words END,"
                       " favorite = CASE WHEN $7::int < 0 THEN favorite ELSE $7::int <> 0 END,"
                       " revision = revision + CASE WHEN $4::boolean THEN 1 ELSE 0 END,"
+                      " " SEQ("CASE WHEN $4::boolean THEN 1 ELSE 0 END") ","
                       " prompt_tokens = CASE WHEN $4::boolean THEN NULL ELSE prompt_tokens END,"
                       " completion_tokens = CASE WHEN $4::boolean THEN NULL"
                       " ELSE completion_tokens END,"
@@ -104,17 +109,18 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                       " RETURNING media_key)"
                       " SELECT media_key FROM r UNION SELECT media_key FROM v"},
     [S_JOB_PICK] = {"ink_job_pick", 3,
-                    "UPDATE jobs SET token = $2, lease_until_us = $3, attempts = attempts + 1"
+                    "UPDATE jobs SET token = $2, lease_until_us = $3, attempts = attempts + 1,"
+                    " partial = NULL, partial_seq = NULL"
                     " WHERE id = (SELECT id FROM jobs WHERE token IS NULL OR lease_until_us < $1"
                     " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
                     " RETURNING id, kind, record_id, attempts, regen, prompt, creativity,"
                     " template_id, tone, language, length, description, resolution, style,"
                     " action, sel_start, sel_end"},
     [S_DOC_CLAIM] = {"ink_doc_claim", 2,
-                     "UPDATE documents SET state = 'generating', " BUMP("$2") " WHERE id = $1"
+                     "UPDATE documents SET state = 'generating', " SEQ("1") ", " BUMP("$2") " WHERE id = $1"
                      " RETURNING " DOC_COLS},
     [S_IMG_CLAIM] = {"ink_img_claim", 2,
-                     "UPDATE images SET state = 'generating', " BUMP("$2") " WHERE id = $1"
+                     "UPDATE images SET state = 'generating', " SEQ("1") ", " BUMP("$2") " WHERE id = $1"
                      " RETURNING " IMG_COLS},
     [S_JOB_DROP] = {"ink_job_drop", 1, "DELETE FROM jobs WHERE id = $1"},
     /* $1 now, $2 this process's owner (hex), $3 PG_OWNER_NS: leases whose owner (the
@@ -139,7 +145,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
      * action (§17) or NULL: the next
      * revision is made of the row, which comes back (no row: the job, with this token,
      * is gone) */
-    [S_JOB_COMPLETE] = {"ink_job_complete", 18,
+    [S_JOB_COMPLETE] = {"ink_job_complete", 19,
                         "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
                         " RETURNING kind, record_id),"
                         " d AS (UPDATE documents t SET state = 'completed', error = NULL,"
@@ -153,13 +159,13 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                         " tone = CASE WHEN $9::boolean THEN $13::text ELSE t.tone END,"
                         " language = CASE WHEN $9::boolean THEN $14::text ELSE t.language END,"
                         " length = CASE WHEN $9::boolean THEN $15::text ELSE t.length END, "
-                        BUMP("$5") " FROM j WHERE j.kind = 0 AND t.id = j.record_id"
+                        SEQ("1 + $19::bigint") ", " BUMP("$5") " FROM j WHERE j.kind = 0 AND t.id = j.record_id"
                         " RETURNING t.*),"
                         " dr AS (" DOC_REV_FROM("$16::text", "$18::text", "$5::bigint", "d") ")"
                         " SELECT " DOC_COLS " FROM d"},
     /* $1 job, $2 token, $3 media_key, $4 revised_prompt, $5 now, $6 a regeneration (its
      * inputs $7-$9), $10 the revision's source */
-    [S_JOB_COMPLETE_IMG] = {"ink_job_complete_img", 10,
+    [S_JOB_COMPLETE_IMG] = {"ink_job_complete_img", 11,
                             "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
                             " RETURNING kind, record_id),"
                             " i AS (UPDATE images t SET state = 'completed', error = NULL,"
@@ -170,17 +176,18 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                             " resolution = CASE WHEN $6::boolean THEN $8::text"
                             " ELSE t.resolution END,"
                             " style = CASE WHEN $6::boolean THEN $9::text ELSE t.style END, "
-                            BUMP("$5") " FROM j WHERE j.kind = 1 AND t.id = j.record_id"
+                            SEQ("1 + $11::bigint") ", " BUMP("$5") " FROM j WHERE j.kind = 1 AND t.id = j.record_id"
                             " RETURNING t.*),"
                             " ir AS (" IMG_REV_FROM("$10::text", "$5::bigint", "i") ")"
                             " SELECT " IMG_COLS " FROM i"},
     /* $3 error, $4 now; a record with a revision keeps showing it (a regeneration
      * failed) */
-    [S_JOB_FAIL] = {"ink_job_fail", 4,
+    [S_JOB_FAIL] = {"ink_job_fail", 5,
                     JOB_FINISH("state = CASE WHEN t.revision > 0 THEN 'completed' ELSE 'failed'"
-                               " END, error = $3::text, " BUMP("$4"),
+                               " END, error = $3::text, " SEQ("1 + $5::bigint") ", " BUMP("$4"),
                                "state = CASE WHEN t.revision > 0 THEN 'completed' ELSE 'failed'"
-                               " END, error = $3::text, " BUMP("$4"), "")},
+                               " END, error = $3::text, " SEQ("1 + $5::bigint") ", " BUMP("$4"),
+                               "")},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
     /* $1 now */
     [S_JOB_COUNTS] = {"ink_job_counts", 1,
@@ -264,11 +271,25 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                        " ON true WHERE d.user_id = $1 AND d.id = $2"},
     /* $1 user, $2 id, $3 now */
     [S_DOC_REGEN] = {"ink_doc_regen", 3,
-                     "UPDATE documents SET state = 'queued', " BUMP("$3") " WHERE user_id = $1"
+                     "UPDATE documents SET state = 'queued', " SEQ("1") ", " BUMP("$3") " WHERE user_id = $1"
                      " AND id = $2 AND state IN ('completed', 'failed') RETURNING " DOC_COLS},
     [S_IMG_REGEN] = {"ink_img_regen", 3,
-                     "UPDATE images SET state = 'queued', " BUMP("$3") " WHERE user_id = $1"
+                     "UPDATE images SET state = 'queued', " SEQ("1") ", " BUMP("$3") " WHERE user_id = $1"
                      " AND id = $2 AND state IN ('completed', 'failed') RETURNING " IMG_COLS},
+    /* a document regenerated in the request (pg_record_regenerated): $1 user, $2 id, $3
+     * result, $4 result folded, $5 words, $6-$8 usage, $9-$14 the inputs, $15 now; queued
+     * and completed at once (the event sequence +2), with its revision */
+    [S_DOC_REGEN_DONE] = {"ink_doc_regen_done", 15,
+                          "WITH d AS (UPDATE documents t SET state = 'completed', error = NULL,"
+                          " result = $3::text, result_fold = $4::text, words = $5::bigint,"
+                          " prompt_tokens = $6::bigint, completion_tokens = $7::bigint,"
+                          " truncated = $8::boolean, revision = t.revision + 1,"
+                          " prompt = $9::text, creativity = $10::float8, template_id = $11::int,"
+                          " tone = $12::text, language = $13::text, length = $14::text, "
+                          SEQ("2") ", " BUMP("$15") " WHERE user_id = $1 AND id = $2"
+                          " AND state IN ('completed', 'failed') RETURNING t.*),"
+                          " dr AS (" DOC_REV_FROM("'regeneration'", "NULL", "$15::bigint", "d") ")"
+                          " SELECT " DOC_COLS " FROM d"},
     /* $1 kind, $2 record, $3 now, then the inputs */
     [S_JOB_INSERT_REGEN] = {"ink_job_insert_regen", 15,
                             "INSERT INTO jobs (kind, record_id, created_us, regen, prompt,"
@@ -284,7 +305,8 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                        " words, prompt_tokens, completion_tokens, truncated"
                        " FROM document_revisions WHERE document_id = $2 AND number = $3),"
                        " revision = revision + 1, error = NULL, state = CASE WHEN state IN"
-                       " ('queued', 'generating') THEN state ELSE 'completed' END, " BUMP("$4")
+                       " ('queued', 'generating') THEN state ELSE 'completed' END, " SEQ("1")
+                       ", " BUMP("$4")
                        " WHERE user_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM"
                        " document_revisions WHERE document_id = $2 AND number = $3)"
                        " RETURNING " DOC_COLS},
@@ -298,7 +320,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                        " FROM image_revisions WHERE image_id = $2 AND number = $3),"
                        " media_key = $5, revision = revision + 1, error = NULL, state = CASE"
                        " WHEN state IN ('queued', 'generating') THEN state ELSE 'completed' END, "
-                       BUMP("$4") " WHERE user_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM"
-                       " image_revisions WHERE image_id = $2 AND number = $3)"
+                       SEQ("1") ", " BUMP("$4") " WHERE user_id = $1 AND id = $2 AND EXISTS"
+                       " (SELECT 1 FROM image_revisions WHERE image_id = $2 AND number = $3)"
                        " RETURNING " IMG_COLS},
 };

@@ -354,6 +354,7 @@ void pg_row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, reco
         out->revised_prompt = pg_col_str(r, row, 12, a);
     }
     out->revision = pg_col_i64(r, row, 16);
+    out->event_seq = pg_col_i64(r, row, 20);
 }
 
 const store_ops_t store_postgres_ops = {

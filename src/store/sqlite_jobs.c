@@ -184,6 +184,7 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
         sq_bind_text(st, 10, job->rec.resolution);
         sq_bind_text(st, 11, job->rec.style);
     }
+    sqlite3_bind_int64(st, 15, job->pieces);
     int64_t now = now_us();
     sqlite3_bind_int64(st, 2, now);
     if ((rc = sq_step_row(c, st, "job_complete")) != STORE_OK)
@@ -217,6 +218,7 @@ int sq_job_fail(store_conn_t *conn, const job_t *job, const char *error)
     sqlite3_bind_int64(st, 1, record_id);
     sqlite3_bind_int64(st, 2, now_us());
     sq_bind_text(st, 3, error);
+    sqlite3_bind_int64(st, 4, job->pieces);
     rc = sq_run(c, st, "job_fail");
 out:
     return sq_tx_end(c, rc);

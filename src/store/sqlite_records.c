@@ -54,6 +54,7 @@ void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
         r->revised_prompt = sq_col_text(st, 12, a);
     }
     r->revision = sqlite3_column_int64(st, 16);
+    r->event_seq = sqlite3_column_int64(st, 20);
 }
 
 /* A new record, "queued"; done: a document already "completed" with its result. */

@@ -156,6 +156,66 @@ out:
     return rc;
 }
 
+int sq_record_regenerated(store_conn_t *conn, const record_t *in, idem_keep_t *keep, arena_t *a,
+                          record_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    int64_t now = now_us();
+    record_t r;
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = sq_stmt(c, ST_REGEN_DOC, &st)) != STORE_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, in->id);
+    sqlite3_bind_int64(st, 2, in->user_id);
+    sqlite3_bind_int64(st, 3, now);
+    rc = sq_step_row(c, st, "regenerated");
+    if (rc == STORE_NOTFOUND) {
+        rc = owned(c, KIND_DOC, in->user_id, in->id, a, NULL); /* missing, or being generated */
+        if (rc == STORE_OK)
+            rc = STORE_BUSY;
+        goto out;
+    }
+    if (rc != STORE_OK)
+        goto out;
+    sq_stmt_done(st);
+    /* completed with the new inputs, as job_complete stores a regeneration */
+    if ((rc = sq_stmt(c, ST_COMPLETE_DOC, &st)) != STORE_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, in->id);
+    sqlite3_bind_int64(st, 2, now);
+    sq_bind_text(st, 3, in->result);
+    sqlite3_bind_int64(st, 4, in->words);
+    sq_bind_tokens(st, 5, in->prompt_tokens);
+    sq_bind_tokens(st, 6, in->completion_tokens);
+    sqlite3_bind_int(st, 7, in->truncated ? 1 : 0);
+    sqlite3_bind_int(st, 8, 1);
+    sq_bind_text(st, 9, in->prompt);
+    sqlite3_bind_double(st, 10, in->creativity);
+    sqlite3_bind_int(st, 11, in->template_id);
+    sq_bind_text(st, 12, in->tone);
+    sq_bind_text(st, 13, in->language);
+    sq_bind_text(st, 14, in->length);
+    sqlite3_bind_int64(st, 15, 0); /* no pieces published */
+    if ((rc = sq_step_row(c, st, "regenerated")) != STORE_OK)
+        goto out;
+    sq_read_record(st, KIND_DOC, a, &r);
+    sq_stmt_done(st);
+    rc = sq_rev_snapshot(c, KIND_DOC, in->id, SRC_REGENERATION, NULL, now);
+    job_t used = {.rec = *in}; /* usage (§19), in the same transaction */
+    if (rc == STORE_OK)
+        rc = store_usage_add_job(conn, &used, in->words, NULL);
+    if (rc == STORE_OK)
+        rc = store_keep_record(conn, keep, &r);
+out:
+    rc = sq_tx_end(c, rc);
+    if (rc == STORE_OK)
+        *out = r;
+    return rc;
+}
+
 int sq_revision_list(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                      int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
                      int64_t *total)

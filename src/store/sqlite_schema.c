@@ -406,11 +406,17 @@ static const char *const migrations[] = {
     "ALTER TABLE jobs ADD COLUMN action TEXT;"
     "ALTER TABLE jobs ADD COLUMN sel_start INTEGER;"
     "ALTER TABLE jobs ADD COLUMN sel_end INTEGER;",
+    /* 15 (events, records.h): each record's event sequence, bumped with every change of
+     * its life (queued 1, generating, text pieces, completed or failed, revision made).
+     * Records stored before it start at 1. */
+    "ALTER TABLE documents ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE images ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 1;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
 
 #define BUMP(now) STORE_BUMP("max", now)
+#define SEQ(n) STORE_SEQ(n)
 
 const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
@@ -446,7 +452,7 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_UPDATE_DOC] = "UPDATE documents SET name = COALESCE(?3, name), "
                       "result = CASE WHEN ?4 THEN ?5 ELSE result END, "
                       "words = CASE WHEN ?4 THEN ?6 ELSE words END, "
-                      "revision = revision + (?4 <> 0), "
+                      "revision = revision + (?4 <> 0), " SEQ("(?4 <> 0)") ", "
                       "prompt_tokens = CASE WHEN ?4 THEN NULL ELSE prompt_tokens END, "
                       "completion_tokens = CASE WHEN ?4 THEN NULL ELSE completion_tokens END, "
                       "truncated = CASE WHEN ?4 THEN 0 ELSE truncated END, "
@@ -466,9 +472,9 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                      "template_id, tone, language, length, description, resolution, style, "
                      "action, sel_start, sel_end",
     [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1",
-    [ST_START_DOC] = "UPDATE documents SET state = 'generating', " BUMP("?2") " "
+    [ST_START_DOC] = "UPDATE documents SET state = 'generating', " SEQ("1") ", " BUMP("?2") " "
                      "WHERE id = ?1 RETURNING " DOC_COLS,
-    [ST_START_IMG] = "UPDATE images SET state = 'generating', " BUMP("?2") " "
+    [ST_START_IMG] = "UPDATE images SET state = 'generating', " SEQ("1") ", " BUMP("?2") " "
                      "WHERE id = ?1 RETURNING " IMG_COLS,
     /* ?4 1 for a release (the attempt is given back), else 0 */
     [ST_JOB_RENEW] = "UPDATE jobs SET lease_until_us = ?3, attempts = attempts - ?4 "
@@ -484,18 +490,18 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                         "tone = CASE WHEN ?8 THEN ?12 ELSE tone END, "
                         "language = CASE WHEN ?8 THEN ?13 ELSE language END, "
                         "length = CASE WHEN ?8 THEN ?14 ELSE length END, "
-                        BUMP("?2") " WHERE id = ?1 RETURNING " DOC_COLS,
+                        SEQ("1 + ?15") ", " BUMP("?2") " WHERE id = ?1 RETURNING " DOC_COLS,
     [ST_COMPLETE_IMG] = "UPDATE images SET state = 'completed', error = NULL, media_key = ?3, "
                         "revised_prompt = ?4, revision = revision + 1, "
                         "description = CASE WHEN ?8 THEN ?9 ELSE description END, "
                         "resolution = CASE WHEN ?8 THEN ?10 ELSE resolution END, "
                         "style = CASE WHEN ?8 THEN ?11 ELSE style END, "
-                        BUMP("?2") " WHERE id = ?1 RETURNING " IMG_COLS,
+                        SEQ("1 + ?15") ", " BUMP("?2") " WHERE id = ?1 RETURNING " IMG_COLS,
     /* a record with a revision keeps showing it (a regeneration failed) */
     [ST_FAIL_DOC] = "UPDATE documents SET state = CASE WHEN revision > 0 THEN 'completed' "
-                    "ELSE 'failed' END, error = ?3, " BUMP("?2") " WHERE id = ?1",
+                    "ELSE 'failed' END, error = ?3, " SEQ("1 + ?4") ", " BUMP("?2") " WHERE id = ?1",
     [ST_FAIL_IMG] = "UPDATE images SET state = CASE WHEN revision > 0 THEN 'completed' "
-                    "ELSE 'failed' END, error = ?3, " BUMP("?2") " WHERE id = ?1",
+                    "ELSE 'failed' END, error = ?3, " SEQ("1 + ?4") ", " BUMP("?2") " WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
     /* ?1 now */
     [ST_JOB_COUNTS] = "SELECT COUNT(*) FILTER (WHERE token IS NULL OR lease_until_us < ?1), "
@@ -559,9 +565,9 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_REV_GET_IMG] = "SELECT " REVIMG_COLS " FROM image_revisions "
                        "WHERE image_id = ?1 AND number = ?2",
     /* ?1 id, ?2 user, ?3 now */
-    [ST_REGEN_DOC] = "UPDATE documents SET state = 'queued', " BUMP("?3") " WHERE id = ?1 "
+    [ST_REGEN_DOC] = "UPDATE documents SET state = 'queued', " SEQ("1") ", " BUMP("?3") " WHERE id = ?1 "
                      "AND user_id = ?2 AND state IN ('completed', 'failed') RETURNING " DOC_COLS,
-    [ST_REGEN_IMG] = "UPDATE images SET state = 'queued', " BUMP("?3") " WHERE id = ?1 "
+    [ST_REGEN_IMG] = "UPDATE images SET state = 'queued', " SEQ("1") ", " BUMP("?3") " WHERE id = ?1 "
                      "AND user_id = ?2 AND state IN ('completed', 'failed') RETURNING " IMG_COLS,
     /* ?1 kind, ?2 record, ?3 now, then the inputs */
     [ST_JOB_INSERT_REGEN] = "INSERT INTO jobs(kind, record_id, attempts, created_us, regen, prompt, "
@@ -575,14 +581,14 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                        "words, prompt_tokens, completion_tokens, truncated FROM document_revisions "
                        "WHERE document_id = ?1 AND number = ?3), revision = revision + 1, "
                        "error = NULL, state = CASE WHEN state IN ('queued', 'generating') THEN "
-                       "state ELSE 'completed' END, " BUMP("?4") " WHERE id = ?1 AND user_id = ?2 "
+                       "state ELSE 'completed' END, " SEQ("1") ", " BUMP("?4") " WHERE id = ?1 AND user_id = ?2 "
                        "AND EXISTS (SELECT 1 FROM document_revisions WHERE document_id = ?1 "
                        "AND number = ?3) RETURNING " DOC_COLS,
     [ST_RESTORE_IMG] = "UPDATE images SET (description, resolution, style, revised_prompt) = "
                        "(SELECT description, resolution, style, revised_prompt FROM image_revisions "
                        "WHERE image_id = ?1 AND number = ?3), media_key = ?5, "
                        "revision = revision + 1, error = NULL, state = CASE WHEN state IN "
-                       "('queued', 'generating') THEN state ELSE 'completed' END, " BUMP("?4")
+                       "('queued', 'generating') THEN state ELSE 'completed' END, " SEQ("1") ", " BUMP("?4")
                        " WHERE id = ?1 AND user_id = ?2 AND EXISTS (SELECT 1 FROM image_revisions "
                        "WHERE image_id = ?1 AND number = ?3) RETURNING " IMG_COLS,
 };

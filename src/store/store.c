@@ -135,6 +135,7 @@ void store_record_inserted(record_t *rec, rec_state_t state, int64_t now)
     rec->created_us = rec->updated_us = now;
     store_doc_defaults(rec);
     rec->revision = state == REC_COMPLETED ? 1 : 0;
+    rec->event_seq = 1; /* the column's default */
     if (state == REC_QUEUED) {
         rec->result = NULL;
         rec->words = 0;
@@ -391,6 +392,14 @@ int store_record_regenerate(store_conn_t *c, const record_t *in, const rec_actio
     return c->ops->record_regenerate(c, &r, act, keep, a, out, job_id);
 }
 
+int store_record_regenerated(store_conn_t *c, const record_t *in, idem_keep_t *keep, arena_t *a,
+                             record_t *out)
+{
+    record_t r = *in;
+    store_doc_defaults(&r);
+    return c->ops->record_regenerated(c, &r, keep, a, out);
+}
+
 int store_revision_list(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
                         int64_t *total)
@@ -495,16 +504,19 @@ bool store_probes(const store_t *s)
     return s->ops->list_probes;
 }
 
-int store_job_progress(store_conn_t *c, const job_t *job, const char *text, const char *payload)
+int store_job_progress(store_conn_t *c, int64_t job_id, const char *token, const char *pieces,
+                       int64_t seq, const char *payload)
 {
-    return c->ops->job_progress ? c->ops->job_progress(c, job, text, payload) : STORE_OK;
+    return c->ops->job_progress ? c->ops->job_progress(c, job_id, token, pieces, seq, payload)
+                                : STORE_OK;
 }
 
 int store_record_partial(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
-                         const char **text)
+                         const char **text, int64_t *seq)
 {
     *text = NULL;
-    return c->ops->record_partial ? c->ops->record_partial(c, kind, id, a, text) : STORE_OK;
+    *seq = 0;
+    return c->ops->record_partial ? c->ops->record_partial(c, kind, id, a, text, seq) : STORE_OK;
 }
 
 int store_notify(store_conn_t *c, const char *payload)

@@ -80,6 +80,9 @@ typedef struct {
     const char *template_name;
     /* The number of the latest revision (API.md §16); 0 while there is none. */
     int64_t revision;
+    /* The number of the record's latest event (records.h: its event sequence), moved
+     * on by the store with each change of its life; 1 once created. */
+    int64_t event_seq;
     /* From a list with a probe (list_query_t.probe): the caller already has this
      * version of the record; only kind, id and updated_us are set. */
     bool probed;
@@ -197,6 +200,9 @@ typedef struct {
     const char *action;
     int64_t sel_start, sel_end;
     record_t rec;     /* kind, id, user_id and the input fields */
+    /* Set by the worker before job_complete / job_fail: the text pieces its generation
+     * published (each one an event of the record's sequence, records.h). */
+    int64_t pieces;
 } job_t;
 
 /* What a regeneration's job carries for an action (API.md §17), or NULL for none. */
@@ -412,6 +418,8 @@ int store_job_counts(store_conn_t *c, int64_t *queued, int64_t *running);
 /* Revisions (see store_ops_t.record_regenerate...). */
 int store_record_regenerate(store_conn_t *c, const record_t *in, const rec_action_t *act,
                             idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id);
+int store_record_regenerated(store_conn_t *c, const record_t *in, idem_keep_t *keep, arena_t *a,
+                             record_t *out);
 int store_revision_list(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
                         int64_t *total);
@@ -441,9 +449,10 @@ bool store_shared(const store_t *s);
 /* Events between processes (see store_ops_t.job_progress...); STORE_OK doing nothing
  * (NULL listener) when the store is not shared. */
 typedef struct store_listener store_listener_t;
-int store_job_progress(store_conn_t *c, const job_t *job, const char *text, const char *payload);
+int store_job_progress(store_conn_t *c, int64_t job_id, const char *token, const char *pieces,
+                       int64_t seq, const char *payload);
 int store_record_partial(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
-                         const char **text);
+                         const char **text, int64_t *seq);
 int store_notify(store_conn_t *c, const char *payload);
 store_listener_t *store_listen(store_t *s, void (*fn)(void *arg, const char *payload),
                                void (*connected)(void *arg), void *arg);

@@ -161,6 +161,13 @@ typedef struct store_ops {
      * "action" with the action's name. */
     int (*record_regenerate)(store_conn_t *c, const record_t *in, const rec_action_t *act,
                              idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id);
+    /* A document regenerated already (generated in the request, no job): in holds the
+     * new inputs and result (words, usage); in one transaction, as record_regenerate and
+     * job_complete would (BUSY, NOTFOUND alike; the event sequence +2: queued and
+     * completed), the next revision ("regeneration"), the usage (§19) and keep. *out is
+     * the record as stored. */
+    int (*record_regenerated)(store_conn_t *c, const record_t *in, idem_keep_t *keep,
+                              arena_t *a, record_t *out);
     /* Newest first, per_page from page (1-based); *total all of them. NOTFOUND when the
      * record is not the user's. */
     int (*revision_list)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
@@ -226,17 +233,18 @@ typedef struct store_ops {
     int (*media_keys)(store_conn_t *c, arena_t *a, const char ***keys, size_t *n);
 
     /* Optional (NULL when one process owns the store): events between processes.
-     * job_progress keeps the text so far of a running job (while the token matches,
-     * else STALE) and sends payload to the listeners, in one statement.
-     * record_partial reads it back (*text NULL when none yet; NOTFOUND when the
-     * record has no job). notify sends payload to every listener (of every process).
+     * job_progress appends pieces to the text so far of a running job, keeps seq (the
+     * number of the last of them, records.h) with it (while the token matches, else
+     * STALE) and sends payload to the listeners, in one statement; a claim empties
+     * both. record_partial reads them back (*text NULL and *seq 0 when none yet;
+     * NOTFOUND when the record has no job). notify sends payload to every listener (of every process).
      * listen_start runs a thread with a connection of its own that calls fn with each
      * payload, and connected after each (re)connection (notifications may have been
      * missed before it). */
-    int (*job_progress)(store_conn_t *c, const job_t *job, const char *text,
-                        const char *payload);
+    int (*job_progress)(store_conn_t *c, int64_t job_id, const char *token, const char *pieces,
+                        int64_t seq, const char *payload);
     int (*record_partial)(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
-                          const char **text);
+                          const char **text, int64_t *seq);
     int (*notify)(store_conn_t *c, const char *payload);
     struct store_listener *(*listen_start)(store_t *s, void (*fn)(void *arg, const char *payload),
                                            void (*connected)(void *arg), void *arg);
@@ -262,12 +270,12 @@ extern const store_ops_t store_postgres_ops;
 #define DOC_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, "         \
     "creativity, template_id, result, words, prompt_tokens, completion_tokens, truncated, " \
-    "revision, tone, language, length"
+    "revision, tone, language, length, event_seq"
 #define IMG_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
     "resolution, style, media_key, revised_prompt, NULL, NULL, false, revision, NULL, NULL, " \
-    "NULL"
-#define REC_NCOLS 20
+    "NULL, event_seq"
+#define REC_NCOLS 21
 /* The columns of a revision row (revision_t), in the order both backends read them. */
 #define REVDOC_COLS                                                                        \
     "number, source, action, created_us, prompt, creativity, template_id, tone, language, " \
@@ -280,6 +288,11 @@ extern const store_ops_t store_postgres_ops;
  * one version of it (api/rcache.h relies on this). greatest: the SQL dialect's
  * two-argument maximum; now: the parameter holding now_us(). */
 #define STORE_BUMP(greatest, now) "updated_us = " greatest "(" now ", updated_us + 1)"
+/* The record's event sequence (records.h) moved on by n (an SQL expression), in the
+ * statement of the change the events describe: claim 1, complete and fail 1 + the text
+ * pieces the generation published (job_t.pieces), regenerate 1, restore 1, an edit of
+ * the result 1; a create stores 1 (the column's default). */
+#define STORE_SEQ(n) "event_seq = event_seq + " n
 
 /* List statement keys. */
 enum {
@@ -380,6 +393,7 @@ store_pages_t *store_pages(store_t *s);
     .idem_begin = p##_idem_begin, .idem_finish = p##_idem_finish,                         \
     .idem_abort = p##_idem_abort, .idem_keep = p##_idem_keep,                               \
     .media_keys = p##_media_keys, .record_regenerate = p##_record_regenerate,             \
+    .record_regenerated = p##_record_regenerated,                                           \
     .revision_list = p##_revision_list, .revision_get = p##_revision_get,                 \
     .revision_restore = p##_revision_restore, .revision_trim = p##_revision_trim,          \
     .template_create = p##_template_create, .template_get = p##_template_get,             \

@@ -1,7 +1,7 @@
 /* fuzz_route.c — the router on arbitrary paths and methods. Invariants: record
  * routes (a record's, its revisions', an admin user's or key's, a template's) carry a positive id, a 405 names the methods allowed, and the answer does
  * not depend on anything after a NUL. */
-#include "api/api.h"
+#include "api/api_int.h"
 #include "fuzz.h"
 
 #include <string.h>
@@ -17,10 +17,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = size - 1 < sizeof(path) - 1 ? size - 1 : sizeof(path) - 1;
     memcpy(path, data + 1, n);
     path[n] = '\0';
-    rec_kind_t kind;
-    int64_t id;
-    int allowed;
-    route_t rt = api_route(method, path, &kind, &id, &allowed);
+    route_match_t m;
+    route_t rt = api_route(method, path, &m);
+    rec_kind_t kind = m.kind;
+    int64_t id = m.id;
+    int allowed = m.allowed;
     bool with_id = rt == ROUTE_SHOW || rt == ROUTE_UPDATE || rt == ROUTE_DELETE ||
                    rt == ROUTE_EXPORT || rt == ROUTE_REGENERATE || rt == ROUTE_REVISIONS ||
                    rt == ROUTE_REVISION || rt == ROUTE_RESTORE || rt == ROUTE_ADMIN_USER ||
@@ -32,7 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rt == ROUTE_NOT_ALLOWED)
         FUZZ_CHECK(allowed != 0);
     if (rt == ROUTE_MEDIA)
-        FUZZ_CHECK(strncmp(path, "/media/", 7) == 0);
+        FUZZ_CHECK(strncmp(path, "/media/", 7) == 0 && m.rest == path + 7);
+    /* a row exactly when answered by a handler; a label exactly when the path is known */
+    FUZZ_CHECK((m.row != NULL) == (rt != ROUTE_NOT_FOUND && rt != ROUTE_NOT_ALLOWED));
+    FUZZ_CHECK((m.metric == MR_OTHER) == (rt == ROUTE_NOT_FOUND));
     FUZZ_CHECK(kind == KIND_DOC || kind == KIND_IMG);
     return 0;
 }

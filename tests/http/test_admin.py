@@ -181,6 +181,29 @@ class TeamTest(ServerTest):
             self.assertError(r, 405, "Method not allowed.")
             self.assertEqual(r.header("Allow"), allow)
 
+    def test_me_tells_every_key_who_it_is(self):
+        """GET /me (the contract is silent on a "who am I"; the web app shows who is
+        signed in with it): the key's user and the key itself, for a key of any scope;
+        the key's secret never; 401 without a valid key, 405 for another method."""
+        u = self.new_user("mona", quota_words="500")
+        keys = {s: self.new_key(u["id"], scope=s) for s in ("write", "read")}
+        for scope, k in keys.items():
+            r = self.req("GET", API + "/me", key=k["key"])
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.json["status"], 200)
+            self.assertEqual(r.json["data"]["user"], self.a("GET", f"/admin/users/{u['id']}").json["data"])
+            self.assertEqual(r.json["data"]["key"], {x: k[x] for x in k if x != "key"})
+            self.assertEqual(r.json["data"]["key"]["scope"], scope)
+            self.assertNotIn(k["key"], r.body.decode())
+        r = self.req("GET", API + "/me", key=self.admin)
+        self.assertEqual((r.status, r.json["data"]["user"]["name"], r.json["data"]["key"]["scope"]),
+                         (200, "root", "admin"))
+        self.assertError(self.req("GET", API + "/me", key="ink_not_a_key"), 401, "Unauthenticated.")
+        r = self.req("POST", API + "/me", key=keys["write"]["key"])
+        self.assertEqual((r.status, r.header("Allow")), (405, "GET, HEAD"))
+        self.a("DELETE", f"/admin/keys/{keys['read']['id']}")
+        self.assertError(self.req("GET", API + "/me", key=keys["read"]["key"]), 401, "Unauthenticated.")
+
     def test_keys_shown_once_listed_and_revoked(self):
         u = self.new_user("dave")
         k = self.new_key(u["id"], scope="read")

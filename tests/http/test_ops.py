@@ -122,6 +122,26 @@ class Metrics(ServerTest):
         self.assertNotIn(self.alice[4:20], text)
         self.assertNotIn(f'/api/v1/documents/{doc["id"]}"', text)
 
+    def test_a_refused_method_keeps_its_paths_template(self):
+        # the route table's row labels the 405 as it labels the methods the path takes
+        doc = self.make_doc()
+        _, before = self.scrape()
+        D = "inkwell_http_requests_total"
+        asked = [("POST", f"/api/v1/documents/{doc['id']}/revisions", "/api/v1/documents/{id}"),
+                 ("GET", f"/api/v1/images/{doc['id']}/regenerate", "/api/v1/images/{id}"),
+                 ("PUT", "/api/v1/templates/", "/api/v1/templates"),
+                 ("POST", f"/api/v1/documents/{doc['id']}/export/", "/api/v1/documents/{id}/export")]
+        for method, path, _ in asked:
+            r = self.req(method, path)
+            self.assertEqual(r.status, 405, (method, path))
+        want = value(before, D, route=asked[-1][2], method="POST", status="4xx") + 1
+        settled(lambda: self.scrape()[1], D, want, route=asked[-1][2], method="POST",
+                status="4xx")
+        _, after = self.scrape()
+        for method, _, route in asked:
+            lab = dict(route=route, method=method, status="4xx")
+            self.assertEqual(value(after, D, **lab) - value(before, D, **lab), 1, lab)
+
     def test_in_flight_and_build_info(self):
         _, m = self.scrape()
         self.assertGreaterEqual(value(m, "inkwell_http_requests_in_flight"), 1)  # the scrape itself

@@ -1,8 +1,11 @@
 /* test_records.c — the records service's event hub (src/records/events.c): events
- * reach the subscribers of their record only, with their payload; the text so far of a
- * local generation is handed over atomically with a subscription; observers see local
- * events and not other processes'; unsubscribe stops delivery; release tells every
- * subscriber and later subscriptions at once; ticks come. */
+ * reach the subscribers of their record only, with their payload; a subscription from a
+ * sequence number replays, piece by piece, the events of the generation the hub holds
+ * numbered after it; numbers a subscriber had already (or older ones) are not
+ * delivered again; another process's pieces are held for replays while subscribers
+ * follow them; observers see local events and not other processes'; unsubscribe stops
+ * delivery; release tells every subscriber and later subscriptions at once; ticks
+ * come; many threads' pieces arrive in order, numbered without a gap. */
 #include "records/records_int.h"
 #include "test.h"
 
@@ -16,12 +19,23 @@ typedef struct {
     int64_t last_offset;
     const char *error;
     int64_t rec_id;
+    int64_t seqs[64]; /* the numbers of the first events (ticks aside) */
+    int nseqs;
+    int64_t last_seq;
+    bool out_of_order; /* a numbered event not after the previous one */
 } seen_t;
 
 static void on_event(void *arg, const rev_t *ev)
 {
     seen_t *s = arg;
     s->n[ev->type]++;
+    if (ev->type != REV_TICK && s->nseqs < 64)
+        s->seqs[s->nseqs++] = ev->seq;
+    if (ev->seq > 0) {
+        if (ev->seq <= s->last_seq)
+            s->out_of_order = true;
+        s->last_seq = ev->seq;
+    }
     if (ev->type == REV_TEXT) {
         buf_append(&s->text, ev->text, ev->len);
         s->last_offset = ev->offset;
@@ -32,16 +46,20 @@ static void on_event(void *arg, const rev_t *ev)
         s->rec_id = ev->rec->id;
 }
 
-static void publish_text(hub_t *h, int64_t id, const char *piece, int64_t *offset)
+/* A piece of generation gen (its GENERATING number): the pieces so far are
+ * (*offset's) gen + 1, gen + 2, ... */
+static void publish_piece(hub_t *h, int64_t id, int64_t gen, const char *piece,
+                          int64_t *offset, int64_t *seq, bool local)
 {
     size_t len = strlen(piece);
     *offset += (int64_t)len;
+    *seq = *seq ? *seq + 1 : gen + 1;
     rev_t ev = {.type = REV_TEXT, .kind = KIND_DOC, .id = id, .text = piece, .len = len,
-                .offset = *offset};
-    hub_publish(h, &ev, true);
+                .offset = *offset, .seq = *seq, .gen_seq = gen, .pieces = 1};
+    hub_publish(h, &ev, local);
 }
 
-static void test_delivery_and_live_text(void)
+static void test_delivery_and_replay(void)
 {
     hub_t *h = hub_new(30);
     seen_t a = {0}, b = {0}, obs = {0};
@@ -49,27 +67,56 @@ static void test_delivery_and_live_text(void)
     buf_init(&b.text);
     buf_init(&obs.text);
     hub_observe(h, on_event, &obs);
-    records_sub_t *sa = hub_subscribe(h, KIND_DOC, 7, 1, on_event, &a, NULL, NULL);
+    records_sub_t *sa = hub_subscribe(h, KIND_DOC, 7, 1, 0, on_event, &a);
     CHECK_INT(hub_subscribers(h, KIND_DOC, 1), 1);
     CHECK_INT(hub_subscribers(h, KIND_IMG, 1), 0);
 
-    rev_t gen = {.type = REV_GENERATING, .kind = KIND_DOC, .id = 1, .user_id = 7};
+    rev_t gen = {.type = REV_GENERATING, .kind = KIND_DOC, .id = 1, .user_id = 7, .seq = 2,
+                 .gen_seq = 2};
     hub_publish(h, &gen, true);
-    int64_t off = 0;
-    publish_text(h, 1, "héllo ", &off);
-    publish_text(h, 1, "wörld", &off);
-    /* a late subscriber gets the text so far, then what follows */
-    char *live = NULL;
-    size_t live_len = 0;
-    records_sub_t *sb = hub_subscribe(h, KIND_DOC, 7, 1, on_event, &b, &live, &live_len);
-    CHECK_STR(live, "héllo wörld");
-    CHECK_INT(live_len, strlen("héllo wörld"));
-    free(live);
-    publish_text(h, 1, "!", &off);
+    int64_t off = 0, seq = 0;
+    publish_piece(h, 1, 2, "héllo ", &off, &seq, true);
+    publish_piece(h, 1, 2, "wörld", &off, &seq, true);
+    /* a late subscriber from 0 gets the generation so far replayed event by event (its
+     * GENERATING, then each piece as its own TEXT, numbered), then what follows */
+    records_sub_t *sb = hub_subscribe(h, KIND_DOC, 7, 1, 0, on_event, &b);
+    CHECK_INT(b.n[REV_GENERATING], 1);
+    CHECK_INT(b.n[REV_TEXT], 2);
+    CHECK_STR(buf_cstr(&b.text), "héllo wörld");
+    CHECK_INT(b.nseqs, 3);
+    CHECK_INT(b.seqs[0], 2);
+    CHECK_INT(b.seqs[1], 3);
+    CHECK_INT(b.seqs[2], 4);
+    /* from a number: only what comes after it */
+    seen_t f = {0};
+    buf_init(&f.text);
+    records_sub_t *sf = hub_subscribe(h, KIND_DOC, 7, 1, 3, on_event, &f);
+    CHECK_INT(f.n[REV_GENERATING], 0);
+    CHECK_STR(buf_cstr(&f.text), "wörld");
+    CHECK_INT(f.last_offset, (int64_t)strlen("héllo wörld"));
+    hub_unsubscribe(h, sf);
+    seen_t g = {0};
+    buf_init(&g.text);
+    records_sub_t *sg = hub_subscribe(h, KIND_DOC, 7, 1, 4, on_event, &g);
+    CHECK_INT(g.nseqs, 0);
+    hub_unsubscribe(h, sg);
+    publish_piece(h, 1, 2, "!", &off, &seq, true);
     CHECK_STR(buf_cstr(&a.text), "héllo wörld!");
-    CHECK_STR(buf_cstr(&b.text), "!");
+    CHECK_STR(buf_cstr(&b.text), "héllo wörld!");
     CHECK_INT(b.last_offset, (int64_t)strlen("héllo wörld!"));
+    CHECK_INT(b.last_seq, 5);
+    CHECK(!a.out_of_order && !b.out_of_order);
     CHECK_STR(buf_cstr(&obs.text), "héllo wörld!");
+    /* a number they had (or an older one) is not delivered again */
+    rev_t again = {.type = REV_TEXT, .kind = KIND_DOC, .id = 1, .text = "!", .len = 1,
+                   .offset = off, .seq = 5, .gen_seq = 2, .pieces = 1};
+    hub_publish(h, &again, false);
+    gen.seq = 2;
+    hub_publish(h, &gen, false);
+    CHECK_INT(a.n[REV_TEXT], 3);
+    CHECK_INT(a.n[REV_GENERATING], 1);
+    buf_free(&f.text);
+    buf_free(&g.text);
 
     /* another record's events do not reach them */
     rev_t other = {.type = REV_COMPLETED, .kind = KIND_DOC, .id = 2};
@@ -78,16 +125,15 @@ static void test_delivery_and_live_text(void)
     CHECK_INT(obs.n[REV_COMPLETED], 1);
 
     /* the end carries its payload; no more live text afterwards */
-    record_t rec = {.kind = KIND_DOC, .id = 1};
-    rev_t done = {.type = REV_COMPLETED, .kind = KIND_DOC, .id = 1, .rec = &rec};
+    record_t rec = {.kind = KIND_DOC, .id = 1, .event_seq = 6};
+    rev_t done = {.type = REV_COMPLETED, .kind = KIND_DOC, .id = 1, .rec = &rec, .seq = 6};
     hub_publish(h, &done, true);
     CHECK_INT(a.rec_id, 1);
     CHECK_INT(b.rec_id, 1);
     seen_t c = {0};
     buf_init(&c.text);
-    live = (char *)"x";
-    records_sub_t *sc = hub_subscribe(h, KIND_DOC, 7, 1, on_event, &c, &live, &live_len);
-    CHECK(live == NULL);
+    records_sub_t *sc = hub_subscribe(h, KIND_DOC, 7, 1, 0, on_event, &c);
+    CHECK_INT(c.nseqs, 0); /* a finished generation is not held: the store has it */
 
     /* an event of another process: subscribers yes, observers no */
     rev_t remote = {.type = REV_FAILED, .kind = KIND_DOC, .id = 1, .error = "why"};
@@ -107,7 +153,7 @@ static void test_delivery_and_live_text(void)
     CHECK_INT(c.n[REV_RELEASED], 1);
     seen_t d = {0};
     buf_init(&d.text);
-    records_sub_t *sd = hub_subscribe(h, KIND_IMG, 7, 9, on_event, &d, NULL, NULL);
+    records_sub_t *sd = hub_subscribe(h, KIND_IMG, 7, 9, 0, on_event, &d);
     CHECK_INT(d.n[REV_RELEASED], 1);
     hub_unsubscribe(h, sb);
     hub_unsubscribe(h, sc);
@@ -125,8 +171,8 @@ static void test_ticks_and_watched(void)
     hub_t *h = hub_new(0.05);
     seen_t a = {0};
     buf_init(&a.text);
-    records_sub_t *s1 = hub_subscribe(h, KIND_DOC, 3, 10, on_event, &a, NULL, NULL);
-    records_sub_t *s2 = hub_subscribe(h, KIND_IMG, 4, 11, on_event, &a, NULL, NULL);
+    records_sub_t *s1 = hub_subscribe(h, KIND_DOC, 3, 10, 0, on_event, &a);
+    records_sub_t *s2 = hub_subscribe(h, KIND_IMG, 4, 11, 0, on_event, &a);
     rec_kind_t kinds[4];
     int64_t users[4], ids[4];
     CHECK_INT(hub_watched(h, kinds, users, ids, 4), 2);
@@ -155,11 +201,11 @@ typedef struct {
 static void *publisher(void *p)
 {
     pub_arg_t *a = p;
-    rev_t gen = {.type = REV_GENERATING, .kind = KIND_DOC, .id = a->id};
+    rev_t gen = {.type = REV_GENERATING, .kind = KIND_DOC, .id = a->id, .seq = 1, .gen_seq = 1};
     hub_publish(a->h, &gen, true);
-    int64_t off = 0;
+    int64_t off = 0, seq = 0;
     for (int i = 0; i < 2000; i++)
-        publish_text(a->h, a->id, "ab", &off);
+        publish_piece(a->h, a->id, 1, "ab", &off, &seq, true);
     return NULL;
 }
 
@@ -174,7 +220,7 @@ static void test_threads(void)
     for (int i = 0; i < N; i++) {
         memset(&seen[i], 0, sizeof(seen[i]));
         buf_init(&seen[i].text);
-        subs[i] = hub_subscribe(h, KIND_DOC, 1, 100 + i, on_event, &seen[i], NULL, NULL);
+        subs[i] = hub_subscribe(h, KIND_DOC, 1, 100 + i, 0, on_event, &seen[i]);
         args[i] = (pub_arg_t){h, 100 + i};
         pthread_create(&t[i], NULL, publisher, &args[i]);
     }
@@ -183,10 +229,66 @@ static void test_threads(void)
     for (int i = 0; i < N; i++) {
         CHECK_INT(seen[i].text.len, 4000);
         CHECK_INT(seen[i].last_offset, 4000);
+        CHECK_INT(seen[i].last_seq, 2001); /* 1 generating, then 2000 pieces */
+        CHECK(!seen[i].out_of_order);
+        for (int k = 0; k < seen[i].nseqs; k++) /* no gap: 1, 2, 3, ... */
+            CHECK_INT(seen[i].seqs[k], k + 1);
         hub_unsubscribe(h, subs[i]);
         buf_free(&seen[i].text);
     }
     hub_free(h);
+}
+
+/* Another process's pieces (local = false): held while subscribers here follow them,
+ * so a second subscriber gets them replayed; a gap is left to the caller (remote.c fills
+ * it from the job's row: hub_text_known says what is held); the end drops them. */
+static void test_followed(void)
+{
+    hub_t *h = hub_new(30);
+    seen_t a = {0}, b = {0};
+    buf_init(&a.text);
+    buf_init(&b.text);
+    size_t len;
+    int64_t seq;
+    CHECK(!hub_text_known(h, KIND_DOC, 5, 4, &len, &seq));
+    records_sub_t *sa = hub_subscribe(h, KIND_DOC, 1, 5, 0, on_event, &a);
+    int64_t off = 0, s = 0;
+    publish_piece(h, 5, 4, "one ", &off, &s, false);
+    publish_piece(h, 5, 4, "two ", &off, &s, false);
+    CHECK(hub_text_known(h, KIND_DOC, 5, 4, &len, &seq));
+    CHECK_INT(len, 8);
+    CHECK_INT(seq, 6);
+    CHECK(!hub_text_known(h, KIND_DOC, 5, 9, &len, &seq)); /* another generation */
+    /* a gap filled from the row comes as one event of two pieces: held */
+    rev_t filled = {.type = REV_TEXT, .kind = KIND_DOC, .id = 5, .text = "three four", .len = 10,
+                    .offset = 18, .seq = 8, .gen_seq = 4, .pieces = 2};
+    hub_publish(h, &filled, false);
+    hub_publish(h, &filled, false); /* heard twice: delivered once */
+    CHECK_INT(a.n[REV_TEXT], 3);
+    records_sub_t *sb = hub_subscribe(h, KIND_DOC, 1, 5, 0, on_event, &b);
+    CHECK_STR(buf_cstr(&b.text), "one two three four");
+    CHECK_INT(b.n[REV_TEXT], 3);
+    CHECK_INT(b.n[REV_GENERATING], 1);
+    CHECK_INT(b.seqs[0], 4);
+    CHECK_INT(b.seqs[3], 8);
+    record_t rec = {.kind = KIND_DOC, .id = 5, .event_seq = 9};
+    rev_t done = {.type = REV_COMPLETED, .kind = KIND_DOC, .id = 5, .rec = &rec, .seq = 9};
+    hub_publish(h, &done, false);
+    CHECK(!hub_text_known(h, KIND_DOC, 5, 4, &len, &seq));
+    CHECK_INT(a.n[REV_COMPLETED], 1);
+    CHECK_INT(b.n[REV_COMPLETED], 1);
+    /* deleted is last: nothing after it */
+    rev_t del = {.type = REV_DELETED, .kind = KIND_DOC, .id = 5, .seq = RECORDS_SEQ_END};
+    hub_publish(h, &del, false);
+    hub_publish(h, &done, false);
+    CHECK_INT(a.n[REV_DELETED], 1);
+    CHECK_INT(a.n[REV_COMPLETED], 1);
+    CHECK(!a.out_of_order && !b.out_of_order);
+    hub_unsubscribe(h, sa);
+    hub_unsubscribe(h, sb);
+    hub_free(h);
+    buf_free(&a.text);
+    buf_free(&b.text);
 }
 
 int main(void)
@@ -194,8 +296,9 @@ int main(void)
     CHECK_STR(rec_state_name(REC_GENERATING), "generating");
     CHECK_INT(rec_state_parse("completed"), REC_COMPLETED);
     CHECK_INT(rec_state_parse("queued"), REC_QUEUED);
-    test_delivery_and_live_text();
+    test_delivery_and_replay();
     test_ticks_and_watched();
+    test_followed();
     test_threads();
     TEST_DONE();
 }

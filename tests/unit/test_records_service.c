@@ -4,8 +4,11 @@
  * real media directory: the stored row is what COMPLETED carries (nobody reads it
  * again), a failure is published with its code, an unavailable store is retried, a
  * picture that no record came to refer to is removed, the revision cap trims past
- * --max-revisions and removes the trimmed pictures, and the stored error of a record
- * maps back to its failure code. */
+ * --max-revisions and removes the trimmed pictures, the stored error of a record
+ * maps back to its failure code, and the event sequence: the store is told how many
+ * pieces a generation published and its end carries the number stored; a subscriber
+ * from a number gets the rest of a running generation replayed, then what follows, each
+ * number once. */
 #include "records/records_int.h"
 #include "store/store_int.h" /* a fake backend of its own */
 #include "test.h"
@@ -25,7 +28,7 @@ typedef struct {
     atomic_bool *stop_after_unavailable; /* set once the unavailable answers are used up */
     char last_key[MEDIA_KEY_LEN + 1];
     char last_text[256];
-    int64_t last_words, last_prompt_tokens;
+    int64_t last_words, last_prompt_tokens, last_pieces;
     char last_error[256];
     int64_t stored_revision; /* the revision of the row job_complete gives back */
     const char *trim_keys[4];
@@ -60,6 +63,7 @@ static int fake_complete(store_conn_t *c, const job_t *job, const char *result, 
     snprintf(f->last_text, sizeof(f->last_text), "%s", result ? result : "");
     f->last_words = words;
     f->last_prompt_tokens = job->rec.prompt_tokens;
+    f->last_pieces = job->pieces;
     (void)revised;
     if (f->answer == STORE_OK && out) {
         record_copy(a, out, &job->rec);
@@ -68,6 +72,7 @@ static int fake_complete(store_conn_t *c, const job_t *job, const char *result, 
         out->media_key = media_key ? arena_strdup(a, media_key) : NULL;
         out->revision = f->stored_revision;
         out->updated_us = 4242;
+        out->event_seq = job->rec.event_seq + 1 + job->pieces; /* as STORE_SEQ does */
     }
     return f->answer;
 }
@@ -76,7 +81,7 @@ static int fake_fail(store_conn_t *c, const job_t *job, const char *error)
 {
     fake_t *f = fk(c);
     f->fails++;
-    (void)job;
+    f->last_pieces = job->pieces;
     if (take_unavailable(f))
         return STORE_UNAVAILABLE;
     snprintf(f->last_error, sizeof(f->last_error), "%s", error);
@@ -124,7 +129,9 @@ typedef struct {
     int n[REV_TICK + 1];
     rec_failure_t failure;
     char error[256];
-    int64_t job_id, revision, updated_us;
+    int64_t job_id, revision, updated_us, seq;
+    int64_t seqs[16];
+    int nseqs;
     char result[256];
     bool had_rec;
 } seen_t;
@@ -134,6 +141,9 @@ static void on_event(void *arg, const rev_t *ev)
     seen_t *s = arg;
     s->n[ev->type]++;
     s->job_id = ev->job_id;
+    s->seq = ev->seq;
+    if (ev->type != REV_TICK && s->nseqs < 16)
+        s->seqs[s->nseqs++] = ev->seq;
     if (ev->type == REV_FAILED || ev->type == REV_UNSTORED) {
         s->failure = ev->failure;
         snprintf(s->error, sizeof(s->error), "%s", ev->error ? ev->error : "");
@@ -343,6 +353,57 @@ static void test_stored_errors_map_to_codes(void)
     CHECK(!records_last_failed(&r));
 }
 
+static void test_event_numbers(void)
+{
+    env_t e;
+    env_init(&e, 50);
+    /* a generation claimed at 2 (its GENERATING) that published 5 pieces, 3..7 */
+    job_t job = doc_job(6);
+    job.rec.event_seq = 2;
+    rev_t gen = {.type = REV_GENERATING, .kind = KIND_DOC, .id = 6, .user_id = 3, .seq = 2,
+                 .gen_seq = 2, .job_id = job.id};
+    records_publish(e.s, &gen);
+    const char *pieces[] = {"a", "b", "c", "d", "e"};
+    for (int i = 0; i < 5; i++) {
+        rev_t t = {.type = REV_TEXT, .kind = KIND_DOC, .id = 6, .user_id = 3, .text = pieces[i],
+                   .len = 1, .offset = i + 1, .seq = 3 + i, .gen_seq = 2, .pieces = 1,
+                   .job_id = job.id};
+        records_publish(e.s, &t);
+        if (i == 2) { /* a subscriber from 4 joins after the third piece (5) */
+            seen_t late = {0};
+            records_sub_t *sub = records_subscribe(e.s, KIND_DOC, 3, 6, 4, on_event, &late);
+            CHECK_INT(late.nseqs, 1);
+            CHECK_INT(late.seqs[0], 5);
+            records_unsubscribe(e.s, sub);
+        }
+    }
+    seen_t sub_seen = {0};
+    records_sub_t *sub = records_subscribe(e.s, KIND_DOC, 3, 6, 0, on_event, &sub_seen);
+    CHECK_INT(sub_seen.nseqs, 6); /* GENERATING 2, then the pieces 3..7 */
+    for (int i = 0; i < sub_seen.nseqs; i++)
+        CHECK_INT(sub_seen.seqs[i], 2 + i);
+    records_outcome_t o = {.ok = true, .text = "abcde", .t0 = mono_s(), .pieces = 5};
+    CHECK_INT(records_store_outcome(e.s, &e.f.base, &job, &o, NULL), STORE_OK);
+    CHECK_INT(e.f.last_pieces, 5);   /* the store counts them */
+    CHECK_INT(sub_seen.seq, 8);      /* and the end carries the number it stored */
+    CHECK_INT(sub_seen.n[REV_COMPLETED], 1);
+    /* heard again (another process's re-read): not delivered twice */
+    record_t again = {.kind = KIND_DOC, .id = 6, .user_id = 3, .event_seq = 8};
+    rev_t dup = {.type = REV_COMPLETED, .kind = KIND_DOC, .id = 6, .user_id = 3, .rec = &again,
+                 .seq = 8};
+    records_publish(e.s, &dup);
+    CHECK_INT(sub_seen.n[REV_COMPLETED], 1);
+    /* a failure: generating + pieces + 1, computed as the store does */
+    job_t job2 = doc_job(7);
+    job2.rec.event_seq = 4;
+    records_outcome_t f = {.ok = false, .error = "no", .t0 = mono_s(), .pieces = 2};
+    CHECK_INT(records_store_outcome(e.s, &e.f.base, &job2, &f, NULL), STORE_OK);
+    CHECK_INT(e.f.last_pieces, 2);
+    CHECK_INT(e.seen.seq, 7);
+    records_unsubscribe(e.s, sub);
+    env_free(&e);
+}
+
 int main(void)
 {
     test_document_outcome_is_stored_once_and_published_as_stored();
@@ -351,5 +412,6 @@ int main(void)
     test_picture_no_record_refers_to_is_removed();
     test_revision_cap_trims_and_removes_pictures();
     test_stored_errors_map_to_codes();
+    test_event_numbers();
     TEST_DONE();
 }

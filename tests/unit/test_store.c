@@ -795,6 +795,8 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_STR(a.rec.prompt, "owls");
     CHECK(a.rec.creativity == 0.25);
     CHECK_INT(a.rec.template_id, 4);
+    CHECK_INT(d1.event_seq, 1); /* the event sequence (records.h): created 1, claimed 2 */
+    CHECK_INT(a.rec.event_seq, 2);
     CHECK_STATE(t, KIND_DOC, me, d1.id, "generating");
     CHECK_STATE(t, KIND_DOC, me, d2.id, "queued");
 
@@ -821,6 +823,7 @@ static void test_jobs_basic(ctx_t *t)
     a_done.rec.prompt_tokens = 12;
     a_done.rec.completion_tokens = 345;
     a_done.rec.truncated = true;
+    a_done.pieces = 3; /* numbered 3, 4, 5 by the worker: completed is 6 */
     CHECK_INT(t->ops->job_complete(t->c, &a_done, "alpha beta", 2, NULL, NULL, NULL, NULL), STORE_OK);
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d1.id, &t->a, &g), STORE_OK);
@@ -831,6 +834,7 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_INT(g.prompt_tokens, 12);
     CHECK_INT(g.completion_tokens, 345);
     CHECK(g.truncated);
+    CHECK_INT(g.event_seq, 6);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 2);
 
@@ -839,10 +843,13 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_STR(rec_state_name(g.state), "completed");
     CHECK_STR(g.media_key, "k/abc.png");
     CHECK_STR(g.revised_prompt, "a better cat");
+    CHECK_INT(g.event_seq, 3);
 
+    c.pieces = 1;
     CHECK_INT(t->ops->job_fail(t->c, &c, "The provider refused."), STORE_OK);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, me, d2.id, &t->a, &g), STORE_OK);
     CHECK_STR(rec_state_name(g.state), "failed");
+    CHECK_INT(g.event_seq, 4); /* 1, 2 claimed, 3 a piece, 4 failed */
     CHECK_STR(g.error, "The provider refused.");
     CHECK(g.result == NULL);
 
@@ -859,6 +866,42 @@ static void test_jobs_basic(ctx_t *t)
     const char *key = NULL;
     CHECK_INT(delete_one(t->ops, t->c, KIND_IMG, me, i1.id, &t->a, &key), STORE_OK);
     CHECK_STR(key, "k/abc.png");
+}
+
+/* A document regenerated in the request (record_regenerated): one transaction stores
+ * the new inputs and text as the next revision, the event sequence moved on by 2; a
+ * record being generated is BUSY, another user's NOTFOUND. */
+static void test_regenerated(ctx_t *t)
+{
+    int64_t me = user(t, "regen");
+    record_t d = {.kind = KIND_DOC, .user_id = me, .name = "r", .prompt = "old",
+                  .creativity = 0.5, .template_id = 2};
+    int64_t jid;
+    CHECK_INT(t->ops->record_create(t->c, &d, NULL, &jid), STORE_OK);
+    job_t j = {0};
+    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &j), STORE_OK);
+    CHECK_INT(j.rec.id, d.id);
+    record_t in = d;
+    in.prompt = "new";
+    in.result = "fresh words here";
+    in.words = 3;
+    in.prompt_tokens = in.completion_tokens = -1;
+    in.tone = "neutral", in.language = "en", in.length = "medium";
+    record_t out;
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_BUSY);
+    CHECK_INT(t->ops->job_complete(t->c, &j, "first", 1, NULL, NULL, NULL, NULL), STORE_OK);
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_OK);
+    CHECK_STR(rec_state_name(out.state), "completed");
+    CHECK_STR(out.result, "fresh words here");
+    CHECK_STR(out.prompt, "new");
+    CHECK_INT(out.revision, 2);
+    CHECK_INT(out.event_seq, 5); /* 1 created, 2 claimed, 3 completed, 4 queued, 5 completed */
+    revision_t rv;
+    CHECK_INT(t->ops->revision_get(t->c, KIND_DOC, me, d.id, 2, &t->a, &rv), STORE_OK);
+    CHECK_STR(rv.source, "regeneration");
+    CHECK_STR(rv.rec.result, "fresh words here");
+    in.user_id = me + 1000;
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_NOTFOUND);
 }
 
 static void test_jobs_lease(ctx_t *t)
@@ -1974,6 +2017,7 @@ static void run_suite(const char *url)
         test_pages_property(&t);
         drain_jobs(&t);
         test_jobs_basic(&t);
+        test_regenerated(&t);
         test_jobs_lease(&t);
         test_jobs_concurrent(&t);
         test_rate(&t);

@@ -282,7 +282,7 @@ describe('pages', () => {
     assert.equal(await page.title(), 'Sign in — inkwell');
     await signIn(page, srv, key);
     assert.equal(await page.title(), 'Documents — inkwell');
-    assert.equal(await page.textContent('#who'), key.slice(0, 10) + '…');
+    assert.equal(await page.textContent('#who'), `tom · ${key.slice(0, 10)}…`); // GET /me's user name
     assert.ok(await page.isVisible('#who'));
     for (const [hash, title] of [[`#/documents/${d.id}`, 'Tea notes — inkwell'], ['#/documents/new', 'New document — inkwell'],
       ['#/images', 'Images — inkwell'], [`#/images/${im.id}`, 'Harbour — inkwell'], ['#/images/new', 'New image — inkwell']]) {

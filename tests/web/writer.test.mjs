@@ -289,7 +289,7 @@ describe('usage and administration', () => {
     await page.waitForSelector('meter');
     assert.equal(await page.getAttribute('meter', 'value'), String(d.words));
     assert.match(await page.locator('main').innerText(), new RegExp(`${(100000 - d.words).toLocaleString('en')} left this month`));
-    assert.match(await page.locator('main').innerText(), new RegExp(key.slice(0, 10)));
+    assert.match(await page.locator('main').innerText(), new RegExp(`Signed in as meg with the API key ${key.slice(0, 10)}`));
     // the quota used up: the page says so and a new document is refused in words
     srv.cli('user', 'set-quota', 'meg', '--words', String(d.words));
     await page.reload();
