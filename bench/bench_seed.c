@@ -34,6 +34,8 @@ int main(int argc, char **argv)
         return 2;
     char err[256];
     store_t *s = store_open(argv[1], err, sizeof(err));
+    if (s && getenv("BENCH_SEED_NO_INDEX"))
+        store_sqlite_index_hold(s, true); /* the whole tail left to the server */
     store_conn_t *c = s ? store_conn(s, err, sizeof(err)) : NULL;
     int64_t uid = 0;
     if (!c || store_migrate(c) != STORE_OK || store_user_ensure(c, argv[2], &uid) != STORE_OK) {

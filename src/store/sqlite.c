@@ -214,6 +214,7 @@ static void sq_disconnect(store_conn_t *conn)
         sqlite3_finalize(c->users[i]);
     for (int i = 0; i < SQ_TPL_STMTS; i++)
         sqlite3_finalize(c->tpl[i]);
+    sqlite3_finalize(c->upto);
     sqlite3_close(c->db);
     free(c);
 }
@@ -229,7 +230,13 @@ static void sq_global_init(void)
 typedef struct {
     sq_ckpt_t *ckpt;
     sq_index_t *index;
+    tailnames_t *tail[2]; /* not a thread: the index of the tail's names (sqlite_tail.c) */
 } sq_threads_t;
+
+tailnames_t *sq_tail(store_t *s, rec_kind_t kind)
+{
+    return ((sq_threads_t *)s->backend)->tail[kind == KIND_IMG];
+}
 
 /* A connection of the store (not the index thread's) begins a write transaction and
  * may wait for the lock (begins), or has it: the index thread leaves the lock to such
@@ -253,6 +260,8 @@ static void sq_open(store_t *s)
     sq_threads_t *t = xcalloc(1, sizeof(*t));
     t->ckpt = sq_ckpt_new(s->url);
     t->index = sq_index_new(s->url, sq_ckpt_hook, t->ckpt);
+    t->tail[0] = tailnames_new();
+    t->tail[1] = tailnames_new();
     s->backend = t;
 }
 
@@ -262,6 +271,8 @@ static void sq_close(store_t *s)
     if (t) {
         sq_index_free(t->index); /* first: its connection's commits call the checkpointer */
         sq_ckpt_free(t->ckpt);
+        tailnames_free(t->tail[0]);
+        tailnames_free(t->tail[1]);
         free(t);
     }
     s->backend = NULL;
@@ -281,6 +292,13 @@ bool store_sqlite_checkpoint_stats(store_t *s, store_checkpoint_stats_t *out)
 
 void sq_index_start(store_t *s)
 {
+    /* the tail's names first (on the migrating thread's connection): a search of a
+     * tail it does not cover scans it, exact but slower */
+    char err[256];
+    store_conn_t *c = store_conn(s, err, sizeof(err));
+    if (!c || sq_tail_rebuild(sq(c)) != STORE_OK)
+        log_warn("sqlite: the index of the unindexed records' names could not be built;"
+                 " searches scan those records");
     sq_index_enable(((sq_threads_t *)s->backend)->index);
 }
 

@@ -8,6 +8,7 @@
 #define INK_SQLITE_INT_H
 
 #include "store/store_int.h"
+#include "store/tailnames.h"
 
 #include <sqlite3.h>
 
@@ -90,6 +91,7 @@ typedef struct {
     sqlite3_stmt *list[LQ_SLOTS];
     sqlite3_stmt *users[SQ_USER_STMTS]; /* sqlite_users.c's, prepared on first use */
     sqlite3_stmt *tpl[SQ_TPL_STMTS];    /* sqlite_templates.c's, prepared on first use */
+    sqlite3_stmt *upto; /* the search index's watermark (sqlite_tail.c) */
     bool session; /* a read session (read_begin) holds a read transaction open */
     bool nested;  /* a read transaction of an operation runs inside the session */
 } sq_conn_t;
@@ -201,6 +203,23 @@ int sq_revision_restore(store_conn_t *conn, rec_kind_t kind, int64_t user_id, in
                         int64_t number, const char *media_key, arena_t *a, record_t *out);
 int sq_revision_trim(store_conn_t *conn, rec_kind_t kind, int64_t id, int keep, arena_t *a,
                      const char ***keys, size_t *n);
+/* sqlite_tail.c: the index of the tail's names (tailnames.h), one per kind (sqlite.c) */
+tailnames_t *sq_tail(store_t *s, rec_kind_t kind);
+/* Inside the inserting / renaming transaction. */
+void sq_tail_added(sq_conn_t *c, const record_t *rec, int64_t id);
+void sq_tail_renamed(sq_conn_t *c, rec_kind_t kind, int64_t id);
+/* At the start (sq_index_start): from the records above the watermark. */
+int sq_tail_rebuild(sq_conn_t *c);
+/* What an indexed search of list key k binds for the tail (sqlite_lists.c): the
+ * watermark, read in the caller's read transaction; the candidates (a JSON array of
+ * ids above it) of the tail's names index when it covers the tail from the watermark
+ * up to hi; the rest, above hi, scanned. Without it hi = upto and no candidates. */
+typedef struct {
+    int64_t upto, hi;
+    const char *cands;
+} sq_tail_query_t;
+int sq_tail_query(sq_conn_t *c, int k, const list_query_t *q, const char *fold, arena_t *a,
+                  sq_tail_query_t *out);
 /* sqlite_lists.c */
 int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_t *q,
                    arena_t *a, record_list_t *out);

@@ -90,7 +90,7 @@ __attribute__((constructor)) static void unicode_register(void)
 /* Parameter numbers used by every list statement. */
 enum {
     LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET, LP_MATCH,
-    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID
+    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID, LP_TAIL_IDS, LP_TAIL_HI
 };
 
 /* How many rows of the order a name-ordered search looks through before it asks the
@@ -164,16 +164,19 @@ static void list_conds(int k, buf_t *b)
  * watermark) come from the trigram table, each candidate's row read by its id
  * (CROSS JOIN keeps that order: the full-text table gives its rowids in id order, so an
  * id-ordered page stops after its rows); the records above the watermark, not indexed
- * yet (sqlite_index.c), are scanned on the user's id index. ink_has(column, folded search)
- * checks every row with the contract's semantics: the index gives a superset (the rows
- * holding every trigram, migration 7), the check keeps results exactly those of a scan.
+ * yet (sqlite_index.c), are the tail. Of the tail, the ids the index of its names
+ * (sqlite_tail.c, a name search only) covers are read by id from its candidates (?12, a
+ * JSON array); the rest, above ?13, is scanned on the user's id index (without that
+ * index ?12 is empty and ?13 is the watermark, read in the same transaction: the whole
+ * tail is scanned). ink_has(column, folded search) checks every row with the
+ * contract's semantics: the index gives a superset (the rows holding every trigram,
+ * migration 7), the check keeps results exactly those of a scan.
  *
- * Rows: the two parts are one UNION ALL ordered by the page's order, which SQLite runs
- * as a merge of the two, each in its own order (a last column carries the id for the
+ * Rows: the parts are one UNION ALL ordered by the page's order, which SQLite runs
+ * as a merge of them, each in its own order (a last column carries the id for the
  * id order: the index part's is the FTS rowid, which is what it is ordered by). */
 static void list_indexed_sql(int k, const char *table, buf_t *b)
 {
-    int kind = (k & LQ_IMG) != 0;
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
     /* a compound SELECT orders by its result columns only: the id (the index part's is
      * its FTS rowid), then, for the name order, the name's key */
@@ -183,7 +186,13 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
     /* the searched column's own trigram table (migration 11) */
     const char *fts = k & LQ_IMG ? "images_fts"
                       : k & LQ_SEARCH_RESULT ? "documents_result_fts" : "documents_name_fts";
-    for (int part = 0; part < 2; part++) {
+    /* the candidates are read by id (+user_id: not from the user's index, which the
+     * planner would walk from the watermark on, the whole tail) */
+    static const char *const tail[2] = {
+        "id IN (SELECT value FROM json_each(?12)) AND +user_id = ?1",
+        "id > ?13 AND user_id = ?1",
+    };
+    for (int part = 0; part < 3; part++) {
         if (k & LQ_COUNT)
             buf_puts(b, part ? " + (SELECT COUNT(*)" : "SELECT (SELECT COUNT(*)");
         else if (part)
@@ -191,8 +200,7 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
         else
             buf_printf(b, "SELECT %s, %s.rowid%s", cols, fts, key_col);
         if (part)
-            buf_printf(b, " FROM %s WHERE id > (SELECT upto FROM search_index WHERE kind = %d)"
-                          " AND user_id = ?1", table, kind);
+            buf_printf(b, " FROM %s WHERE %s", table, tail[part - 1]);
         else
             buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id = %s.rowid"
                           " WHERE %s MATCH ?8 AND user_id = ?1",
@@ -264,6 +272,7 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
  * full-text query on the key's column's own table: the folded search's trigrams, '"' doubled. */
 typedef struct {
     const char *fold, *match;
+    sq_tail_query_t tail; /* LQ_INDEXED: the tail's parts (sqlite_tail.c) */
 } list_search_t;
 
 #define MATCH_TRIGRAMS 32
@@ -321,8 +330,11 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list
     sqlite3_bind_int64(st, LP_USER, q->user_id);
     if (k & LQ_SEARCH)
         sq_bind_text(st, LP_PATTERN, ls->fold);
-    if ((k & LQ_INDEXED) && !(k & LQ_WINDOW))
+    if ((k & LQ_INDEXED) && !(k & LQ_WINDOW)) {
         sq_bind_text(st, LP_MATCH, ls->match);
+        sq_bind_text(st, LP_TAIL_IDS, ls->tail.cands);
+        sqlite3_bind_int64(st, LP_TAIL_HI, ls->tail.hi);
+    }
     if (k & LQ_WINDOW)
         sqlite3_bind_int(st, LP_WINDOW, WINDOW_ROWS);
     if (k & LQ_FILTER) {
@@ -574,7 +586,10 @@ int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_t *q,
     int rc = sq_tx_begin_read(c);
     if (rc != STORE_OK)
         return rc;
-    rc = list_page(c, kind, k, q, &ls, a, &r, &total_known);
+    if (k & LQ_INDEXED)
+        rc = sq_tail_query(c, k, q, ls.fold, a, &ls.tail);
+    if (rc == STORE_OK)
+        rc = list_page(c, kind, k, q, &ls, a, &r, &total_known);
     if (rc == STORE_OK && !total_known)
         rc = list_total(c, k, q, &ls, &r.total);
     rc = sq_tx_end(c, rc);

@@ -92,6 +92,7 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
         return rc;
     /* its row of the search index is written after the commit (sqlite_index.c) */
     *id = sqlite3_last_insert_rowid(c->db);
+    sq_tail_added(c, rec, *id); /* searched there until then (sqlite_tail.c) */
     /* a document generated in the request: its first revision */
     return done ? sq_rev_snapshot(c, KIND_DOC, *id, SRC_GENERATION, NULL, now) : STORE_OK;
 }
@@ -215,6 +216,8 @@ int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
     if (rc == STORE_OK) {
         sq_read_record(st, kind, a, &r);
         sq_stmt_done(st);
+        if (p->name) /* the tail's names (sqlite_tail.c) */
+            sq_tail_renamed(c, kind, id);
         if (kind == KIND_DOC && p->result) /* a new text is a revision (API.md §16) */
             rc = sq_rev_snapshot(c, kind, id, SRC_EDIT, NULL, r.updated_us);
     }
