@@ -34,7 +34,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stream_memory import free_port, rss_kb, seed_text  # noqa: E402
+from stream_memory import free_port, rss_kb, seed_text, slow_reader  # noqa: E402
 
 CACHE_MB = 64 + 32  # the defaults of --record-cache-mb and --export-cache-mb
 
@@ -86,29 +86,10 @@ def mb(kb):
 
 # ---- large answers ----
 
-async def slow(port, req, stop, counts, i, chunk=4096, pause=0.05):
-    import socket
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
-    s.setblocking(False)
-    loop = asyncio.get_running_loop()
-    await loop.sock_connect(s, ("127.0.0.1", port))
-    await loop.sock_sendall(s, req)
-    try:
-        while not stop.is_set():
-            b = await loop.sock_recv(s, chunk)
-            if not b:
-                break
-            counts[i] += len(b)
-            await asyncio.sleep(pause)
-    finally:
-        s.close()
-
-
 async def readers(port, req, n, pid, hold):
     stop = asyncio.Event()
     counts = [0] * n
-    tasks = [asyncio.create_task(slow(port, req, stop, counts, i)) for i in range(n)]
+    tasks = [asyncio.create_task(slow_reader(port, req, stop, counts, i, pause=0.05)) for i in range(n)]
     peak, t_end = 0, time.monotonic() + hold
     while time.monotonic() < t_end:
         peak = max(peak, rss_kb(pid))
