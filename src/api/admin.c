@@ -87,19 +87,13 @@ typedef enum { OBJ_USER, OBJ_KEY } obj_t;
 
 static void respond_one(http_req_t *r, int status, obj_t kind, const void *obj, const char *key)
 {
-    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, http_resp(r));
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
+    api_data_begin(r, &w);
     if (kind == OBJ_USER)
         user_json(&w, obj);
     else
         key_json(&w, obj, key);
-    jw_key(&w, "status");
-    jw_int(&w, status);
-    jw_obj_end(&w);
-    http_respond(r, status);
+    api_data_end(r, &w, status);
 }
 
 /* ---- pages ---- */
@@ -514,21 +508,15 @@ void api_me(app_t *app, http_req_t *r)
         api_store_error(r, rc);
         return;
     }
-    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, http_resp(r));
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
+    api_data_begin(r, &w);
     jw_obj_begin(&w);
     jw_key(&w, "user");
     user_json(&w, &u);
     jw_key(&w, "key");
     key_json(&w, &k, NULL);
     jw_obj_end(&w);
-    jw_key(&w, "status");
-    jw_int(&w, 200);
-    jw_obj_end(&w);
-    http_respond(r, 200);
+    api_data_end(r, &w, 200);
 }
 
 void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id)

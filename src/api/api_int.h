@@ -91,6 +91,11 @@ typedef struct {
 } api_state_t;
 api_state_t *api_state(http_req_t *r);
 
+/* {"data": <one value>, "status": status}: api_data_begin starts the answer and leaves w
+ * where the caller writes the value; api_data_end adds the status and answers. */
+void api_data_begin(http_req_t *r, jw_t *w);
+void api_data_end(http_req_t *r, jw_t *w, int status);
+
 /* {"message": msg, "status": status} */
 void api_error(http_req_t *r, int status, const char *msg);
 void api_not_found(http_req_t *r);

@@ -28,6 +28,22 @@ void api_not_found(http_req_t *r)
     api_error(r, 404, "Resource not found.");
 }
 
+void api_data_begin(http_req_t *r, jw_t *w)
+{
+    buf_reset(http_resp(r));
+    jw_init(w, http_resp(r));
+    jw_obj_begin(w);
+    jw_key(w, "data");
+}
+
+void api_data_end(http_req_t *r, jw_t *w, int status)
+{
+    jw_key(w, "status");
+    jw_int(w, status);
+    jw_obj_end(w);
+    http_respond(r, status);
+}
+
 void api_store_error(http_req_t *r, int rc)
 {
     metrics_store_error(rc == STORE_UNAVAILABLE);

@@ -287,17 +287,11 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     else {
         /* {"data":<the record>,"status":200}, the record from the cache or rendered
          * (and then kept) */
-        buf_reset(http_resp(r));
         jw_t w;
-        jw_init(&w, http_resp(r));
-        jw_obj_begin(&w);
-        jw_key(&w, "data");
+        api_data_begin(r, &w);
         const char *held = pb.held.data;
         record_json_cached(app, &w, &rec, &held);
-        jw_key(&w, "status");
-        jw_int(&w, 200);
-        jw_obj_end(&w);
-        http_respond(r, 200);
+        api_data_end(r, &w, 200);
     }
     buf_free(&pb.held);
 }

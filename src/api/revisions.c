@@ -193,16 +193,10 @@ void api_revision_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, i
         api_store_error(r, rc);
         return;
     }
-    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, http_resp(r));
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
+    api_data_begin(r, &w);
     revision_json(app, &w, &rv);
-    jw_key(&w, "status");
-    jw_int(&w, 200);
-    jw_obj_end(&w);
-    http_respond(r, 200);
+    api_data_end(r, &w, 200);
 }
 
 void api_revision_restore(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, int64_t n)

@@ -59,19 +59,13 @@ static void custom_json(jw_t *w, const custom_template_t *t)
 static void respond_one(http_req_t *r, int status, const template_t *b,
                         const custom_template_t *c)
 {
-    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, http_resp(r));
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
+    api_data_begin(r, &w);
     if (b)
         builtin_json(&w, b);
     else
         custom_json(&w, c);
-    jw_key(&w, "status");
-    jw_int(&w, status);
-    jw_obj_end(&w);
-    http_respond(r, status);
+    api_data_end(r, &w, status);
 }
 
 /* A template's text field: required on a create; on a change optional, but not empty

@@ -61,14 +61,8 @@ void api_usage(app_t *app, http_req_t *r)
         api_store_error(r, rc);
         return;
     }
-    buf_reset(http_resp(r));
     jw_t w;
-    jw_init(&w, http_resp(r));
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
+    api_data_begin(r, &w);
     api_usage_json(&w, row, period, false);
-    jw_key(&w, "status");
-    jw_int(&w, 200);
-    jw_obj_end(&w);
-    http_respond(r, 200);
+    api_data_end(r, &w, 200);
 }
