@@ -32,6 +32,8 @@ typedef struct {
     int64_t id;
     char token[sizeof(((job_t *)0)->token)];
     atomic_bool lost; /* the token no longer matches: another worker took the job over */
+    _Atomic int64_t running; /* the job this worker runs, from its claim until its outcome
+                              * is stored (0: none): no worker of this process claims it */
 } lease_slot_t;
 
 struct jobs {
@@ -330,6 +332,18 @@ static void idle_wait(jobs_t *j, unsigned long seen)
     pthread_mutex_unlock(&j->mu);
 }
 
+/* The ids of the jobs the workers run now, into out[0..nworkers): how many. */
+static size_t running_ids(jobs_t *j, int64_t *out)
+{
+    size_t n = 0;
+    for (int i = 0; i < j->nworkers; i++) {
+        int64_t id = atomic_load(&j->slots[i].running);
+        if (id)
+            out[n++] = id;
+    }
+    return n;
+}
+
 static void *worker_main(void *arg)
 {
     worker_arg_t *wa = arg;
@@ -337,6 +351,7 @@ static void *worker_main(void *arg)
     lease_slot_t *slot = &j->slots[wa->slot];
     free(wa);
     void *ws = j->prov->worker_new(j->prov);
+    int64_t *busy = xcalloc((size_t)j->nworkers, sizeof(*busy));
     store_conn_t *c = NULL;
     while (!atomic_load(&j->stopping)) {
         pthread_mutex_lock(&j->mu);
@@ -355,18 +370,24 @@ static void *worker_main(void *arg)
         arena_t a;
         arena_init(&a);
         job_t job;
-        int rc = store_job_claim(c, j->cfg->job_lease, &a, &job);
+        /* The jobs this process runs now are alive, whatever their lease says (it runs
+         * out when the store refuses the renewals, a full disk): never taken over here. */
+        size_t nbusy = running_ids(j, busy);
+        int rc = store_job_claim(c, j->cfg->job_lease, busy, nbusy, &a, &job);
         if (rc == STORE_OK) {
+            atomic_store(&slot->running, job.id);
             atomic_fetch_add(&j->running, 1);
             lease_hold(j, slot, &job);
             run_job(j, c, ws, &job, slot);
             lease_drop(j, slot);
             atomic_fetch_sub(&j->running, 1);
+            atomic_store(&slot->running, 0);
         }
         arena_free(&a);
         if (rc != STORE_OK)
             idle_wait(j, seen);
     }
+    free(busy);
     j->prov->worker_free(j->prov, ws);
     return NULL;
 }

@@ -92,8 +92,10 @@ int records_store_outcome(records_t *s, store_conn_t *c, const job_t *claimed,
         log_warn("job=%lld: result discarded (lease lost or record deleted)", (long long)job->id);
     else if (rc != STORE_OK)
         log_error("job=%lld: cannot store the outcome: %s", (long long)job->id, store_rc_name(rc));
-    if (rc == STORE_UNAVAILABLE && !(stopping && atomic_load(stopping))) {
-        /* streams and waiters stop waiting; the job runs again once writes work */
+    if (rc != STORE_OK && rc != STORE_STALE && !(stopping && atomic_load(stopping))) {
+        /* streams and waiters stop waiting (whatever the store said: none waits for
+         * ever); the job runs again once writes work. A lost lease (STALE) is told by
+         * the job's new owner. */
         publish_job(s, job, REV_UNSTORED, NULL, RECORDS_UNSTORED_ERROR, RF_UNSTORED, o);
     } else if (rc == STORE_OK && why) {
         publish_job(s, job, REV_FAILED, NULL, why, failure, o);

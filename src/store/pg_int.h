@@ -221,7 +221,7 @@ char *pg_fold(const char *s);
 int pg_unicode_migrate(pg_conn_t *c);
 
 /* ---- jobs and events of other processes (pg_jobs.c) */
-int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out);
+int pg_job_claim(store_conn_t *sc, double lease_s, const char *busy, arena_t *a, job_t *out);
 int pg_job_renew(store_conn_t *sc, int64_t job_id, const char *token, double lease_s);
 int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int64_t words,
                     const char *media_key, const char *revised_prompt, arena_t *a,

@@ -15,11 +15,11 @@
 
 /* Inside a transaction: picks and leases one job; *claimed false when there is none;
  * an orphan job (its record gone) is dropped and *claimed stays false with *again set. */
-static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_s, arena_t *a,
-                     job_t *out, bool *claimed, bool *again)
+static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_s,
+                     const char *busy, arena_t *a, job_t *out, bool *claimed, bool *again)
 {
     pg_num_t tnow = pg_num_i64(now), until = pg_num_i64(pg_lease_until(now, lease_s));
-    const char *p[] = {tnow.s, token, until.s};
+    const char *p[] = {tnow.s, token, until.s, busy};
     PGresult *r;
     int rc = pg_run(c, S_JOB_PICK, p, &r);
     if (rc != STORE_OK)
@@ -81,7 +81,7 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
     return STORE_OK;
 }
 
-int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out)
+int pg_job_claim(store_conn_t *sc, double lease_s, const char *busy, arena_t *a, job_t *out)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
@@ -97,7 +97,7 @@ int pg_job_claim(store_conn_t *sc, double lease_s, arena_t *a, job_t *out)
         bool claimed = false, again = false;
         if ((rc = pg_command(c, "BEGIN", "job claim begin")) != STORE_OK)
             return rc;
-        rc = claim_one(c, now_us(), token, lease_s, a, out, &claimed, &again);
+        rc = claim_one(c, now_us(), token, lease_s, busy, a, out, &claimed, &again);
         if (rc == STORE_OK)
             rc = pg_command(c, "COMMIT", "job claim commit");
         if (rc != STORE_OK) {

@@ -157,6 +157,7 @@ int pg_revision_list(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
                      int64_t *total)
 {
     pg_conn_t *c = pg_cast(sc);
+    *n = 0;
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;

@@ -268,6 +268,22 @@ static const char *const migrations[] = {
     "ALTER TABLE documents ADD COLUMN event_seq BIGINT NOT NULL DEFAULT 1;"
     "ALTER TABLE images ADD COLUMN event_seq BIGINT NOT NULL DEFAULT 1;"
     "ALTER TABLE jobs ADD COLUMN partial_seq BIGINT;",
+    /* 14 (size, API.md §16): a document's latest revision does not keep a copy of the
+     * text the document holds: its result is NULL, read as the document's
+     * (REVDOC_COLS). When the document's text changes, this trigger gives the old text
+     * to the revisions that were sharing it (number <= the old latest: never the
+     * revision the same statement makes). */
+    "CREATE FUNCTION documents_revision_text() RETURNS trigger LANGUAGE plpgsql AS $$"
+    "BEGIN"
+    "  UPDATE document_revisions SET result = OLD.result WHERE document_id = OLD.id"
+    "    AND number <= OLD.revision AND result IS NULL;"
+    "  RETURN NULL;"
+    "END $$;"
+    "CREATE TRIGGER documents_revision_text AFTER UPDATE OF result ON documents"
+    "  FOR EACH ROW WHEN (OLD.result IS DISTINCT FROM NEW.result)"
+    "  EXECUTE FUNCTION documents_revision_text();"
+    "UPDATE document_revisions r SET result = NULL FROM documents d"
+    "  WHERE d.id = r.document_id AND d.revision = r.number AND r.result = d.result;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

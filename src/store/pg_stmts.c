@@ -22,7 +22,7 @@
 #define DOC_REV_FROM(source, action, created, from)                                               \
     "INSERT INTO document_revisions SELECT id, revision, " source ", " action ", " created ","     \
     " prompt,"                                                                                   \
-    " creativity, template_id, tone, language, length, result, words, prompt_tokens,"            \
+    " creativity, template_id, tone, language, length, NULL, words, prompt_tokens,"              \
     " completion_tokens, truncated FROM " from
 #define IMG_REV_FROM(source, created, from)                                                       \
     "INSERT INTO image_revisions SELECT id, revision, " source ", NULL, " created ","             \
@@ -108,10 +108,12 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                       " v AS (DELETE FROM image_revisions WHERE image_id IN (SELECT id FROM r)"
                       " RETURNING media_key)"
                       " SELECT media_key FROM r UNION SELECT media_key FROM v"},
-    [S_JOB_PICK] = {"ink_job_pick", 3,
+    /* $4: the jobs this process runs now (a JSON array or NULL), never taken over */
+    [S_JOB_PICK] = {"ink_job_pick", 4,
                     "UPDATE jobs SET token = $2, lease_until_us = $3, attempts = attempts + 1,"
                     " partial = NULL, partial_seq = NULL"
-                    " WHERE id = (SELECT id FROM jobs WHERE token IS NULL OR lease_until_us < $1"
+                    " WHERE id = (SELECT id FROM jobs WHERE (token IS NULL OR lease_until_us < $1)"
+                    " AND id NOT IN (SELECT value::bigint FROM json_array_elements_text($4::json))"
                     " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
                     " RETURNING id, kind, record_id, attempts, regen, prompt, creativity,"
                     " template_id, tone, language, length, description, resolution, style,"
@@ -301,9 +303,10 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     [S_DOC_RESTORE] = {"ink_doc_restore", 4,
                        "UPDATE documents SET (prompt, creativity, template_id, tone, language,"
                        " length, result, words, prompt_tokens, completion_tokens, truncated) ="
-                       " (SELECT prompt, creativity, template_id, tone, language, length, result,"
-                       " words, prompt_tokens, completion_tokens, truncated"
-                       " FROM document_revisions WHERE document_id = $2 AND number = $3),"
+                       " (SELECT prompt, creativity, template_id, tone, language, length,"
+                       " COALESCE(r.result, documents.result), words, prompt_tokens,"
+                       " completion_tokens, truncated"
+                       " FROM document_revisions r WHERE document_id = $2 AND number = $3),"
                        " revision = revision + 1, error = NULL, state = CASE WHEN state IN"
                        " ('queued', 'generating') THEN state ELSE 'completed' END, " SEQ("1")
                        ", " BUMP("$4")

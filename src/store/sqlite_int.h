@@ -224,7 +224,7 @@ int sq_tail_query(sq_conn_t *c, int k, const list_query_t *q, const char *fold, 
 int sq_record_list(store_conn_t *conn, rec_kind_t kind, const list_query_t *q,
                    arena_t *a, record_list_t *out);
 /* sqlite_jobs.c */
-int sq_job_claim(store_conn_t *conn, double lease_s, arena_t *a, job_t *out);
+int sq_job_claim(store_conn_t *conn, double lease_s, const char *busy, arena_t *a, job_t *out);
 int sq_job_renew(store_conn_t *conn, int64_t job_id, const char *token, double lease_s);
 int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
                     int64_t words, const char *media_key, const char *revised_prompt, arena_t *a,

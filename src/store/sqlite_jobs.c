@@ -13,8 +13,8 @@ static int64_t lease_end(double lease_s)
 }
 
 /* Takes the oldest claimable job: STORE_OK with *kind and *record_id set. */
-static int claim_next(sq_conn_t *c, double lease_s, job_t *job, rec_kind_t *kind,
-                      int64_t *record_id, arena_t *a, record_t *in)
+static int claim_next(sq_conn_t *c, double lease_s, const char *busy, job_t *job,
+                      rec_kind_t *kind, int64_t *record_id, arena_t *a, record_t *in)
 {
     sqlite3_stmt *st;
     int rc = sq_stmt(c, ST_JOB_CLAIM, &st);
@@ -24,6 +24,7 @@ static int claim_next(sq_conn_t *c, double lease_s, job_t *job, rec_kind_t *kind
     sq_bind_text(st, 1, job->token);
     sqlite3_bind_int64(st, 2, lease_end(lease_s));
     sqlite3_bind_int64(st, 3, now_us());
+    sq_bind_text(st, 4, busy);
     rc = sq_step_row(c, st, "job_claim");
     if (rc == STORE_OK) {
         job->id = sqlite3_column_int64(st, 0);
@@ -77,7 +78,7 @@ static int start_record(sq_conn_t *c, rec_kind_t kind, int64_t record_id, job_t 
     return rc == STORE_OK ? STORE_NOTFOUND : rc;
 }
 
-int sq_job_claim(store_conn_t *conn, double lease_s, arena_t *a, job_t *out)
+int sq_job_claim(store_conn_t *conn, double lease_s, const char *busy, arena_t *a, job_t *out)
 {
     sq_conn_t *c = sq(conn);
     for (;;) {
@@ -89,7 +90,7 @@ int sq_job_claim(store_conn_t *conn, double lease_s, arena_t *a, job_t *out)
         if (rc != STORE_OK)
             return rc;
         record_t in = {0};
-        rc = claim_next(c, lease_s, &job, &kind, &record_id, a, &in);
+        rc = claim_next(c, lease_s, busy, &job, &kind, &record_id, a, &in);
         bool orphan = false;
         if (rc == STORE_OK) {
             rc = start_record(c, kind, record_id, &job, a);

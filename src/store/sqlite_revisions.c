@@ -221,6 +221,7 @@ int sq_revision_list(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
                      int64_t *total)
 {
     sq_conn_t *c = sq(conn);
+    *n = 0;
     int rc = sq_tx_begin_read(c);
     if (rc != STORE_OK)
         return rc;

@@ -411,6 +411,18 @@ static const char *const migrations[] = {
      * Records stored before it start at 1. */
     "ALTER TABLE documents ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 1;"
     "ALTER TABLE images ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 1;",
+    /* 16 (size, API.md §16): a document's latest revision does not keep a copy of the
+     * text the document holds: its result is NULL, read as the document's
+     * (REVDOC_COLS). Before the document's text changes, this trigger gives the text to
+     * the revisions that were sharing it (number <= the old latest: never the revision
+     * the change makes). It halved the database (docs/benchmarks.md). */
+    "CREATE TRIGGER documents_revision_text AFTER UPDATE OF result ON documents"
+    "  WHEN old.result IS NOT new.result BEGIN"
+    "  UPDATE document_revisions SET result = old.result WHERE document_id = old.id"
+    "    AND number <= old.revision AND result IS NULL;"
+    "END;"
+    "UPDATE document_revisions SET result = NULL WHERE result IS NOT NULL AND result ="
+    "  (SELECT d.result FROM documents d WHERE d.id = document_id AND d.revision = number);",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -466,8 +478,9 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_JOB_DELETE_RECORD] = "DELETE FROM jobs WHERE kind = ?1 AND record_id = ?2",
     /* ?1 token, ?2 lease until, ?3 now */
     [ST_JOB_CLAIM] = "UPDATE jobs SET token = ?1, lease_until_us = ?2, attempts = attempts + 1 "
-                     "WHERE id = (SELECT id FROM jobs WHERE token IS NULL "
-                     "OR lease_until_us < ?3 ORDER BY id LIMIT 1) "
+                     "WHERE id = (SELECT id FROM jobs WHERE (token IS NULL "
+                     "OR lease_until_us < ?3) AND id NOT IN (SELECT value FROM json_each(?4)) "
+                     "ORDER BY id LIMIT 1) "
                      "RETURNING id, kind, record_id, attempts, regen, prompt, creativity, "
                      "template_id, tone, language, length, description, resolution, style, "
                      "action, sel_start, sel_end",
@@ -542,7 +555,7 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     /* ---- revisions (sqlite_revisions.c) ---- */
     /* ?1 record, ?2 source, ?3 now: the record's content as its revision `revision` */
     [ST_REV_SNAP_DOC] = "INSERT INTO document_revisions SELECT id, revision, ?2, ?4, ?3, prompt, "
-                        "creativity, template_id, tone, language, length, result, words, "
+                        "creativity, template_id, tone, language, length, NULL, words, "
                         "prompt_tokens, completion_tokens, truncated FROM documents WHERE id = ?1",
     [ST_REV_SNAP_IMG] = "INSERT INTO image_revisions SELECT id, revision, ?2, ?4, ?3, "
                         "description, resolution, style, media_key, revised_prompt "
@@ -577,8 +590,9 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     /* ?1 id, ?2 user, ?3 number, ?4 now (, ?5 media key) */
     [ST_RESTORE_DOC] = "UPDATE documents SET (prompt, creativity, template_id, tone, language, "
                        "length, result, words, prompt_tokens, completion_tokens, truncated) = "
-                       "(SELECT prompt, creativity, template_id, tone, language, length, result, "
-                       "words, prompt_tokens, completion_tokens, truncated FROM document_revisions "
+                       "(SELECT prompt, creativity, template_id, tone, language, length, "
+                       "COALESCE(r.result, documents.result), words, prompt_tokens, "
+                       "completion_tokens, truncated FROM document_revisions r "
                        "WHERE document_id = ?1 AND number = ?3), revision = revision + 1, "
                        "error = NULL, state = CASE WHEN state IN ('queued', 'generating') THEN "
                        "state ELSE 'completed' END, " SEQ("1") ", " BUMP("?4") " WHERE id = ?1 AND user_id = ?2 "

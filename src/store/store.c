@@ -224,9 +224,18 @@ int store_idem_held(store_conn_t *c, int64_t user_id, const char *key, int64_t n
     return c->ops->idem_held(c, user_id, key, now_us, held);
 }
 
-int store_job_claim(store_conn_t *c, double lease_s, arena_t *a, job_t *out)
+int store_job_claim(store_conn_t *c, double lease_s, const int64_t *busy, size_t nbusy,
+                    arena_t *a, job_t *out)
 {
-    return c->ops->job_claim(c, lease_s, a, out);
+    buf_t ids; /* a JSON array, read by both backends' SQL */
+    buf_init(&ids);
+    for (size_t i = 0; i < nbusy; i++)
+        buf_printf(&ids, "%c%lld", i ? ',' : '[', (long long)busy[i]);
+    if (nbusy)
+        buf_putc(&ids, ']');
+    int rc = c->ops->job_claim(c, lease_s, nbusy ? buf_cstr(&ids) : NULL, a, out);
+    buf_free(&ids);
+    return rc;
 }
 
 int store_job_complete(store_conn_t *c, const job_t *job, const char *result, int64_t words,

@@ -368,7 +368,9 @@ int store_idem_finish(store_conn_t *c, int64_t user_id, const char *key, const c
                       int status, const char *location, const char *body, int64_t expires_us);
 int store_idem_held(store_conn_t *c, int64_t user_id, const char *key, int64_t now_us,
                     bool *held);
-int store_job_claim(store_conn_t *c, double lease_s, arena_t *a, job_t *out);
+/* busy[0..nbusy): the jobs this process runs now, which it never claims again */
+int store_job_claim(store_conn_t *c, double lease_s, const int64_t *busy, size_t nbusy,
+                    arena_t *a, job_t *out);
 int store_job_complete(store_conn_t *c, const job_t *job, const char *result, int64_t words,
                        const char *media_key, const char *revised_prompt, arena_t *a,
                        record_t *out);

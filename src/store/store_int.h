@@ -138,7 +138,10 @@ typedef struct store_ops {
      * (else STALE); complete and fail remove the job. renew with lease_s <= 0 releases
      * the job unfinished (a shutdown): claimable at once, and the attempt it used is
      * given back, so only takeovers of a dead owner's job count as attempts. */
-    int (*job_claim)(store_conn_t *c, double lease_s, arena_t *a, job_t *out);
+    /* busy: a JSON array of the ids of the jobs this process runs now, or NULL: never
+     * claimed, whatever their lease (a live job is never taken over by its own
+     * process: its lease may run out while the store refuses every write, a full disk). */
+    int (*job_claim)(store_conn_t *c, double lease_s, const char *busy, arena_t *a, job_t *out);
     int (*job_renew)(store_conn_t *c, int64_t job_id, const char *token, double lease_s);
     /* Documents: result + words. Images: media_key (+ revised_prompt, may be NULL).
      * The record becomes "completed"; *out (unless NULL) gets it as stored, strings in
@@ -276,10 +279,13 @@ extern const store_ops_t store_postgres_ops;
     "resolution, style, media_key, revised_prompt, NULL, NULL, false, revision, NULL, NULL, " \
     "NULL, event_seq"
 #define REC_NCOLS 21
-/* The columns of a revision row (revision_t), in the order both backends read them. */
+/* The columns of a revision row (revision_t), in the order both backends read them. A
+ * document's latest revision keeps no copy of its text (result NULL: SQLite migration
+ * 16, PostgreSQL 14): it is read from the document. */
 #define REVDOC_COLS                                                                        \
     "number, source, action, created_us, prompt, creativity, template_id, tone, language, " \
-    "length, result, words, prompt_tokens, completion_tokens, truncated"
+    "length, COALESCE(result, (SELECT d0.result FROM documents d0 WHERE d0.id = document_id)), " \
+    "words, prompt_tokens, completion_tokens, truncated"
 #define REVIMG_COLS                                                                        \
     "number, source, action, created_us, description, resolution, style, media_key, "      \
     "revised_prompt"

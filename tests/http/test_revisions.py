@@ -6,6 +6,7 @@ builtin generator's test failure pattern, and the fake OpenAI server), restore, 
 revision cap removing old picture files, delete leaving no file, 409 while generating,
 404/405/422/415, lists and search seeing only the latest revision, and an existing
 SQLite database converted in place (migration 10)."""
+import hashlib
 import os
 import sqlite3
 import subprocess
@@ -472,6 +473,26 @@ class FailingProvider(unittest.TestCase):
         self.assertEqual((ok["revision"], ok["error"], ok["result"]), (2, None, "Echo: hello there"))
 
 
+def stored_revision_texts(srv, doc_id):
+    """The result column of a document's revision rows as stored, oldest first: None or
+    the text's MD5 (md5_of)."""
+    sql = f"SELECT md5(result) FROM document_revisions WHERE document_id = {int(doc_id)} ORDER BY number"
+    if BACKEND == "sqlite":
+        db = sqlite3.connect(os.path.join(srv.data_dir, "inkwell.db"))
+        try:
+            return [r[0] and md5_of(r[0]) for r in db.execute(sql.replace("md5(result)", "result"))]
+        finally:
+            db.close()
+    out = subprocess.run(["psql", srv.database, "-qAtX", "-c",
+                          sql.replace("md5(result)", "COALESCE(md5(result), 'NULL')")],
+                         check=True, capture_output=True, text=True).stdout
+    return [None if line == "NULL" else line for line in out.splitlines()]
+
+
+def md5_of(text):
+    return hashlib.md5(text.encode()).hexdigest()
+
+
 class Conversion(unittest.TestCase):
     """An existing database is converted in place (SQLite migration 10, PostgreSQL 8)."""
 
@@ -481,21 +502,24 @@ class Conversion(unittest.TestCase):
         if BACKEND == "sqlite":
             db = sqlite3.connect(os.path.join(srv.data_dir, "inkwell.db"))
             db.executescript(
+                "DROP TRIGGER documents_revision_text;"  # migration 16, which comes back too
                 "DROP TABLE document_revisions; DROP TABLE image_revisions;"
                 "ALTER TABLE documents DROP COLUMN revision; ALTER TABLE documents DROP COLUMN tone;"
                 "ALTER TABLE documents DROP COLUMN language; ALTER TABLE documents DROP COLUMN length;"
                 "ALTER TABLE images DROP COLUMN revision;"
                 + "".join(f"ALTER TABLE jobs DROP COLUMN {c};" for c in jobs)
-                + "DELETE FROM schema_migrations WHERE version = 10;")
+                + "DELETE FROM schema_migrations WHERE version IN (10, 16);")
             db.close()
             return
         subprocess.run(["psql", srv.database, "-qAtc",
+                        "DROP TRIGGER documents_revision_text ON documents;"  # 14, back too
+                        "DROP FUNCTION documents_revision_text();"
                         "DROP TABLE document_revisions; DROP TABLE image_revisions;"
                         "ALTER TABLE documents DROP COLUMN revision, DROP COLUMN tone,"
                         " DROP COLUMN language, DROP COLUMN length;"
                         "ALTER TABLE images DROP COLUMN revision;"
                         "ALTER TABLE jobs " + ", ".join(f"DROP COLUMN {c}" for c in jobs) + ";"
-                        "DELETE FROM schema_migrations WHERE version = 8;"],
+                        "DELETE FROM schema_migrations WHERE version IN (8, 14);"],
                        check=True, capture_output=True)
 
     def test_backup_copies_every_revisions_picture(self):
@@ -534,6 +558,15 @@ class Conversion(unittest.TestCase):
             revs = srv.request("GET", f"/api/v1/documents/{d['id']}/revisions", key=key).json
             self.assertEqual([(x["number"], x["source"], x["result"]) for x in revs["data"]],
                              [(1, "generation", d["result"])])
+            # the latest revision keeps no copy of the document's text (migration 16 / 14)
+            self.assertEqual(stored_revision_texts(srv, d["id"]), [None])
+            r = srv.request("PUT", f"/api/v1/documents/{d['id']}", key=key,
+                            form={"name": "o", "result": "edited"})
+            self.assertEqual(r.status, 200, r)
+            revs = srv.request("GET", f"/api/v1/documents/{d['id']}/revisions", key=key).json
+            self.assertEqual([(x["number"], x["source"], x["result"]) for x in revs["data"]],
+                             [(2, "edit", "edited"), (1, "generation", d["result"])])
+            self.assertEqual(stored_revision_texts(srv, d["id"]), [md5_of(d["result"]), None])
             revs = srv.request("GET", f"/api/v1/images/{i['id']}/revisions", key=key).json
             self.assertEqual([(x["number"], url_file(x["url"])) for x in revs["data"]],
                              [(1, url_file(i["url"]))])

@@ -742,7 +742,7 @@ static void drain_jobs(ctx_t *t)
     int64_t last = 0, n = 0, left = -1;
     CHECK_INT(t->ops->job_count(t->c, &left), STORE_OK);
     CHECK(left > 0);
-    while (t->ops->job_claim(t->c, 60, &t->a, &j) == STORE_OK) {
+    while (t->ops->job_claim(t->c, 60, NULL, &t->a, &j) == STORE_OK) {
         CHECK_MSG(j.id > last, "claim order: job %lld after %lld", (long long)j.id,
                   (long long)last);
         last = j.id;
@@ -785,7 +785,7 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_INT(n, 3);
 
     job_t a = {0}, b = {0}, c = {0}, x = {0};
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &a), STORE_OK);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &a), STORE_OK);
     CHECK_INT(a.id, j1);
     CHECK_INT(a.attempts, 1);
     CHECK_INT(strlen(a.token), 32);
@@ -800,7 +800,7 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_STATE(t, KIND_DOC, me, d1.id, "generating");
     CHECK_STATE(t, KIND_DOC, me, d2.id, "queued");
 
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &b), STORE_OK);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &b), STORE_OK);
     CHECK_INT(b.id, j2);
     CHECK_INT(b.rec.kind, KIND_IMG);
     CHECK_INT(b.rec.id, i1.id);
@@ -810,9 +810,9 @@ static void test_jobs_basic(ctx_t *t)
     CHECK(!str_eq(a.token, b.token));
     CHECK_STATE(t, KIND_IMG, me, i1.id, "generating");
 
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &c), STORE_OK);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &c), STORE_OK);
     CHECK_INT(c.id, j3);
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &x), STORE_NOTFOUND);
     CHECK_INT(t->ops->job_renew(t->c, a.id, a.token, 120), STORE_OK);
 
     /* a claimed job's record has no usage yet */
@@ -855,7 +855,7 @@ static void test_jobs_basic(ctx_t *t)
 
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 0);
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &x), STORE_NOTFOUND);
     /* finished jobs are gone: their tokens are stale */
     CHECK_INT(t->ops->job_complete(t->c, &a, "again", 1, NULL, NULL, NULL, NULL), STORE_STALE);
     CHECK_INT(t->ops->job_renew(t->c, a.id, a.token, 60), STORE_STALE);
@@ -879,7 +879,7 @@ static void test_regenerated(ctx_t *t)
     int64_t jid;
     CHECK_INT(t->ops->record_create(t->c, &d, NULL, &jid), STORE_OK);
     job_t j = {0};
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &j), STORE_OK);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &j), STORE_OK);
     CHECK_INT(j.rec.id, d.id);
     record_t in = d;
     in.prompt = "new";
@@ -904,6 +904,66 @@ static void test_regenerated(ctx_t *t)
     CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_NOTFOUND);
 }
 
+/* The latest revision shares its text with the document (SQLite migration 16,
+ * PostgreSQL 14): every revision still reads as what it was, through edits, an edit to
+ * the same text, a restore of the latest and of an older one. */
+static void check_texts(ctx_t *t, int64_t me, int64_t id, const char *const *want, int n)
+{
+    for (int i = 0; i < n; i++) {
+        revision_t rv;
+        CHECK_INT(t->ops->revision_get(t->c, KIND_DOC, me, id, i + 1, &t->a, &rv), STORE_OK);
+        CHECK_STR(rv.rec.result, want[i]);
+    }
+    revision_t *items;
+    size_t got;
+    int64_t total;
+    CHECK_INT(t->ops->revision_list(t->c, KIND_DOC, me, id, 100, 1, &t->a, &items, &got, &total),
+              STORE_OK);
+    CHECK_INT(total, n);
+    for (size_t i = 0; i < got; i++)
+        CHECK_STR(items[i].rec.result, want[n - 1 - (int)i]);
+}
+
+static void test_revision_texts(ctx_t *t)
+{
+    int64_t me = user(t, "texts");
+    record_t d = {.kind = KIND_DOC, .user_id = me, .name = "t", .prompt = "p",
+                  .creativity = 0, .template_id = 1};
+    int64_t jid;
+    CHECK_INT(t->ops->record_create(t->c, &d, NULL, &jid), STORE_OK);
+    job_t j = {0};
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &j), STORE_OK);
+    CHECK_INT(t->ops->job_complete(t->c, &j, "first", 1, NULL, NULL, NULL, NULL), STORE_OK);
+    const char *want[] = {"first", "second", "second", "first", "second", "third"};
+    check_texts(t, me, d.id, want, 1);
+    record_t u;
+    record_patch_t p = {.result = "second", .words = 1, .favorite = -1};
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, me, d.id, &p, &t->a, &u), STORE_OK);
+    CHECK_INT(u.revision, 2);
+    check_texts(t, me, d.id, want, 2);
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, me, d.id, &p, &t->a, &u), STORE_OK);
+    CHECK_INT(u.revision, 3); /* the same text again: two revisions share it */
+    check_texts(t, me, d.id, want, 3);
+    CHECK_INT(t->ops->revision_restore(t->c, KIND_DOC, me, d.id, 1, NULL, &t->a, &u), STORE_OK);
+    CHECK_STR(u.result, "first");
+    check_texts(t, me, d.id, want, 4);
+    CHECK_INT(t->ops->revision_restore(t->c, KIND_DOC, me, d.id, 3, NULL, &t->a, &u), STORE_OK);
+    CHECK_STR(u.result, "second");
+    check_texts(t, me, d.id, want, 5);
+    p.result = "third";
+    CHECK_INT(t->ops->record_update(t->c, KIND_DOC, me, d.id, &p, &t->a, &u), STORE_OK);
+    check_texts(t, me, d.id, want, 6);
+    /* a restore of the latest makes a copy of it */
+    CHECK_INT(t->ops->revision_restore(t->c, KIND_DOC, me, d.id, 6, NULL, &t->a, &u), STORE_OK);
+    CHECK_STR(u.result, "third");
+    CHECK_INT(u.revision, 7);
+    revision_t rv;
+    CHECK_INT(t->ops->revision_get(t->c, KIND_DOC, me, d.id, 6, &t->a, &rv), STORE_OK);
+    CHECK_STR(rv.rec.result, "third");
+    CHECK_INT(t->ops->revision_get(t->c, KIND_DOC, me, d.id, 7, &t->a, &rv), STORE_OK);
+    CHECK_STR(rv.rec.result, "third");
+}
+
 static void test_jobs_lease(ctx_t *t)
 {
     int64_t me = user(t, "worker");
@@ -912,12 +972,17 @@ static void test_jobs_lease(ctx_t *t)
     int64_t jid, n;
     CHECK_INT(t->ops->record_create(t->c, &d, NULL, &jid), STORE_OK);
     job_t first = {0}, second = {0}, x = {0};
-    CHECK_INT(t->ops->job_claim(t->c, 0.05, &t->a, &first), STORE_OK);
+    CHECK_INT(t->ops->job_claim(t->c, 0.05, NULL, &t->a, &first), STORE_OK);
     CHECK_INT(first.id, jid);
     CHECK_INT(first.attempts, 1);
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &x), STORE_NOTFOUND);
     sleep_ms(100);
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &second), STORE_OK);
+    /* its lease ran out, but this process still runs it: never taken over */
+    char busy[64];
+    snprintf(busy, sizeof(busy), "[%lld,%lld]", (long long)jid + 1000, (long long)jid);
+    CHECK_INT(t->ops->job_claim(t->c, 60, busy, &t->a, &x), STORE_NOTFOUND);
+    snprintf(busy, sizeof(busy), "[%lld]", (long long)jid + 1000);
+    CHECK_INT(t->ops->job_claim(t->c, 60, busy, &t->a, &second), STORE_OK);
     CHECK_INT(second.id, jid);
     CHECK_INT(second.attempts, 2);
     CHECK_INT(second.rec.id, d.id);
@@ -948,10 +1013,10 @@ static void test_jobs_lease(ctx_t *t)
     CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, me, q.id, &t->a, &key), STORE_OK);
     CHECK_INT(t->ops->job_count(t->c, &n), STORE_OK);
     CHECK_INT(n, 0);
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_NOTFOUND);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &x), STORE_NOTFOUND);
 
     CHECK_INT(t->ops->record_create(t->c, &w, NULL, &jid), STORE_OK);
-    CHECK_INT(t->ops->job_claim(t->c, 60, &t->a, &x), STORE_OK);
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &x), STORE_OK);
     CHECK_INT(x.rec.id, w.id);
     CHECK_INT(delete_one(t->ops, t->c, KIND_DOC, me, w.id, &t->a, &key), STORE_OK);
     CHECK_INT(t->ops->job_complete(t->c, &x, "orphan", 1, NULL, NULL, NULL, NULL), STORE_STALE);
@@ -980,7 +1045,7 @@ static void *claim_thread(void *p)
     w->own_conn = c != w->main_conn;
     for (;;) {
         job_t j = {0};
-        int rc = c->ops->job_claim(c, 300, &w->a, &j);
+        int rc = c->ops->job_claim(c, 300, NULL, &w->a, &j);
         if (rc == STORE_NOTFOUND)
             break;
         if (rc != STORE_OK || w->n == N_CLAIM_JOBS) {
@@ -1271,7 +1336,7 @@ static void test_updated_moves_forward(ctx_t *t, const char *url)
              (long long)future, (long long)r.id);
     CHECK(raw_sql(t, url, sql));
     job_t job;
-    CHECK_INT(t->ops->job_claim(t->c, 30, &t->a, &job), STORE_OK);
+    CHECK_INT(t->ops->job_claim(t->c, 30, NULL, &t->a, &job), STORE_OK);
     CHECK_INT(job.rec.id, r.id);
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
     CHECK_INT(g.updated_us, future + 1);
@@ -2018,6 +2083,7 @@ static void run_suite(const char *url)
         drain_jobs(&t);
         test_jobs_basic(&t);
         test_regenerated(&t);
+        test_revision_texts(&t);
         test_jobs_lease(&t);
         test_jobs_concurrent(&t);
         test_rate(&t);

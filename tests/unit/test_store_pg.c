@@ -206,7 +206,7 @@ static void *claim_thread(void *p)
     pthread_barrier_wait(w->start);
     while (c) {
         job_t j;
-        int rc = c->ops->job_claim(c, 300, &a, &j);
+        int rc = c->ops->job_claim(c, 300, NULL, &a, &j);
         if (rc == STORE_NOTFOUND)
             break;
         if (rc != STORE_OK || w->n == N_CLAIM_JOBS) {
@@ -298,7 +298,7 @@ typedef struct {
 static void *claim_once(void *p)
 {
     claim_arg_t *ca = p;
-    ca->rc = ca->c->ops->job_claim(ca->c, 60, ca->a, &ca->job);
+    ca->rc = ca->c->ops->job_claim(ca->c, 60, NULL, ca->a, &ca->job);
     __atomic_store_n(&ca->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
@@ -361,13 +361,13 @@ static void test_claim_skips_locked(void)
     job_t j = ca.job;
     CHECK_INT(ca.rc, STORE_OK);
     CHECK_INT(j.id, j2); /* j1 is locked: skipped */
-    CHECK_INT(c->ops->job_claim(c, 60, &a, &j), STORE_OK);
+    CHECK_INT(c->ops->job_claim(c, 60, NULL, &a, &j), STORE_OK);
     CHECK_INT(j.id, j3);
-    CHECK_INT(c->ops->job_claim(c, 60, &a, &j), STORE_NOTFOUND);
+    CHECK_INT(c->ops->job_claim(c, 60, NULL, &a, &j), STORE_NOTFOUND);
 
     r = PQexec(locker, "ROLLBACK");
     PQclear(r);
-    CHECK_INT(c->ops->job_claim(c, 60, &a, &j), STORE_OK);
+    CHECK_INT(c->ops->job_claim(c, 60, NULL, &a, &j), STORE_OK);
     CHECK_INT(j.id, j1);
     CHECK_STR(j.rec.name, "one");
 
@@ -377,14 +377,14 @@ static void test_claim_skips_locked(void)
     int64_t j4;
     make_doc(c, uid, "four", &j4);
     job_t first, second;
-    CHECK_INT(c->ops->job_claim(c, 0.2, &a, &first), STORE_OK);
+    CHECK_INT(c->ops->job_claim(c, 0.2, NULL, &a, &first), STORE_OK);
     CHECK_INT(first.id, j4);
     if (c2) {
         /* store_conn caches one connection per thread: c2 is c's twin on another handle */
         CHECK(c2 != c);
-        CHECK_INT(c2->ops->job_claim(c2, 60, &a, &second), STORE_NOTFOUND);
+        CHECK_INT(c2->ops->job_claim(c2, 60, NULL, &a, &second), STORE_NOTFOUND);
         sleep_ms(300);
-        CHECK_INT(c2->ops->job_claim(c2, 60, &a, &second), STORE_OK);
+        CHECK_INT(c2->ops->job_claim(c2, 60, NULL, &a, &second), STORE_OK);
         CHECK_INT(second.id, j4);
         CHECK_INT(second.attempts, 2);
         CHECK_INT(c->ops->job_complete(c, &first, "late", 1, NULL, NULL, NULL, NULL), STORE_STALE);
@@ -448,7 +448,7 @@ static void check_all_calls(store_conn_t *c, int64_t uid, int64_t doc, int want,
         /* an unknown key is NOTFOUND while the database answers */
         c->ops->key_auth(c, "0000", "2026-11", &ka) == STORE_NOTFOUND ? STORE_OK : STORE_UNAVAILABLE,
         c->ops->record_create(c, &r, NULL, &n),
-        c->ops->job_claim(c, 60, &a, &j),
+        c->ops->job_claim(c, 60, NULL, &a, &j),
     };
     for (size_t i = 0; i < ARRAY_LEN(rcs); i++)
         CHECK_MSG(rcs[i] == want, "line %d: call %zu answered %d, expected %d", line, i, rcs[i],
