@@ -13,8 +13,13 @@
  * - A batch, in one write transaction, indexes the next records above the watermark in
  *   id order (at most BATCH_ROWS) and moves the watermark past them.
  * - Changes and deletes of a record at or below the watermark update its index row in
- *   their own transaction (the triggers of migration 8); above it they touch nothing,
- *   as the batch that reaches the record will read what it has then.
+ *   their own transaction (the triggers of migrations 8 and 11), but for a document's
+ *   new text: the trigger of migration 17 notes the document in search_changed with
+ *   the text its index row holds, searches read those documents' rows as they read the
+ *   tail, and a batch here takes the old trigrams out and puts the new ones in
+ *   (batch_changed), so a regeneration costs no more than a create. Above the
+ *   watermark changes touch nothing, as the batch that reaches the record will read
+ *   what it has then.
  * - A search reads the index for the records at or below the watermark and scans the
  *   records above it (the "tail", the UNION ALL of sqlite_lists.c's list_sql), in the
  *   same read transaction: its results are exactly those of a scan at every moment,
@@ -183,11 +188,45 @@ int sq_index_merge(sqlite3 *db, int pages, bool *worked)
     return SQLITE_OK;
 }
 
+/* The documents whose text changed since the index had it (search_changed, migration
+ * 17), up to max of them: the text the index holds out, the text they have now in. */
+static int batch_changed(sqlite3 *db, int max, int *indexed)
+{
+    static const char *const sql[4] = {
+        "SELECT max(id) FROM (SELECT id FROM search_changed ORDER BY id LIMIT ?1)",
+        "INSERT INTO documents_result_fts(documents_result_fts, rowid, sresult)"
+        " SELECT 'delete', id, ink_fold(old) FROM search_changed WHERE id <= ?1",
+        "INSERT INTO documents_result_fts(rowid, sresult) SELECT d.id, ink_fold(d.result)"
+        " FROM search_changed q JOIN documents d ON d.id = q.id WHERE q.id <= ?1",
+        "DELETE FROM search_changed WHERE id <= ?1",
+    };
+    int64_t hi;
+    int rc = run(db, sql[0], max, 0, &hi); /* outside the lock: mostly there are none */
+    if (rc != SQLITE_OK || hi < 0)
+        return rc;
+    if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK)
+        return rc;
+    if ((rc = run(db, sql[0], max, 0, &hi)) == SQLITE_OK && hi >= 0 &&
+        (rc = run(db, sql[1], hi, 0, NULL)) == SQLITE_OK &&
+        (rc = run(db, sql[2], hi, 0, NULL)) == SQLITE_OK) {
+        int n = sqlite3_changes(db);
+        if ((rc = run(db, sql[3], hi, 0, NULL)) == SQLITE_OK &&
+            (rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) == SQLITE_OK) {
+            *indexed += n;
+            return SQLITE_OK;
+        }
+    }
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 int sq_index_batch(sqlite3 *db, int max, int *indexed)
 {
     int rc = batch_kind(db, 0, max, indexed);
     if (rc == SQLITE_OK)
         rc = batch_kind(db, 1, max, indexed);
+    if (rc == SQLITE_OK)
+        rc = batch_changed(db, max, indexed);
     return rc;
 }
 
@@ -197,7 +236,8 @@ int sq_index_pending(sqlite3 *db, int64_t *n)
     return run(db,
                "SELECT (SELECT count(*) FROM documents WHERE id > (SELECT upto FROM"
                " search_index WHERE kind = 0)) + (SELECT count(*) FROM images WHERE id >"
-               " (SELECT upto FROM search_index WHERE kind = 1))",
+               " (SELECT upto FROM search_index WHERE kind = 1)) + (SELECT count(*) FROM"
+               " search_changed)",
                0, 0, n);
 }
 

@@ -164,7 +164,8 @@ static void list_conds(int k, buf_t *b)
  * watermark) come from the trigram table, each candidate's row read by its id
  * (CROSS JOIN keeps that order: the full-text table gives its rowids in id order, so an
  * id-ordered page stops after its rows); the records above the watermark, not indexed
- * yet (sqlite_index.c), are the tail. Of the tail, the ids the index of its names
+ * yet (sqlite_index.c), are the tail; so are, for a result search, the documents whose
+ * text changed since the index had it (search_changed, a fourth part). Of the tail, the ids the index of its names
  * (sqlite_tail.c, a name search only) covers are read by id from its candidates (?12, a
  * JSON array); the rest, above ?13, is scanned on the user's id index (without that
  * index ?12 is empty and ?13 is the watermark, read in the same transaction: the whole
@@ -188,11 +189,15 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
                       : k & LQ_SEARCH_RESULT ? "documents_result_fts" : "documents_name_fts";
     /* the candidates are read by id (+user_id: not from the user's index, which the
      * planner would walk from the watermark on, the whole tail) */
-    static const char *const tail[2] = {
+    static const char *const tail[3] = {
         "id IN (SELECT value FROM json_each(?12)) AND +user_id = ?1",
         "id > ?13 AND user_id = ?1",
+        "id IN (SELECT id FROM search_changed) AND +user_id = ?1",
     };
-    for (int part = 0; part < 3; part++) {
+    /* a result search: the documents whose text changed since the index had it
+     * (migration 17, sqlite_index.c) are read as the tail is, not from the index */
+    bool changed = k & LQ_SEARCH_RESULT;
+    for (int part = 0; part < (changed ? 4 : 3); part++) {
         if (k & LQ_COUNT)
             buf_puts(b, part ? " + (SELECT COUNT(*)" : "SELECT (SELECT COUNT(*)");
         else if (part)
@@ -203,8 +208,9 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
             buf_printf(b, " FROM %s WHERE %s", table, tail[part - 1]);
         else
             buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id = %s.rowid"
-                          " WHERE %s MATCH ?8 AND user_id = ?1",
-                       fts, table, table, fts, fts);
+                          " WHERE %s MATCH ?8 AND user_id = ?1%s",
+                       fts, table, table, fts, fts,
+                       changed ? " AND id NOT IN (SELECT id FROM search_changed)" : "");
         list_conds(k, b);
         if (k & LQ_COUNT)
             buf_puts(b, ")");
