@@ -340,7 +340,8 @@ static void *index_main(void *arg)
         }
         if (!warned) /* once per run of failures: a full disk would repeat it each second */
             log_warn("sqlite: search index: %s; searches scan the records not yet indexed",
-                     sqlite3_errmsg(db));
+                     sqlite3_errstr(rc)); /* not errmsg: the ROLLBACK after a failed
+                                           * COMMIT replaced it ("no transaction") */
         warned = true;
         x->pending = true;
         wait_until(x, mono_us() + RETRY_MS * 1000);
