@@ -165,24 +165,10 @@ int sq_record_regenerated(store_conn_t *conn, const record_t *in, idem_keep_t *k
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
+    /* queued and completed with the new inputs in one statement, as job_complete stores
+     * a regeneration */
     sqlite3_stmt *st;
-    if ((rc = sq_stmt(c, ST_REGEN_DOC, &st)) != STORE_OK)
-        goto out;
-    sqlite3_bind_int64(st, 1, in->id);
-    sqlite3_bind_int64(st, 2, in->user_id);
-    sqlite3_bind_int64(st, 3, now);
-    rc = sq_step_row(c, st, "regenerated");
-    if (rc == STORE_NOTFOUND) {
-        rc = owned(c, KIND_DOC, in->user_id, in->id, a, NULL); /* missing, or being generated */
-        if (rc == STORE_OK)
-            rc = STORE_BUSY;
-        goto out;
-    }
-    if (rc != STORE_OK)
-        goto out;
-    sq_stmt_done(st);
-    /* completed with the new inputs, as job_complete stores a regeneration */
-    if ((rc = sq_stmt(c, ST_COMPLETE_DOC, &st)) != STORE_OK)
+    if ((rc = sq_stmt(c, ST_REGENERATED_DOC, &st)) != STORE_OK)
         goto out;
     sqlite3_bind_int64(st, 1, in->id);
     sqlite3_bind_int64(st, 2, now);
@@ -198,8 +184,16 @@ int sq_record_regenerated(store_conn_t *conn, const record_t *in, idem_keep_t *k
     sq_bind_text(st, 12, in->tone);
     sq_bind_text(st, 13, in->language);
     sq_bind_text(st, 14, in->length);
-    sqlite3_bind_int64(st, 15, 0); /* no pieces published */
-    if ((rc = sq_step_row(c, st, "regenerated")) != STORE_OK)
+    sqlite3_bind_int64(st, 15, 1); /* the sequence: queued, then completed */
+    sqlite3_bind_int64(st, 16, in->user_id);
+    rc = sq_step_row(c, st, "regenerated");
+    if (rc == STORE_NOTFOUND) {
+        rc = owned(c, KIND_DOC, in->user_id, in->id, a, NULL); /* missing, or being generated */
+        if (rc == STORE_OK)
+            rc = STORE_BUSY;
+        goto out;
+    }
+    if (rc != STORE_OK)
         goto out;
     sq_read_record(st, KIND_DOC, a, &r);
     sq_stmt_done(st);

@@ -453,6 +453,19 @@ static const char *const migrations[] = {
 #define BUMP(now) STORE_BUMP("max", now)
 #define SEQ(n) STORE_SEQ(n)
 
+/* A document's generation stored: ?1 id, ?2 now, ?3 text, ?4 words, ?5 ?6 tokens, ?7
+ * truncated, ?8 a regeneration (its inputs ?9..?14 replace the record's), ?15 the text
+ * pieces published */
+#define COMPLETE_DOC_SET                                                                   \
+    "state = 'completed', error = NULL, result = ?3, words = ?4, prompt_tokens = ?5, "     \
+    "completion_tokens = ?6, truncated = ?7, revision = revision + 1, "                     \
+    "prompt = CASE WHEN ?8 THEN ?9 ELSE prompt END, "                                       \
+    "creativity = CASE WHEN ?8 THEN ?10 ELSE creativity END, "                              \
+    "template_id = CASE WHEN ?8 THEN ?11 ELSE template_id END, "                            \
+    "tone = CASE WHEN ?8 THEN ?12 ELSE tone END, "                                          \
+    "language = CASE WHEN ?8 THEN ?13 ELSE language END, "                                  \
+    "length = CASE WHEN ?8 THEN ?14 ELSE length END, " SEQ("1 + ?15") ", " BUMP("?2")
+
 const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
     [ST_BEGIN_READ] = "BEGIN",
@@ -517,16 +530,11 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                      "WHERE id = ?1 AND token = ?2",
     [ST_JOB_FINISH] = "DELETE FROM jobs WHERE id = ?1 AND token = ?2 RETURNING kind, record_id",
     /* ?8 (a regeneration): its inputs ?9... become the record's */
-    [ST_COMPLETE_DOC] = "UPDATE documents SET state = 'completed', error = NULL, result = ?3, "
-                        "words = ?4, prompt_tokens = ?5, completion_tokens = ?6, "
-                        "truncated = ?7, revision = revision + 1, "
-                        "prompt = CASE WHEN ?8 THEN ?9 ELSE prompt END, "
-                        "creativity = CASE WHEN ?8 THEN ?10 ELSE creativity END, "
-                        "template_id = CASE WHEN ?8 THEN ?11 ELSE template_id END, "
-                        "tone = CASE WHEN ?8 THEN ?12 ELSE tone END, "
-                        "language = CASE WHEN ?8 THEN ?13 ELSE language END, "
-                        "length = CASE WHEN ?8 THEN ?14 ELSE length END, "
-                        SEQ("1 + ?15") ", " BUMP("?2") " WHERE id = ?1 RETURNING " DOC_COLS,
+    [ST_COMPLETE_DOC] = "UPDATE documents SET " COMPLETE_DOC_SET " WHERE id = ?1 RETURNING " DOC_COLS,
+    /* a regeneration made in the request (sq_record_regenerated): queued and completed
+     * in one statement (?15 1: the sequence moves on by both), ?16 the user */
+    [ST_REGENERATED_DOC] = "UPDATE documents SET " COMPLETE_DOC_SET " WHERE id = ?1 AND "
+                           "user_id = ?16 AND state IN ('completed', 'failed') RETURNING " DOC_COLS,
     [ST_COMPLETE_IMG] = "UPDATE images SET state = 'completed', error = NULL, media_key = ?3, "
                         "revised_prompt = ?4, revision = revision + 1, "
                         "description = CASE WHEN ?8 THEN ?9 ELSE description END, "
