@@ -871,16 +871,23 @@ static void test_jobs_basic(ctx_t *t)
 /* A document regenerated in the request (record_regenerated): one transaction stores
  * the new inputs and text as the next revision, the event sequence moved on by 2; a
  * record being generated is BUSY, another user's NOTFOUND. */
+/* Creates document d (its id set) and claims its job. */
+static job_t claimed_doc(ctx_t *t, record_t *d)
+{
+    int64_t jid;
+    CHECK_INT(t->ops->record_create(t->c, d, NULL, &jid), STORE_OK);
+    job_t j = {0};
+    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &j), STORE_OK);
+    CHECK_INT(j.rec.id, d->id);
+    return j;
+}
+
 static void test_regenerated(ctx_t *t)
 {
     int64_t me = user(t, "regen");
     record_t d = {.kind = KIND_DOC, .user_id = me, .name = "r", .prompt = "old",
                   .creativity = 0.5, .template_id = 2};
-    int64_t jid;
-    CHECK_INT(t->ops->record_create(t->c, &d, NULL, &jid), STORE_OK);
-    job_t j = {0};
-    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &j), STORE_OK);
-    CHECK_INT(j.rec.id, d.id);
+    job_t j = claimed_doc(t, &d);
     record_t in = d;
     in.prompt = "new";
     in.result = "fresh words here";
@@ -929,10 +936,7 @@ static void test_revision_texts(ctx_t *t)
     int64_t me = user(t, "texts");
     record_t d = {.kind = KIND_DOC, .user_id = me, .name = "t", .prompt = "p",
                   .creativity = 0, .template_id = 1};
-    int64_t jid;
-    CHECK_INT(t->ops->record_create(t->c, &d, NULL, &jid), STORE_OK);
-    job_t j = {0};
-    CHECK_INT(t->ops->job_claim(t->c, 60, NULL, &t->a, &j), STORE_OK);
+    job_t j = claimed_doc(t, &d);
     CHECK_INT(t->ops->job_complete(t->c, &j, "first", 1, NULL, NULL, NULL, NULL), STORE_OK);
     const char *want[] = {"first", "second", "second", "first", "second", "third"};
     check_texts(t, me, d.id, want, 1);
