@@ -13,8 +13,9 @@ import subprocess
 import unittest
 from urllib.parse import quote
 
-from harness import BACKEND, BIN, Server, ServerTest, poll_state
+from harness import BACKEND, BIN, Server, ServerTest, poll_state, wait_for
 from test_images import fetch
+from test_ops import parse_metrics, value
 from test_openai import Fake, SECRET
 from test_stream import Stream, check_deltas
 
@@ -106,7 +107,7 @@ class Revisions(ServerTest):
         d = self.make_doc(prompt="first idea")
         d2 = self.regen("documents", d["id"], form={"prompt": "second idea"}).json["data"]
         self.assertNotEqual(d2["result"], d["result"])
-        r = self.req("POST", f"/api/v1/documents/{d['id']}/revisions/1/restore")
+        r = self.req("POST", f"/api/v1/documents/{d['id']}/revisions/2/restore")
         self.assertEqual(r.status, 200, r)
         self.assertEqual(r.json["status"], 200)
         d3 = r.json["data"]
@@ -491,6 +492,69 @@ def stored_revision_texts(srv, doc_id):
 
 def md5_of(text):
     return hashlib.md5(text.encode()).hexdigest()
+
+
+class NewTextSearch(ServerTest):
+    """Search by result sees a document's latest text only, at once after an edit, a
+    regenerate or a restore, and after SQLite's index thread took the new text in
+    (migration 17: the index still holds the old text meanwhile)."""
+
+    def index_caught_up(self):
+        if BACKEND != "sqlite":
+            return
+        def pending():
+            text = self.srv.request("GET", "/metrics").body.decode()
+            return value(parse_metrics(text), "inkwell_search_index_pending") == 0
+        wait_for(pending, "the search index to catch up")
+
+    def found(self, word):
+        r = self.req("GET", f"/api/v1/documents?search_by=result&search={word}&per_page=100")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json["meta"]["total"], len(r.json["data"]), r)
+        return sorted(d["id"] for d in r.json["data"])
+
+    def test_search_by_result_sees_the_latest_text(self):
+        a = self.make_doc(name="a")
+        b = self.make_doc(name="b")
+        for d, text in ((a, "quokka alpha"), (b, "quokka beta")):
+            r = self.req("PUT", f"/api/v1/documents/{d['id']}", form={"result": text})
+            self.assertEqual(r.status, 200, r)
+        self.index_caught_up()  # both texts in the index now
+        self.assertEqual(self.found("quokka"), sorted([a["id"], b["id"]]))
+        for _ in range(2):
+            # a new text, then another: each time only the latest is found
+            r = self.req("PUT", f"/api/v1/documents/{a['id']}", form={"result": "narwhal gamma"})
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(self.found("alpha"), [])
+            self.assertEqual(self.found("narwhal"), [a["id"]])
+            self.assertEqual(self.found("quokka"), [b["id"]])
+            r = self.req("POST", f"/api/v1/documents/{b['id']}/regenerate",
+                         form={"prompt": "a note on walruses"})
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(self.found("quokka"), [])
+            self.assertEqual(self.found("beta"), [])
+            walrus = self.found("walrus")
+            self.assertIn(b["id"], walrus)
+            self.index_caught_up()
+            self.assertEqual(self.found("quokka"), [])
+            self.assertEqual(self.found("narwhal"), [a["id"]])
+            self.assertEqual(self.found("walrus"), walrus)
+            # back to the quokka texts (revision 2): a restore is a new text too
+            for d in (a, b):
+                r = self.req("POST", f"/api/v1/documents/{d['id']}/revisions/2/restore")
+                self.assertEqual(r.status, 200, r)
+            self.assertEqual(self.found("narwhal"), [])
+            self.assertEqual(self.found("quokka"), sorted([a["id"], b["id"]]))
+            self.index_caught_up()
+            self.assertEqual(self.found("quokka"), sorted([a["id"], b["id"]]))
+        # deleted while its new text waits for the index
+        r = self.req("PUT", f"/api/v1/documents/{a['id']}", form={"result": "okapi delta"})
+        self.assertEqual(self.req("DELETE", f"/api/v1/documents/{a['id']}").status, 200)
+        self.assertEqual(self.found("okapi"), [])
+        self.assertEqual(self.found("quokka"), [b["id"]])
+        self.index_caught_up()
+        self.assertEqual(self.found("okapi"), [])
+        self.assertEqual(self.found("quokka"), [b["id"]])
 
 
 class Conversion(unittest.TestCase):
