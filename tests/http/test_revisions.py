@@ -107,7 +107,7 @@ class Revisions(ServerTest):
         d = self.make_doc(prompt="first idea")
         d2 = self.regen("documents", d["id"], form={"prompt": "second idea"}).json["data"]
         self.assertNotEqual(d2["result"], d["result"])
-        r = self.req("POST", f"/api/v1/documents/{d['id']}/revisions/2/restore")
+        r = self.req("POST", f"/api/v1/documents/{d['id']}/revisions/1/restore")
         self.assertEqual(r.status, 200, r)
         self.assertEqual(r.json["status"], 200)
         d3 = r.json["data"]
