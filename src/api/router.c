@@ -43,15 +43,22 @@ static void client_bucket(http_req_t *r, char *out, size_t outlen)
     snprintf(out, outlen, "ip:%s", http_client_addr(r)); /* a trusted proxy's client */
 }
 
-/* Authenticates and rate limits; false when it has answered. *k: the key, its user's
- * quotas and usage this month. */
-static bool admit(app_t *app, http_req_t *r, key_auth_t *k)
+/* The routes that generate (§19's quota: creates, regenerations §16, actions §17). */
+static bool generates(route_t rt)
+{
+    return rt == ROUTE_STORE || rt == ROUTE_REGENERATE || rt == ROUTE_ACTIONS;
+}
+
+/* Authenticates and rate limits; false when it has answered. *k: the key, and for a
+ * route that generates its user's quotas and usage this month (read with the key: no
+ * second lookup; the other routes read the key alone). */
+static bool admit(app_t *app, http_req_t *r, route_t rt, key_auth_t *k)
 {
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return false;
     api_state(r)->quota_at = mono_s(); /* the usage read below is at least this recent */
-    int rc = keys_authenticate(c, http_header(r, "Authorization"), k);
+    int rc = keys_authenticate(c, http_header(r, "Authorization"), generates(rt), k);
     if (rc == STORE_NOTFOUND) {
         char bucket[80];
         client_bucket(r, bucket, sizeof(bucket));
@@ -105,7 +112,7 @@ static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
 static bool quota_allows(app_t *app, http_req_t *r, const key_auth_t *k, route_t rt,
                          rec_kind_t kind)
 {
-    if (rt != ROUTE_STORE && rt != ROUTE_REGENERATE && rt != ROUTE_ACTIONS)
+    if (!generates(rt))
         return true;
     bool img = kind == KIND_IMG;
     int64_t limit = img ? k->quota_images : k->quota_words;
@@ -158,7 +165,7 @@ void api_handle(void *appv, http_req_t *r)
      * a body over --max-body is a 413 after that (with the rate-limit headers); then the
      * key's scope and the user's quota are checked (§19) */
     key_auth_t key;
-    if (!api || admit(app, r, &key)) {
+    if (!api || admit(app, r, rt, &key)) {
         if (http_body_too_large(r))
             api_error(r, 413, "Payload too large.");
         else if (!api || (scope_allows(r, &key, rt) && quota_allows(app, r, &key, rt, kind)))

@@ -53,7 +53,8 @@ static bool key_well_formed(const char *k, size_t n)
     return true;
 }
 
-int keys_authenticate(store_conn_t *c, const char *authorization, key_auth_t *out)
+int keys_authenticate(store_conn_t *c, const char *authorization, bool with_usage,
+                      key_auth_t *out)
 {
     if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0)
         return STORE_NOTFOUND;
@@ -69,7 +70,7 @@ int keys_authenticate(store_conn_t *c, const char *authorization, key_auth_t *ou
     sha256_hex(k, n, hash);
     int64_t now = store_clock_us();
     store_period(now, period);
-    int rc = store_key_auth(c, hash, period, out);
+    int rc = store_key_auth(c, hash, with_usage ? period : NULL, out);
     if (rc == STORE_OK && out->expires_us > 0 && out->expires_us <= now)
         rc = STORE_NOTFOUND; /* expired: refused as a revoked key is */
     return rc;

@@ -22,10 +22,12 @@ int keys_issue(store_conn_t *c, int64_t user_id, key_scope_t scope, int64_t expi
 int keys_create(store_conn_t *c, const char *user, int64_t quota_words, int64_t quota_images,
                 key_scope_t scope, int64_t expires_us, char key[KEY_LEN + 1], int64_t *key_id);
 
-/* Checks an Authorization header value ("Bearer <key>"). Returns STORE_OK with the key,
- * its user's quotas and usage of the current period (store_clock_us), STORE_NOTFOUND
- * for anything malformed, unknown, revoked or expired, or a store error. */
-int keys_authenticate(store_conn_t *c, const char *authorization, key_auth_t *out);
+/* Checks an Authorization header value ("Bearer <key>"). Returns STORE_OK with the key
+ * (and, with_usage, its user's quotas and usage of the current period, store_clock_us;
+ * else quotas -1 and usage 0), STORE_NOTFOUND for anything malformed, unknown, revoked
+ * or expired, or a store error. */
+int keys_authenticate(store_conn_t *c, const char *authorization, bool with_usage,
+                      key_auth_t *out);
 
 /* An RFC 3339 time (2027-01-01T00:00:00Z, with a fraction or an offset; t, z and a
  * space are taken too) or a date alone (midnight UTC): true with *us set. */

@@ -19,6 +19,7 @@ enum {
     U_USER_DELETE,
     U_KEY_INSERT,
     U_KEY_AUTH,
+    U_KEY_AUTH_ONLY,
     U_KEY_LIST,
     U_KEY_GET,
     U_KEY_REVOKE,
@@ -80,6 +81,10 @@ static const pg_stmt_t stmts[U_COUNT] = {
                     " FROM api_keys k JOIN users u ON u.id = k.user_id"
                     " LEFT JOIN usage_months g ON g.user_id = k.user_id AND g.period = $2"
                     " WHERE k.hash = $1 AND k.revoked_us IS NULL"},
+    /* the same columns without a period: the key alone (no quota, nothing used) */
+    [U_KEY_AUTH_ONLY] = {"ink_u_key_auth_only", 1,
+                         "SELECT user_id, id, hash, scope, COALESCE(expires_us, 0), NULL::bigint,"
+                         " NULL::bigint, 0, 0 FROM api_keys WHERE hash = $1 AND revoked_us IS NULL"},
     [U_KEY_LIST] = {"ink_u_key_list", 3,
                     "SELECT " KEY_COLS ", count(*) OVER () FROM api_keys k"
                     " JOIN users u ON u.id = k.user_id"
@@ -348,7 +353,7 @@ int pg_key_auth(store_conn_t *sc, const char *hash_hex, const char *period, key_
         return rc;
     const char *p[] = {hash_hex, period};
     PGresult *r;
-    if ((rc = run(c, U_KEY_AUTH, p, &r)) != STORE_OK)
+    if ((rc = run(c, period ? U_KEY_AUTH : U_KEY_AUTH_ONLY, p, &r)) != STORE_OK)
         return rc;
     /* the index found it; the digest is confirmed in constant time all the same */
     if (PQntuples(r) == 0 || PQgetlength(r, 0, 2) != 64 ||

@@ -31,6 +31,8 @@ enum {
     ST_JOB_INSERT,
     ST_GET_DOC,
     ST_GET_IMG,
+    ST_STAMP_DOC,
+    ST_STAMP_IMG,
     ST_UPDATE_DOC,
     ST_UPDATE_IMG,
     ST_DELETE_DOC,

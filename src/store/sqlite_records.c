@@ -164,23 +164,30 @@ int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t user_id, i
 {
     sq_conn_t *c = sq(conn);
     sqlite3_stmt *st;
-    int rc = sq_stmt(c, ST_GET_DOC + (kind == KIND_IMG), &st);
-    if (rc != STORE_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, user_id);
-    if ((rc = sq_step_row(c, st, "record_get")) != STORE_OK)
-        return rc;
-    int64_t updated = sqlite3_column_int64(st, 7); /* DOC_COLS, IMG_COLS: column 7 */
-    if (probe && probe(probe_arg, kind, id, updated)) {
-        memset(out, 0, sizeof(*out));
-        out->kind = kind;
-        out->id = id;
-        out->updated_us = updated;
-        out->probed = true;
-    } else {
-        sq_read_record(st, kind, a, out);
+    int rc;
+    /* with a probe, its version first: the caller mostly holds it (its rendering) */
+    for (int full = !probe; full < 2; full++) {
+        int id_st = (full ? ST_GET_DOC : ST_STAMP_DOC) + (kind == KIND_IMG);
+        if ((rc = sq_stmt(c, id_st, &st)) != STORE_OK)
+            return rc;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, user_id);
+        if ((rc = sq_step_row(c, st, "record_get")) != STORE_OK)
+            return rc;
+        if (full)
+            break;
+        int64_t updated = sqlite3_column_int64(st, 0);
+        sq_stmt_done(st);
+        if (probe(probe_arg, kind, id, updated)) {
+            memset(out, 0, sizeof(*out));
+            out->kind = kind;
+            out->id = id;
+            out->updated_us = updated;
+            out->probed = true;
+            return STORE_OK;
+        }
     }
+    sq_read_record(st, kind, a, out);
     sq_stmt_done(st);
     return STORE_OK;
 }

@@ -496,6 +496,9 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                       "VALUES (?1, ?2, 0, ?3)",
     [ST_GET_DOC] = "SELECT " DOC_COLS " FROM documents WHERE id = ?1 AND user_id = ?2",
     [ST_GET_IMG] = "SELECT " IMG_COLS " FROM images WHERE id = ?1 AND user_id = ?2",
+    /* a probed get: the version alone first (a row of 21 columns costs twice as much) */
+    [ST_STAMP_DOC] = "SELECT updated_us FROM documents WHERE id = ?1 AND user_id = ?2",
+    [ST_STAMP_IMG] = "SELECT updated_us FROM images WHERE id = ?1 AND user_id = ?2",
     /* ?3 name or NULL, ?4 set result?, ?5 result, ?6 words, ?7 favorite or -1, ?8 now */
     [ST_UPDATE_DOC] = "UPDATE documents SET name = COALESCE(?3, name), "
                       "result = CASE WHEN ?4 THEN ?5 ELSE result END, "

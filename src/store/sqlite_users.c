@@ -18,6 +18,7 @@ enum {
     U_USER_UPDATE,
     U_KEY_INSERT,
     U_KEY_AUTH,
+    U_KEY_AUTH_ONLY,
     U_KEY_LIST,
     U_KEY_COUNT,
     U_KEY_GET,
@@ -56,6 +57,9 @@ static const char *const sql[U_COUNT] = {
                    "JOIN users u ON u.id = k.user_id "
                    "LEFT JOIN usage_months g ON g.user_id = k.user_id AND g.period = ?2 "
                    "WHERE k.hash = ?1 AND k.revoked_us IS NULL",
+    /* the same columns without a period: the key alone (no quota, nothing used) */
+    [U_KEY_AUTH_ONLY] = "SELECT user_id, id, hash, scope, expires_us, NULL, NULL, 0, 0 "
+                        "FROM api_keys WHERE hash = ?1 AND revoked_us IS NULL",
     [U_KEY_LIST] = "SELECT " KEY_COLS " FROM api_keys k JOIN users u ON u.id = k.user_id "
                    "WHERE ?1 = 0 OR k.user_id = ?1 ORDER BY k.id LIMIT ?2 OFFSET ?3",
     [U_KEY_COUNT] = "SELECT count(*) FROM api_keys WHERE ?1 = 0 OR user_id = ?1",
@@ -372,11 +376,12 @@ int sq_key_auth(store_conn_t *conn, const char *hash_hex, const char *period, ke
 {
     sq_conn_t *c = sq(conn);
     sqlite3_stmt *st;
-    int rc = stmt(c, U_KEY_AUTH, &st);
+    int rc = stmt(c, period ? U_KEY_AUTH : U_KEY_AUTH_ONLY, &st);
     if (rc != STORE_OK)
         return rc;
     sq_bind_text(st, 1, hash_hex);
-    sq_bind_text(st, 2, period);
+    if (period)
+        sq_bind_text(st, 2, period);
     rc = sq_step_row(c, st, "key_auth");
     if (rc == STORE_OK) {
         /* the index found it; the digest is confirmed in constant time all the same */

@@ -56,7 +56,9 @@ typedef struct store_ops {
     int (*key_insert)(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
                       key_scope_t scope, int64_t expires_us, int64_t *key_id);
     /* By SHA-256 hex of the key; NOTFOUND when unknown or revoked (expiry is the
-     * caller's to check); with the user's quotas and its usage of period. */
+     * caller's to check); with the user's quotas and its usage of period, or, period
+     * NULL, without them (quotas -1, usage 0: one index lookup, for requests that do
+     * not generate). */
     int (*key_auth)(store_conn_t *c, const char *hash_hex, const char *period, key_auth_t *out);
     /* By id ascending, of one user (user_id > 0) or all; limit < 0 = all. */
     int (*key_list)(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,

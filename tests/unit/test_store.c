@@ -202,11 +202,16 @@ static void test_keys(ctx_t *t)
     CHECK_INT(ka.key_id, k2);
     CHECK_INT(ka.scope, SCOPE_READ);
     CHECK_INT(ka.expires_us, 4000000000000000LL);
+    CHECK_INT(t->ops->key_auth(t->c, h2, NULL, &ka), STORE_OK);
+    CHECK_INT(ka.scope, SCOPE_READ);
+    CHECK_INT(ka.expires_us, 4000000000000000LL);
     CHECK_INT(t->ops->key_auth(t->c, h3, "2026-11", &ka), STORE_NOTFOUND);
+    CHECK_INT(t->ops->key_auth(t->c, h3, NULL, &ka), STORE_NOTFOUND);
 
     int64_t before = now_us();
     CHECK_INT(t->ops->key_revoke(t->c, k1), STORE_OK);
     CHECK_INT(t->ops->key_auth(t->c, h1, "2026-11", &ka), STORE_NOTFOUND);
+    CHECK_INT(t->ops->key_auth(t->c, h1, NULL, &ka), STORE_NOTFOUND);
     CHECK_INT(t->ops->key_revoke(t->c, k2 + 1000), STORE_NOTFOUND);
     CHECK_INT(t->ops->key_auth(t->c, h2, "2026-11", &ka), STORE_OK);
 
@@ -281,11 +286,21 @@ static void test_users_usage(ctx_t *t)
     CHECK_INT(ka.used.words, 7);
     CHECK_INT(ka.used.images, 1);
     CHECK_INT(ka.quota_words, 100);
+    /* without a period: the key alone, no quota and nothing used */
+    CHECK_INT(t->ops->key_auth(t->c, h, NULL, &ka), STORE_OK);
+    CHECK_INT(ka.user_id, u.id);
+    CHECK_INT(ka.key_id, kid);
+    CHECK_INT(ka.scope, SCOPE_ADMIN);
+    CHECK_INT(ka.quota_words, -1);
+    CHECK_INT(ka.quota_images, -1);
+    CHECK_INT(ka.used.words, 0);
+    CHECK_INT(ka.used.images, 0);
     const char **media;
     CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_OK);
     CHECK_INT(n, 0);
     CHECK_INT(t->ops->user_get(t->c, u.id, NULL, &t->a, &u2), STORE_NOTFOUND);
     CHECK_INT(t->ops->key_auth(t->c, h, "2026-12", &ka), STORE_NOTFOUND);
+    CHECK_INT(t->ops->key_auth(t->c, h, NULL, &ka), STORE_NOTFOUND);
     CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_NOTFOUND);
 }
 
@@ -361,6 +376,36 @@ static void test_templates(ctx_t *t)
 
 /* ---- records --------------------------------------------------------------------------- */
 
+/* A probe of record_get_probed: answers *(int64_t *)arg == the row's version. */
+static bool probe_holds(void *arg, rec_kind_t kind, int64_t id, int64_t updated_us)
+{
+    (void)kind;
+    (void)id;
+    return *(int64_t *)arg == updated_us;
+}
+
+/* A probed get: the version the caller holds gives the row's key and version alone;
+ * another version, the whole row; another user's, NOTFOUND either way. */
+static void check_probed(ctx_t *t, const record_t *r)
+{
+    record_t g;
+    int64_t held = r->updated_us;
+    CHECK_INT(t->ops->record_get_probed(t->c, r->kind, r->user_id, r->id, probe_holds, &held,
+                                        &t->a, &g),
+              STORE_OK);
+    CHECK(g.probed && g.id == r->id && g.kind == r->kind && g.updated_us == r->updated_us);
+    CHECK(g.name == NULL);
+    held = r->updated_us - 1;
+    CHECK_INT(t->ops->record_get_probed(t->c, r->kind, r->user_id, r->id, probe_holds, &held,
+                                        &t->a, &g),
+              STORE_OK);
+    CHECK(!g.probed && g.id == r->id && g.updated_us == r->updated_us);
+    CHECK_STR(g.name, r->name);
+    CHECK_INT(t->ops->record_get_probed(t->c, r->kind, r->user_id + 1000, r->id, probe_holds,
+                                        &held, &t->a, &g),
+              STORE_NOTFOUND);
+}
+
 static void test_documents(ctx_t *t)
 {
     record_t r = {.kind = KIND_DOC, .user_id = t->alice, .name = "First doc",
@@ -372,6 +417,7 @@ static void test_documents(ctx_t *t)
     CHECK_STR(rec_state_name(r.state), "queued");
     CHECK(r.created_us >= t0 && r.created_us <= t1);
     CHECK_INT(r.updated_us, r.created_us);
+    check_probed(t, &r);
 
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_DOC, t->alice, r.id, &t->a, &g), STORE_OK);
@@ -445,6 +491,7 @@ static void test_images(ctx_t *t)
     CHECK(r.id > 0 && job > 0);
     CHECK_STR(rec_state_name(r.state), "queued");
     CHECK(r.created_us >= t0 && r.updated_us == r.created_us);
+    check_probed(t, &r);
 
     record_t g = {0};
     CHECK_INT(t->ops->record_get(t->c, KIND_IMG, t->alice, r.id, &t->a, &g), STORE_OK);
