@@ -2,8 +2,9 @@
  * unique index), so the time a lookup takes depends on the digest of the guess,
  * never on how many characters of a real key it shares; the backends then confirm
  * the stored digest with a constant-time comparison (CRYPTO_memcmp). The lookup also
- * reads the key's scope and expiry and its user's quotas and usage of this month, so
- * a create's quota check costs no second round trip. */
+ * reads the key's scope and expiry, and for a request that generates its user's quotas
+ * and usage of this month, so a create's quota check costs no second round trip (the
+ * other requests read the key alone: one index lookup). */
 #include "auth/keys.h"
 
 #include <ctype.h>

@@ -178,7 +178,8 @@ typedef struct {
 } usage_row_t;
 
 /* A key as authentication finds it, with its user's quotas and usage of the period
- * asked for, in the same lookup (no second round trip before a create). */
+ * asked for, in the same lookup (no second round trip before a create); without a
+ * period, quotas -1 and usage 0. */
 typedef struct {
     int64_t user_id, key_id;
     key_scope_t scope;
