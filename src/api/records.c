@@ -69,8 +69,8 @@ void api_page_url_at(buf_t *out, const char *base, http_req_t *r, int64_t page)
         out->data[--out->len] = '\0'; /* the trailing '&' */
 }
 
-static void link_or_null(jw_t *w, app_t *app, http_req_t *r, rec_kind_t kind, int64_t page,
-                         bool present)
+/* A page's link on the collection's URL base (made once per list), or null. */
+static void link_or_null(jw_t *w, const char *base, http_req_t *r, int64_t page, bool present)
 {
     if (!present) {
         jw_null(w);
@@ -78,7 +78,7 @@ static void link_or_null(jw_t *w, app_t *app, http_req_t *r, rec_kind_t kind, in
     }
     buf_t u;
     buf_init(&u);
-    api_page_url(&u, app, r, kind, page);
+    api_page_url_at(&u, base, r, page);
     jw_str(w, u.data);
     buf_free(&u);
 }
@@ -223,16 +223,17 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     buf_free(&pb.held);
     arena_free(&page_arena);
     jw_arr_end(&w);
+    char *path = api_collection_url(app, http_arena(r), kind);
     jw_key(&w, "links");
     jw_obj_begin(&w);
     jw_key(&w, "first");
-    link_or_null(&w, app, r, kind, 1, true);
+    link_or_null(&w, path, r, 1, true);
     jw_key(&w, "last");
-    link_or_null(&w, app, r, kind, last, true);
+    link_or_null(&w, path, r, last, true);
     jw_key(&w, "prev");
-    link_or_null(&w, app, r, kind, page - 1, page > 1);
+    link_or_null(&w, path, r, page - 1, page > 1);
     jw_key(&w, "next");
-    link_or_null(&w, app, r, kind, page + 1, page < last);
+    link_or_null(&w, path, r, page + 1, page < last);
     jw_obj_end(&w);
     jw_key(&w, "meta");
     jw_obj_begin(&w);
@@ -246,7 +247,6 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
     jw_key(&w, "last_page");
     jw_int(&w, last);
     jw_key(&w, "path");
-    char *path = api_collection_url(app, http_arena(r), kind);
     jw_str(&w, path);
     jw_key(&w, "per_page");
     jw_int(&w, lq.per_page);
