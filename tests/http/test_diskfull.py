@@ -12,7 +12,7 @@ import tempfile
 import threading
 import unittest
 
-from harness import BACKEND, Server, poll_state, slow
+from harness import BACKEND, Server, poll_state, slow, wait_for
 from test_stream import Stream
 
 
@@ -181,11 +181,16 @@ class DiskFull(unittest.TestCase):
         os.mkdir(data)
         # a short lease so that the job runs again soon once space returns; it must
         # outlast the picture's rendering (seconds under valgrind), hence slow()
-        srv = Server("--min-free-mb", "0", "--builtin-delay-ms", "1500", "--job-lease", str(slow(2)),
+        srv = Server("--min-free-mb", "0", "--builtin-delay-ms", "3000", "--job-lease", str(slow(2)),
                      data_dir=data).start()
         key = srv.key("stream")
         try:
             s, rid = self.stream_image(srv, key)
+            # the disk fills once the job is claimed (its generation running): filled
+            # before, the claim itself is refused and nothing runs until space returns
+            # (a server under valgrind may claim later than the stream's first event)
+            wait_for(lambda: srv.request("GET", f"/api/v1/images/{rid}", key=key)
+                     .json["data"]["state"] == "generating", "the job's claim")
             filler = fill(self.mnt)  # the picture and then the database refuse
             # the stream ends (after 20 attempts to store the outcome, 0.5 s apart,
             # docs/operations.md) instead of waiting for ever: end_of fails a stream that hangs
