@@ -164,8 +164,9 @@ static void list_conds(int k, buf_t *b)
  * watermark) come from the trigram table, each candidate's row read by its id
  * (CROSS JOIN keeps that order: the full-text table gives its rowids in id order, so an
  * id-ordered page stops after its rows); the records above the watermark, not indexed
- * yet (sqlite_index.c), are the tail; so are, for a result search, the documents whose
- * text changed since the index had it (search_changed, a fourth part). Of the tail, the ids the index of its names
+ * yet (sqlite_index.c), are the tail; so are, for a result search, the documents
+ * whose text changed since the index had it (search_changed, a fourth part). Of the
+ * tail, the ids the index of its names
  * (sqlite_tail.c, a name search only) covers are read by id from its candidates (?12, a
  * JSON array); the rest, above ?13, is scanned on the user's id index (without that
  * index ?12 is empty and ?13 is the watermark, read in the same transaction: the whole
