@@ -84,18 +84,8 @@ static void read_revision(sqlite3_stmt *st, rec_kind_t kind, int64_t user_id, in
 static int owned(sq_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, arena_t *a,
                  record_t *out)
 {
-    sqlite3_stmt *st;
-    int rc = sq_stmt(c, ST_GET_DOC + (kind == KIND_IMG), &st);
-    if (rc != STORE_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, user_id);
-    if ((rc = sq_step_row(c, st, "revision")) != STORE_OK)
-        return rc;
-    if (out)
-        sq_read_record(st, kind, a, out);
-    sq_stmt_done(st);
-    return STORE_OK;
+    record_t row;
+    return sq_record_get(&c->base, kind, user_id, id, a, out ? out : &row);
 }
 
 int sq_record_regenerate(store_conn_t *conn, const record_t *in, const rec_action_t *act,
