@@ -557,6 +557,11 @@ class NewTextSearch(ServerTest):
         self.assertEqual(self.found("quokka"), [b["id"]])
 
 
+class NewTextSearchNoRecordCache(NewTextSearch):
+    """The same with the rendered-record cache off (every row read whole)."""
+    server_args = ["--record-cache-mb", "0"]
+
+
 class Conversion(unittest.TestCase):
     """An existing database is converted in place (SQLite migration 10, PostgreSQL 8)."""
 
