@@ -7,7 +7,11 @@
  * hears afterwards fit exactly. Pieces that pile up while a statement runs go joined in
  * the next one (one statement per job and turn): the worker never waits for the
  * database, and a generator faster than the database costs a statement per round trip,
- * not one per piece. A finished generation (completed or failed) is NOTIFYed after its
+ * not one per piece. Pieces whose statement failed (the database briefly away) are
+ * sent again with the next ones, SEND_TRIES times SEND_RETRY_MS apart; the row keeps
+ * pieces only where its text ends (store_job_progress's start), so pieces given up
+ * leave the row short, never with a gap: a process that fills from it never takes a
+ * later piece for an earlier one. A finished generation (completed or failed) is NOTIFYed after its
  * pieces (the worker calls records_flush_pieces first), and a deleted record too.
  *
  * A payload is "<sender> <type> <kind> <id> <user_id> ...": sender is this process's
@@ -37,6 +41,9 @@
 
 #define MAX_WATCHED 4096
 #define TEXT_IN_PAYLOAD 7000 /* NOTIFY payloads are under 8000 bytes, header included */
+#define SEND_TRIES 20        /* a job's pieces are sent again for about 5 s of failures */
+#define SEND_RETRY_MS 250
+#define ANNOUNCE_TRIES 8 /* an end is NOTIFYed again for about 2 s of failures */
 
 /* A job's pieces not sent yet. */
 typedef struct pending {
@@ -44,8 +51,10 @@ typedef struct pending {
     int64_t job_id;
     char token[sizeof(((job_t *)0)->token)];
     rec_kind_t kind;
-    int64_t id, user_id, gen_seq, seq, pieces, offset;
+    int64_t id, user_id, gen_seq, seq, pieces, offset; /* offset: the byte after text */
     buf_t text;
+    int fails; /* statements that failed in a row for these pieces */
+    int rc;    /* the last statement's answer */
 } pending_t;
 
 struct remote {
@@ -206,7 +215,7 @@ static void header(remote_t *r, buf_t *out, char type, rec_kind_t kind, int64_t 
                (long long)user_id);
 }
 
-static void send_pieces(remote_t *r, store_conn_t *c, const pending_t *p)
+static void send_pieces(remote_t *r, store_conn_t *c, pending_t *p)
 {
     buf_t payload;
     buf_init(&payload);
@@ -218,13 +227,60 @@ static void send_pieces(remote_t *r, store_conn_t *c, const pending_t *p)
         buf_putc(&payload, ' ');
         buf_append(&payload, p->text.data ? p->text.data : "", p->text.len);
     }
-    int rc = c ? store_job_progress(c, p->job_id, p->token, buf_cstr(&p->text), p->seq,
+    int64_t start = p->offset - (int64_t)p->text.len;
+    int rc = c ? store_job_progress(c, p->job_id, p->token, start, buf_cstr(&p->text), p->seq,
                                     buf_cstr(&payload))
                : STORE_UNAVAILABLE;
-    if (rc != STORE_OK && rc != STORE_STALE)
-        log_warn("job=%lld: text pieces could not be sent to other processes: %s",
+    p->rc = rc;
+    if (rc == STORE_OK && p->fails)
+        log_info("job=%lld: text pieces sent to other processes again", (long long)p->job_id);
+    else if (rc != STORE_OK && rc != STORE_STALE && p->fails == 0)
+        log_warn("job=%lld: text pieces could not be sent to other processes: %s; trying again",
                  (long long)p->job_id, store_rc_name(rc));
+    else if (rc != STORE_OK && rc != STORE_STALE && p->fails + 1 >= SEND_TRIES)
+        log_warn("job=%lld: text pieces could not be sent to other processes: %s; given up (they "
+                 "read the text at its end)", (long long)p->job_id, store_rc_name(rc));
     buf_free(&payload);
+}
+
+/* Puts pieces whose statement failed back in the queue, before any that came since for
+ * their job (under r->mu). Returns false when they are given up. */
+static bool requeue(remote_t *r, pending_t *p)
+{
+    if (p->rc == STORE_OK || p->rc == STORE_STALE || ++p->fails >= SEND_TRIES || r->stopping)
+        return false;
+    pending_t **pp = &r->queue;
+    while (*pp && (*pp)->job_id != p->job_id)
+        pp = &(*pp)->next;
+    pending_t *later = *pp;
+    if (later) { /* p's text, then later's: one statement from p's start */
+        buf_append(&p->text, later->text.data ? later->text.data : "", later->text.len);
+        p->seq = later->seq;
+        p->pieces += later->pieces;
+        p->offset = later->offset;
+        p->next = later->next;
+        buf_free(&later->text);
+        free(later);
+    } else {
+        p->next = NULL;
+    }
+    *pp = p;
+    return true;
+}
+
+/* Waits ms or until a stop (under r->mu). */
+static void pause_locked(remote_t *r, long ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    while (!r->stopping && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
+        ;
 }
 
 static void *sender_main(void *arg)
@@ -245,15 +301,20 @@ static void *sender_main(void *arg)
         pthread_mutex_lock(&r->mu);
         pending_t *done = r->inflight;
         r->inflight = NULL;
-        pthread_cond_broadcast(&r->cv);
-        pthread_mutex_unlock(&r->mu);
+        bool again = false;
         while (done) {
             pending_t *next = done->next;
-            buf_free(&done->text);
-            free(done);
+            if (requeue(r, done)) {
+                again = true;
+            } else {
+                buf_free(&done->text);
+                free(done);
+            }
             done = next;
         }
-        pthread_mutex_lock(&r->mu);
+        pthread_cond_broadcast(&r->cv);
+        if (again)
+            pause_locked(r, SEND_RETRY_MS);
     }
     r->sender_gone = true;
     pthread_cond_broadcast(&r->cv);
@@ -352,9 +413,20 @@ void remote_announce(remote_t *r, const rev_t *ev)
     header(r, &p, type, ev->kind, ev->id, ev->user_id);
     if (ev->type == REV_COMPLETED && ev->part)
         buf_printf(&p, " %lld %lld", (long long)ev->part_start, (long long)ev->part_after);
-    store_conn_t *c = conn(r);
-    if (c && store_notify(c, buf_cstr(&p)) != STORE_OK)
-        log_warn("record=%lld: other processes could not be told that it ended", (long long)ev->id);
+    /* (its subscribers here have heard already: only this thread waits, a few tries,
+     * for a database briefly away. A process that misses it anyway learns of the end
+     * when its own listener next connects; docs/status.md) */
+    int rc = STORE_UNAVAILABLE;
+    for (int tries = 0; tries < ANNOUNCE_TRIES; tries++) {
+        store_conn_t *c = conn(r);
+        rc = c ? store_notify(c, buf_cstr(&p)) : STORE_UNAVAILABLE;
+        if (rc != STORE_UNAVAILABLE)
+            break;
+        sleep_ms(SEND_RETRY_MS);
+    }
+    if (rc != STORE_OK)
+        log_warn("record=%lld: other processes could not be told that it ended: %s",
+                 (long long)ev->id, store_rc_name(rc));
     buf_free(&p);
 }
 

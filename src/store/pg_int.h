@@ -229,8 +229,8 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
 int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error);
 int pg_job_count(store_conn_t *sc, int64_t *n);
 int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running);
-int pg_job_progress(store_conn_t *sc, int64_t job_id, const char *token, const char *pieces,
-                    int64_t seq, const char *payload);
+int pg_job_progress(store_conn_t *sc, int64_t job_id, const char *token, int64_t start,
+                    const char *pieces, int64_t seq, const char *payload);
 int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,
                       const char **text, int64_t *seq);
 int pg_notify(store_conn_t *sc, const char *payload);

@@ -232,15 +232,15 @@ int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running)
 
 /* ---- events of other processes (records/remote.c) ---- */
 
-int pg_job_progress(store_conn_t *sc, int64_t job_id, const char *token, const char *pieces,
-                    int64_t seq, const char *payload)
+int pg_job_progress(store_conn_t *sc, int64_t job_id, const char *token, int64_t start,
+                    const char *pieces, int64_t seq, const char *payload)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
-    pg_num_t id = pg_num_i64(job_id), sq = pg_num_i64(seq);
-    const char *p[] = {id.s, token, pieces, sq.s, payload};
+    pg_num_t id = pg_num_i64(job_id), sq = pg_num_i64(seq), at = pg_num_i64(start);
+    const char *p[] = {id.s, token, pieces, sq.s, payload, at.s};
     PGresult *r;
     if ((rc = pg_run(c, S_JOB_PROGRESS, p, &r)) != STORE_OK)
         return rc;

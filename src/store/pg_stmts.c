@@ -30,10 +30,16 @@
 
 const pg_stmt_t pg_stmts[S_COUNT] = {
     /* $3 the text pieces to append, $4 the sequence number of the last of them, $5 the
-     * NOTIFY payload: the row and the notification commit together (records/remote.c) */
-    [S_JOB_PROGRESS] = {"ink_job_progress", 5,
-                        "WITH u AS (UPDATE jobs SET partial = COALESCE(partial, '') || $3,"
-                        " partial_seq = $4::bigint WHERE id = $1 AND token = $2"
+     * NOTIFY payload: the row and the notification commit together (records/remote.c).
+     * $6 the byte the pieces start at: they are kept only where the row's text ends
+     * there, so the row never holds a text with a gap (pieces whose send failed) */
+    [S_JOB_PROGRESS] = {"ink_job_progress", 6,
+                        "WITH u AS (UPDATE jobs SET"
+                        " partial = CASE WHEN octet_length(COALESCE(partial, '')) = $6::bigint"
+                        " THEN COALESCE(partial, '') || $3 ELSE partial END,"
+                        " partial_seq = CASE WHEN octet_length(COALESCE(partial, '')) = $6::bigint"
+                        " THEN $4::bigint ELSE partial_seq END"
+                        " WHERE id = $1 AND token = $2"
                         " RETURNING 1) SELECT pg_notify('" PG_CHANNEL "', $5) FROM u"},
     [S_JOB_PARTIAL] = {"ink_job_partial", 2,
                        "SELECT partial, partial_seq FROM jobs WHERE kind = $1 AND record_id = $2"},

@@ -513,11 +513,12 @@ bool store_probes(const store_t *s)
     return s->ops->list_probes;
 }
 
-int store_job_progress(store_conn_t *c, int64_t job_id, const char *token, const char *pieces,
-                       int64_t seq, const char *payload)
+int store_job_progress(store_conn_t *c, int64_t job_id, const char *token, int64_t start,
+                       const char *pieces, int64_t seq, const char *payload)
 {
-    return c->ops->job_progress ? c->ops->job_progress(c, job_id, token, pieces, seq, payload)
-                                : STORE_OK;
+    return c->ops->job_progress
+               ? c->ops->job_progress(c, job_id, token, start, pieces, seq, payload)
+               : STORE_OK;
 }
 
 int store_record_partial(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,

@@ -452,8 +452,8 @@ bool store_shared(const store_t *s);
 /* Events between processes (see store_ops_t.job_progress...); STORE_OK doing nothing
  * (NULL listener) when the store is not shared. */
 typedef struct store_listener store_listener_t;
-int store_job_progress(store_conn_t *c, int64_t job_id, const char *token, const char *pieces,
-                       int64_t seq, const char *payload);
+int store_job_progress(store_conn_t *c, int64_t job_id, const char *token, int64_t start,
+                       const char *pieces, int64_t seq, const char *payload);
 int store_record_partial(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
                          const char **text, int64_t *seq);
 int store_notify(store_conn_t *c, const char *payload);

@@ -238,7 +238,9 @@ typedef struct store_ops {
     int (*media_keys)(store_conn_t *c, arena_t *a, const char ***keys, size_t *n);
 
     /* Optional (NULL when one process owns the store): events between processes.
-     * job_progress appends pieces to the text so far of a running job, keeps seq (the
+     * job_progress appends pieces to the text so far of a running job when that text
+     * is start bytes long (so the row only ever holds the generation's first bytes:
+     * pieces that follow a gap, after a send that failed, are not kept), keeps seq (the
      * number of the last of them, records.h) with it (while the token matches, else
      * STALE) and sends payload to the listeners, in one statement; a claim empties
      * both. record_partial reads them back (*text NULL and *seq 0 when none yet;
@@ -246,8 +248,8 @@ typedef struct store_ops {
      * listen_start runs a thread with a connection of its own that calls fn with each
      * payload, and connected after each (re)connection (notifications may have been
      * missed before it). */
-    int (*job_progress)(store_conn_t *c, int64_t job_id, const char *token, const char *pieces,
-                        int64_t seq, const char *payload);
+    int (*job_progress)(store_conn_t *c, int64_t job_id, const char *token, int64_t start,
+                        const char *pieces, int64_t seq, const char *payload);
     int (*record_partial)(store_conn_t *c, rec_kind_t kind, int64_t id, arena_t *a,
                           const char **text, int64_t *seq);
     int (*notify)(store_conn_t *c, const char *payload);

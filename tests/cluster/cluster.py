@@ -377,7 +377,7 @@ class Load:
         while not self.stop.is_set():
             n += 1
             name = f"s{wid}-{n}-{uuid.uuid4().hex[:6]}"
-            t_stream = time.time()
+            t_stream, started_in = time.time(), self.phase
             st, evs, _ = self.sse("POST", "/api/v1/documents", form={"name": name, "prompt": "tea " * 30})
             if st != 201 or not evs:
                 time.sleep(0.1)
@@ -418,7 +418,7 @@ class Load:
                     k = next((i for i in range(min(len(res), len(text))) if res[i] != text[i]),
                              min(len(res), len(text)))
                     self.streams["errors"].append(
-                        f"{rid}: joined deltas differ from the result at byte {k} "
+                        f"{rid} (from {started_in}): joined deltas differ from the result at byte {k} "
                         f"(got {len(text)} bytes, result {len(res)}; resumed at {resumed_at})")
             elif evs and evs[-1][0] == "error":
                 self.streams["incomplete"].append((self.phase, rid, evs[-1][2].get("status")))

@@ -915,9 +915,6 @@ static void test_jobs_basic(ctx_t *t)
     CHECK_STR(key, "k/abc.png");
 }
 
-/* A document regenerated in the request (record_regenerated): one transaction stores
- * the new inputs and text as the next revision, the event sequence moved on by 2; a
- * record being generated is BUSY, another user's NOTFOUND. */
 /* Creates document d (its id set) and claims its job. */
 static job_t claimed_doc(ctx_t *t, record_t *d)
 {
@@ -928,6 +925,10 @@ static job_t claimed_doc(ctx_t *t, record_t *d)
     CHECK_INT(j.rec.id, d->id);
     return j;
 }
+
+/* A document regenerated in the request (record_regenerated): one transaction stores
+ * the new inputs and text as the next revision, the event sequence moved on by 2; a
+ * record being generated is BUSY, another user's NOTFOUND. */
 
 static void test_regenerated(ctx_t *t)
 {
@@ -956,6 +957,43 @@ static void test_regenerated(ctx_t *t)
     CHECK_STR(rv.rec.result, "fresh words here");
     in.user_id = me + 1000;
     CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_NOTFOUND);
+}
+
+/* The text so far of a running job kept for other processes (PostgreSQL; one process
+ * owns a SQLite store and has no such op): pieces are kept only where the row's text
+ * ends, so pieces whose send failed before them leave the row short, never with a gap;
+ * an old token is STALE; a claim empties the row. */
+static void test_job_progress(ctx_t *t)
+{
+    if (!t->ops->job_progress)
+        return;
+    int64_t me = user(t, "progress");
+    record_t d = {.kind = KIND_DOC, .user_id = me, .name = "p", .prompt = "p",
+                  .creativity = 0, .template_id = 1};
+    job_t j = claimed_doc(t, &d);
+    const char *text;
+    int64_t seq;
+    CHECK_INT(t->ops->record_partial(t->c, KIND_DOC, d.id, &t->a, &text, &seq), STORE_OK);
+    CHECK(text == NULL);
+    CHECK_INT(t->ops->job_progress(t->c, j.id, j.token, 0, "Héllo", 3, "x"), STORE_OK);
+    CHECK_INT(t->ops->job_progress(t->c, j.id, j.token, 6, " wörld", 4, "x"), STORE_OK);
+    CHECK_INT(t->ops->record_partial(t->c, KIND_DOC, d.id, &t->a, &text, &seq), STORE_OK);
+    CHECK_STR(text, "Héllo wörld");
+    CHECK_INT(seq, 4);
+    /* pieces 5 (bytes 13..) were lost: 6 does not follow the row, which stays as it was */
+    CHECK_INT(t->ops->job_progress(t->c, j.id, j.token, 20, " again", 6, "x"), STORE_OK);
+    CHECK_INT(t->ops->record_partial(t->c, KIND_DOC, d.id, &t->a, &text, &seq), STORE_OK);
+    CHECK_STR(text, "Héllo wörld");
+    CHECK_INT(seq, 4);
+    /* 5 and 6 sent again together, from where the row ends */
+    CHECK_INT(t->ops->job_progress(t->c, j.id, j.token, 13, "!! again", 6, "x"), STORE_OK);
+    CHECK_INT(t->ops->record_partial(t->c, KIND_DOC, d.id, &t->a, &text, &seq), STORE_OK);
+    CHECK_STR(text, "Héllo wörld!! again");
+    CHECK_INT(seq, 6);
+    CHECK_INT(t->ops->job_progress(t->c, j.id, "not-the-token", 21, "?", 7, "x"), STORE_STALE);
+    CHECK_INT(t->ops->job_complete(t->c, &j, "Héllo wörld!! again", 3, NULL, NULL, NULL, NULL),
+              STORE_OK);
+    CHECK_INT(t->ops->record_partial(t->c, KIND_DOC, d.id, &t->a, &text, &seq), STORE_NOTFOUND);
 }
 
 /* The latest revision shares its text with the document (SQLite migration 16,
@@ -2135,6 +2173,7 @@ static void run_suite(const char *url)
         test_jobs_basic(&t);
         test_regenerated(&t);
         test_revision_texts(&t);
+        test_job_progress(&t);
         test_jobs_lease(&t);
         test_jobs_concurrent(&t);
         test_rate(&t);
