@@ -70,7 +70,8 @@ int keys_authenticate(store_conn_t *c, const char *authorization, bool with_usag
     char hash[65], period[8];
     sha256_hex(k, n, hash);
     int64_t now = store_clock_us();
-    store_period(now, period);
+    if (with_usage)
+        store_period(now, period);
     int rc = store_key_auth(c, hash, with_usage ? period : NULL, out);
     if (rc == STORE_OK && out->expires_us > 0 && out->expires_us <= now)
         rc = STORE_NOTFOUND; /* expired: refused as a revoked key is */

@@ -24,7 +24,7 @@ struct http_req {
     buf_t body;
     bool body_too_large; /* over max_body: the handler answers 413 (after auth) */
     char id[24]; /* request id for logs */
-    char client[48]; /* the client's address (http_client_addr) */
+    char client[48]; /* the client's address once asked for ("" before: http_client_addr) */
     double started;
     int64_t user_id; /* 0 until authenticated */
     int metric_route; /* obs/metrics.h metrics_route_t, set by the handler (0 = other) */

@@ -464,7 +464,6 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
     if (!r->seen) {
         r->seen = true;
         r->method = arena_strdup(&r->arena, method);
-        req_set_client(s, r);
         r->counted = true;
         atomic_fetch_add(&s->inflight, 1);
         metrics_http_begin();

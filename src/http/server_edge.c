@@ -35,8 +35,10 @@ static enum MHD_Result join_xff(void *cls, enum MHD_ValueKind kind, const char *
 }
 
 /* r->client: the peer, or the address a trusted proxy forwarded (every
- * X-Forwarded-For header, in order, as one list). */
-void req_set_client(http_server_t *s, http_req_t *r)
+ * X-Forwarded-For header, in order, as one list). Made when first asked for (the
+ * access log, a per-address limit): a request that needs neither, as every request
+ * with the access log off, costs no formatting (inet_ntop's printf is most of it). */
+static void req_set_client(http_server_t *s, http_req_t *r)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -55,6 +57,8 @@ void req_set_client(http_server_t *s, http_req_t *r)
 
 const char *http_client_addr(http_req_t *r)
 {
+    if (!r->client[0] && r->conn) /* (the connection lives until on_completed returns) */
+        req_set_client(r->srv, r);
     return r->client[0] ? r->client : "unknown";
 }
 

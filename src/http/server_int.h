@@ -76,7 +76,6 @@ void http_streams_trim(http_server_t *s, double now, int *seen, double *last);
 
 /* server_edge.c: the client address behind trusted proxies and the drain's connection
  * handling. */
-void req_set_client(http_server_t *s, http_req_t *r);
 /* Shuts down the keep-alive connections idle between two requests. */
 void http_close_idle(http_server_t *s);
 
