@@ -106,6 +106,8 @@ size_t builtin_piece_end(const char *s, size_t n, size_t start)
 /* Passes res->text to on_text in pieces, with the test delay before and between them. */
 static bool emit_pieces(const builtin_priv_t *bp, gen_ctx_t *ctx, const buf_t *text)
 {
+    if (!ctx->on_text && bp->delay_ms <= 0)
+        return true; /* nobody takes the pieces, nothing waits between them (inline) */
     size_t pieces = 0;
     for (size_t at = 0; at < text->len; at = builtin_piece_end(text->data, text->len, at))
         pieces++;

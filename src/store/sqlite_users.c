@@ -51,11 +51,18 @@ static const char *const sql[U_COUNT] = {
                       "WHERE id = ?1 RETURNING " USER_COLS,
     [U_KEY_INSERT] = "INSERT INTO api_keys(user_id, hash, prefix, created_us, scope, expires_us) "
                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    /* ?1 hash, ?2 period: the key, its user's quotas and usage in one lookup */
+    /* ?1 hash, ?2 period: the key, its user's quotas and usage in one lookup. The
+     * usage only matters against a quota: a user without one does not read it (CASE
+     * runs its subquery only when asked; with every create changing the database,
+     * each table read costs its pages again) */
     [U_KEY_AUTH] = "SELECT k.user_id, k.id, k.hash, k.scope, k.expires_us, u.quota_words, "
-                   "u.quota_images, g.words, g.images FROM api_keys k "
-                   "JOIN users u ON u.id = k.user_id "
-                   "LEFT JOIN usage_months g ON g.user_id = k.user_id AND g.period = ?2 "
+                   "u.quota_images, "
+                   "CASE WHEN u.quota_words IS NULL AND u.quota_images IS NULL THEN 0 ELSE "
+                   "(SELECT words FROM usage_months WHERE user_id = k.user_id AND period = ?2) "
+                   "END, "
+                   "CASE WHEN u.quota_words IS NULL AND u.quota_images IS NULL THEN 0 ELSE "
+                   "(SELECT images FROM usage_months WHERE user_id = k.user_id AND period = ?2) "
+                   "END FROM api_keys k JOIN users u ON u.id = k.user_id "
                    "WHERE k.hash = ?1 AND k.revoked_us IS NULL",
     /* the same columns without a period: the key alone (no quota, nothing used) */
     [U_KEY_AUTH_ONLY] = "SELECT user_id, id, hash, scope, expires_us, NULL, NULL, 0, 0 "
