@@ -170,7 +170,7 @@ void arena_free(arena_t *a)
 }
 
 /* n bytes, 16-aligned, not cleared. */
-static void *arena_take(arena_t *a, size_t n)
+void *arena_take(arena_t *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
     arena_block_t *b = a->head;

@@ -45,6 +45,9 @@ typedef struct {
 void arena_init(arena_t *a);
 void arena_free(arena_t *a); /* frees everything; the arena can be reused */
 void *arena_alloc(arena_t *a, size_t n); /* 16-byte aligned, zeroed */
+/* The same, not zeroed: for an array its caller fills item by item (a list page's
+ * records, each cleared as it is read, and no more than were read are looked at). */
+void *arena_take(arena_t *a, size_t n);
 char *arena_strdup(arena_t *a, const char *s);  /* NULL stays NULL */
 char *arena_strndup(arena_t *a, const char *s, size_t n);
 char *arena_printf(arena_t *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -545,7 +545,7 @@ static int list_page(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q
 {
     int per_page = q->per_page > 0 ? q->per_page : 10;
     int64_t page = q->page > 0 ? q->page : 1;
-    out->items = arena_alloc(a, (size_t)per_page * sizeof(record_t));
+    out->items = arena_take(a, (size_t)per_page * sizeof(record_t)); /* (list_rows clears each) */
     out->n = 0;
     if (page - 1 > (INT64_MAX - per_page) / per_page)
         return STORE_OK; /* so far past the end that the offset would overflow */
