@@ -62,11 +62,12 @@ static const char *const sql[U_COUNT] = {
                    "END, "
                    "CASE WHEN u.quota_words IS NULL AND u.quota_images IS NULL THEN 0 ELSE "
                    "(SELECT images FROM usage_months WHERE user_id = k.user_id AND period = ?2) "
-                   "END FROM api_keys k JOIN users u ON u.id = k.user_id "
+                   "END FROM api_keys k INDEXED BY api_keys_auth JOIN users u ON u.id = k.user_id "
                    "WHERE k.hash = ?1 AND k.revoked_us IS NULL",
-    /* the same columns without a period: the key alone (no quota, nothing used) */
-    [U_KEY_AUTH_ONLY] = "SELECT user_id, id, hash, scope, expires_us, NULL, NULL, 0, 0 "
-                        "FROM api_keys WHERE hash = ?1 AND revoked_us IS NULL",
+    /* the first five without a period: the key alone (no quota, nothing used) */
+    [U_KEY_AUTH_ONLY] = "SELECT user_id, id, hash, scope, expires_us "
+                        "FROM api_keys INDEXED BY api_keys_auth "
+                        "WHERE hash = ?1 AND revoked_us IS NULL",
     [U_KEY_LIST] = "SELECT " KEY_COLS " FROM api_keys k JOIN users u ON u.id = k.user_id "
                    "WHERE ?1 = 0 OR k.user_id = ?1 ORDER BY k.id LIMIT ?2 OFFSET ?3",
     [U_KEY_COUNT] = "SELECT count(*) FROM api_keys WHERE ?1 = 0 OR user_id = ?1",
@@ -401,10 +402,12 @@ int sq_key_auth(store_conn_t *conn, const char *hash_hex, const char *period, ke
         if (!key_scope_parse((const char *)sqlite3_column_text(st, 3), &out->scope))
             out->scope = SCOPE_READ;
         out->expires_us = sqlite3_column_int64(st, 4);
-        out->quota_words = col_opt(st, 5);
-        out->quota_images = col_opt(st, 6);
-        out->used.words = sqlite3_column_int64(st, 7);
-        out->used.images = sqlite3_column_int64(st, 8);
+        out->quota_words = period ? col_opt(st, 5) : -1;
+        out->quota_images = period ? col_opt(st, 6) : -1;
+        if (period) {
+            out->used.words = sqlite3_column_int64(st, 7);
+            out->used.images = sqlite3_column_int64(st, 8);
+        }
         sq_stmt_done(st);
     }
     return rc;
