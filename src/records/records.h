@@ -373,8 +373,11 @@ int records_revision(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t use
  * revision keeps its own file). */
 int records_restore(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                     int64_t number, arena_t *a, record_t *out);
-/* rec just got a revision: past --max-revisions the oldest go, with their pictures. */
+/* rec just got a revision: past --max-revisions the oldest go, with their pictures. (An
+ * inline regeneration has its store trim in its own transaction instead.) */
 void records_revision_made(records_t *s, store_conn_t *c, const record_t *rec);
+/* --max-revisions: the revisions a record keeps. */
+int records_revision_cap(const records_t *s);
 
 /* ---- actions (API.md §17; records/actions.c) ---- */
 

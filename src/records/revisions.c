@@ -73,9 +73,14 @@ int records_restore(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user
     return STORE_OK;
 }
 
+int records_revision_cap(const records_t *s)
+{
+    return s->d.cfg->max_revisions > 0 ? (int)s->d.cfg->max_revisions : 50;
+}
+
 void records_revision_made(records_t *s, store_conn_t *c, const record_t *rec)
 {
-    long max = s->d.cfg->max_revisions > 0 ? s->d.cfg->max_revisions : 50;
+    long max = records_revision_cap(s);
     if (rec->revision <= max)
         return;
     arena_t a;

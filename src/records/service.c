@@ -292,7 +292,9 @@ static void regenerated_inline(records_t *s, create_priv_t *p)
     store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
     keep_for(s, cr, CREATED_DONE, true);
     record_t out;
-    int rc = c ? store_record_regenerated(c, &cr->rec, cr->keep, cr->arena, &out)
+    /* the revision cap in the same transaction (records_revision_made's, for a document) */
+    int rc = c ? store_record_regenerated(c, &cr->rec, records_revision_cap(s), cr->keep,
+                                          cr->arena, &out)
                : STORE_UNAVAILABLE;
     quota_release(s->quota, p->ticket); /* (stored: the usage counts it now) */
     if (rc != STORE_OK) {
@@ -304,8 +306,7 @@ static void regenerated_inline(records_t *s, create_priv_t *p)
                                              : CREATE_STORE_ERROR;
     } else {
         cr->rec = out;
-        after_commit(s, cr);
-        records_revision_made(s, c, &cr->rec); /* the cap holds before anyone hears of it */
+        after_commit(s, cr); /* (the cap held in the commit: before anyone hears of it) */
         rev_t queued = {.type = REV_QUEUED, .kind = out.kind, .id = out.id,
                         .user_id = out.user_id, .seq = out.event_seq - 1};
         hub_publish(s->hub, &queued, true);

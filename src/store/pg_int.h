@@ -192,8 +192,8 @@ int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
                      arena_t *a, const char ***keys, size_t *n);
 
 /* ---- revisions (pg_revisions.c) */
-int pg_record_regenerated(store_conn_t *sc, const record_t *in, idem_keep_t *keep, arena_t *a,
-                          record_t *out);
+int pg_record_regenerated(store_conn_t *sc, const record_t *in, int cap, idem_keep_t *keep,
+                          arena_t *a, record_t *out);
 int pg_record_regenerate(store_conn_t *sc, const record_t *in, const rec_action_t *act,
                          idem_keep_t *keep, arena_t *a,
                          record_t *out, int64_t *job_id);

@@ -63,8 +63,8 @@ static void row_revision(const PGresult *r, int row, int col, rec_kind_t kind, i
     }
 }
 
-int pg_record_regenerated(store_conn_t *sc, const record_t *in, idem_keep_t *keep, arena_t *a,
-                          record_t *out)
+int pg_record_regenerated(store_conn_t *sc, const record_t *in, int cap, idem_keep_t *keep,
+                          arena_t *a, record_t *out)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
@@ -93,6 +93,14 @@ int pg_record_regenerated(store_conn_t *sc, const record_t *in, idem_keep_t *kee
             rc = store_usage_add_job(sc, &used, in->words, NULL);
         if (rc == STORE_OK)
             rc = store_keep_record(sc, keep, &r);
+        if (rc == STORE_OK && cap > 0 && r.revision > cap) {
+            /* the revisions past the cap (a document's have no picture) */
+            pg_num_t k = pg_num_i64(cap);
+            const char *t[] = {rid.s, k.s};
+            PGresult *tr;
+            if ((rc = pg_run(c, S_REV_TRIM_DOC, t, &tr)) == STORE_OK)
+                PQclear(tr);
+        }
         if (rc == STORE_OK)
             rc = pg_command(c, "COMMIT", "regenerated commit");
         else

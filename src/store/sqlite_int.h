@@ -192,8 +192,8 @@ int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
                      arena_t *a, const char ***keys, size_t *n);
 int sq_media_keys(store_conn_t *conn, arena_t *a, const char ***keys, size_t *n);
 /* sqlite_revisions.c */
-int sq_record_regenerated(store_conn_t *conn, const record_t *in, idem_keep_t *keep, arena_t *a,
-                          record_t *out);
+int sq_record_regenerated(store_conn_t *conn, const record_t *in, int cap, idem_keep_t *keep,
+                          arena_t *a, record_t *out);
 int sq_record_regenerate(store_conn_t *conn, const record_t *in, const rec_action_t *act,
                          idem_keep_t *keep, arena_t *a,
                          record_t *out, int64_t *job_id);

@@ -146,8 +146,8 @@ out:
     return rc;
 }
 
-int sq_record_regenerated(store_conn_t *conn, const record_t *in, idem_keep_t *keep, arena_t *a,
-                          record_t *out)
+int sq_record_regenerated(store_conn_t *conn, const record_t *in, int cap, idem_keep_t *keep,
+                          arena_t *a, record_t *out)
 {
     sq_conn_t *c = sq(conn);
     int64_t now = now_us();
@@ -193,6 +193,14 @@ int sq_record_regenerated(store_conn_t *conn, const record_t *in, idem_keep_t *k
         rc = store_usage_add_job(conn, &used, in->words, NULL);
     if (rc == STORE_OK)
         rc = store_keep_record(conn, keep, &r);
+    if (rc == STORE_OK && cap > 0 && r.revision > cap &&
+        (rc = sq_stmt(c, ST_REV_TRIM_DOC, &st)) == STORE_OK) {
+        const char **none = NULL; /* (a document's revisions have no picture) */
+        size_t n = 0;
+        sqlite3_bind_int64(st, 1, in->id);
+        sqlite3_bind_int(st, 2, cap);
+        rc = sq_collect_keys(c, st, a, &none, &n, "revision_trim");
+    }
 out:
     rc = sq_tx_end(c, rc);
     if (rc == STORE_OK)

@@ -401,12 +401,12 @@ int store_record_regenerate(store_conn_t *c, const record_t *in, const rec_actio
     return c->ops->record_regenerate(c, &r, act, keep, a, out, job_id);
 }
 
-int store_record_regenerated(store_conn_t *c, const record_t *in, idem_keep_t *keep, arena_t *a,
-                             record_t *out)
+int store_record_regenerated(store_conn_t *c, const record_t *in, int cap, idem_keep_t *keep,
+                             arena_t *a, record_t *out)
 {
     record_t r = *in;
     store_doc_defaults(&r);
-    return c->ops->record_regenerated(c, &r, keep, a, out);
+    return c->ops->record_regenerated(c, &r, cap, keep, a, out);
 }
 
 int store_revision_list(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,

@@ -421,8 +421,8 @@ int store_job_counts(store_conn_t *c, int64_t *queued, int64_t *running);
 /* Revisions (see store_ops_t.record_regenerate...). */
 int store_record_regenerate(store_conn_t *c, const record_t *in, const rec_action_t *act,
                             idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id);
-int store_record_regenerated(store_conn_t *c, const record_t *in, idem_keep_t *keep, arena_t *a,
-                             record_t *out);
+int store_record_regenerated(store_conn_t *c, const record_t *in, int cap, idem_keep_t *keep,
+                             arena_t *a, record_t *out);
 int store_revision_list(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         int per_page, int64_t page, arena_t *a, revision_t **items, size_t *n,
                         int64_t *total);

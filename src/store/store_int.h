@@ -169,9 +169,11 @@ typedef struct store_ops {
     /* A document regenerated already (generated in the request, no job): in holds the
      * new inputs and result (words, usage); in one transaction, as record_regenerate and
      * job_complete would (BUSY, NOTFOUND alike; the event sequence +2: queued and
-     * completed), the next revision ("regeneration"), the usage (§19) and keep. *out is
-     * the record as stored. */
-    int (*record_regenerated)(store_conn_t *c, const record_t *in, idem_keep_t *keep,
+     * completed), the next revision ("regeneration"), the usage (§19) and keep, and with
+     * cap > 0 the removal of the revisions past the newest cap (records' revision cap,
+     * API.md §16: a document's revisions have no picture, so nothing is left to do after
+     * the commit). *out is the record as stored. */
+    int (*record_regenerated)(store_conn_t *c, const record_t *in, int cap, idem_keep_t *keep,
                               arena_t *a, record_t *out);
     /* Newest first, per_page from page (1-based); *total all of them. NOTFOUND when the
      * record is not the user's. */

@@ -943,9 +943,9 @@ static void test_regenerated(ctx_t *t)
     in.prompt_tokens = in.completion_tokens = -1;
     in.tone = "neutral", in.language = "en", in.length = "medium";
     record_t out;
-    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_BUSY);
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, 0, NULL, &t->a, &out), STORE_BUSY);
     CHECK_INT(t->ops->job_complete(t->c, &j, "first", 1, NULL, NULL, NULL, NULL), STORE_OK);
-    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_OK);
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, 0, NULL, &t->a, &out), STORE_OK);
     CHECK_STR(rec_state_name(out.state), "completed");
     CHECK_STR(out.result, "fresh words here");
     CHECK_STR(out.prompt, "new");
@@ -955,8 +955,28 @@ static void test_regenerated(ctx_t *t)
     CHECK_INT(t->ops->revision_get(t->c, KIND_DOC, me, d.id, 2, &t->a, &rv), STORE_OK);
     CHECK_STR(rv.source, "regeneration");
     CHECK_STR(rv.rec.result, "fresh words here");
+    /* with a cap, the revisions past it go in the same transaction (none at the cap) */
+    in.result = "third words";
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, 3, NULL, &t->a, &out), STORE_OK);
+    CHECK_INT(out.revision, 3);
+    CHECK_INT(t->ops->revision_get(t->c, KIND_DOC, me, d.id, 1, &t->a, &rv), STORE_OK);
+    in.result = "fourth words";
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, 2, NULL, &t->a, &out), STORE_OK);
+    CHECK_INT(out.revision, 4);
+    revision_t *items;
+    size_t got;
+    int64_t total;
+    CHECK_INT(t->ops->revision_list(t->c, KIND_DOC, me, d.id, 10, 1, &t->a, &items, &got, &total),
+              STORE_OK);
+    CHECK_INT(total, 2);
+    CHECK_INT(got, 2);
+    CHECK_INT(items[0].number, 4);
+    CHECK_STR(items[0].rec.result, "fourth words");
+    CHECK_INT(items[1].number, 3);
+    CHECK_STR(items[1].rec.result, "third words");
+    CHECK_INT(t->ops->revision_get(t->c, KIND_DOC, me, d.id, 2, &t->a, &rv), STORE_NOTFOUND);
     in.user_id = me + 1000;
-    CHECK_INT(t->ops->record_regenerated(t->c, &in, NULL, &t->a, &out), STORE_NOTFOUND);
+    CHECK_INT(t->ops->record_regenerated(t->c, &in, 0, NULL, &t->a, &out), STORE_NOTFOUND);
 }
 
 /* The text so far of a running job kept for other processes (PostgreSQL; one process
