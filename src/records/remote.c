@@ -11,8 +11,9 @@
  * sent again with the next ones, SEND_TRIES times SEND_RETRY_MS apart; the row keeps
  * pieces only where its text ends (store_job_progress's start), so pieces given up
  * leave the row short, never with a gap: a process that fills from it never takes a
- * later piece for an earlier one. A finished generation (completed or failed) is NOTIFYed after its
- * pieces (the worker calls records_flush_pieces first), and a deleted record too.
+ * later piece for an earlier one. A finished generation (completed or failed) is
+ * NOTIFYed after its pieces (the worker calls records_flush_pieces first), and a
+ * deleted record too.
  *
  * A payload is "<sender> <type> <kind> <id> <user_id> ...": sender is this process's
  * random tag, so a process ignores its own notifications.
