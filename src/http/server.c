@@ -584,13 +584,16 @@ static int parse_listen(const char *listen, struct sockaddr_in *sa, char *err, s
 }
 
 /* Each connection's memory pool holds its request line, headers and their index, and
- * the answer's headers; about half of it is touched by every connection (the read
- * buffer), so its size is what an open stream costs. The first head of a connection is
- * checked by the gate (gate.h) whatever its size, and the query is not parsed into the
- * pool (on_uri); so the pool only bounds a kept-alive connection's later heads: 32 KiB,
- * the library's default, rather than 16, so that those over HTTP_MAX_HEAD still reach
- * inkwell and get its JSON 431 up to about 32 KB (docs/status.md says what is beyond). */
-#define HTTP_CONN_MEMORY (32 * 1024)
+ * the answer's headers. The first head of a connection is checked by the gate (gate.h)
+ * whatever its size, and the query is not parsed into the pool (on_uri); so the pool
+ * only bounds a kept-alive connection's later heads, which must fit HTTP_MAX_HEAD with
+ * room for the index of their lines and the answer. libmicrohttpd zeroes the whole
+ * pool for every request of a kept-alive connection, and half of it again when the
+ * read buffer shrinks: 32 KiB (its default) cost `show` ~5 % of its throughput
+ * against 16 KiB (docs/benchmarks.md). 20 KiB serves a later head of 16 KiB in up to
+ * ~50 lines and answers inkwell's JSON 431 above 16 KiB up to ~20 KB (docs/status.md
+ * says what is beyond; tests/http/test_hostile.py). */
+#define HTTP_CONN_MEMORY (20 * 1024)
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
 {

@@ -155,9 +155,31 @@ class Hostile(ServerTest):
             self.assertJsonError(out, 431, "Request header fields too large.", n)
         # on a kept-alive connection (past the first request): over the limit is a 431 too
         out = exchange(self.srv.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n"
-                                      b"X-Big: " + b"a" * 20000 + b"\r\nConnection: close\r\n\r\n")
+                                      b"X-Big: " + b"a" * 18000 + b"\r\nConnection: close\r\n\r\n")
         second = out[out.index(b"HTTP/1.1", 10):]
         self.assertJsonError(second, 431, "Request header fields too large.")
+
+    def test_a_later_head_at_the_limit_is_served(self):
+        # the connection's memory pool (server.c) holds a later head of exactly 16 KiB
+        # with the index of its lines and the answer, in 1 to 48 lines; one byte more is
+        # inkwell's 431
+        first = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        start = b"GET /api/v1/documents?per_page=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + \
+            b"Authorization: Bearer " + self.alice.encode() + b"\r\n"
+        for lines in (1, 12, 48):
+            for size in (16384, 16385):
+                room = size - len(start) - 2
+                fields = b"".join(b"x%02d: " % i + b"a" * (room // lines - 7) + b"\r\n" for i in range(lines))
+                fields = fields[:-2] + b"a" * (room - len(fields)) + b"\r\n"
+                req = start + fields + b"\r\n"
+                self.assertEqual(len(req), size)
+                out = exchange(self.srv.port, first + req)
+                second = out[out.index(b"HTTP/1.1", 10):]
+                if size == 16384:
+                    self.assertTrue(second.startswith(b"HTTP/1.1 200"), (lines, second[:200]))
+                    self.assertIn(b'"data"', second)
+                else:
+                    self.assertJsonError(second, 431, "Request header fields too large.")
 
 
 class Caps(ServerTest):
