@@ -18,6 +18,18 @@ from harness import SANITIZED, VALGRIND, ServerTest, metric, slow, wait_for
 MEASURE = not VALGRIND and not SANITIZED
 
 
+def small_window(port):
+    """A connection whose receive buffer is 16 KB from the start: a slow reader with no
+    read-ahead. Set before connect, so the window it advertises never shrinks; shrinking
+    it afterwards (below what was advertised, and below loopback's 32 KB segments) leaves
+    the sender to the persist timer, whose probes back off to minutes."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    s.settimeout(slow(60))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
 def rss_mb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -142,9 +154,8 @@ class StreamMemory(ServerTest):
 
     def test_interleaved_readers_each_get_the_whole_text(self):
         # several streams of one text read a piece at a time in turn: each is whole
-        socks = [socket.create_connection(("127.0.0.1", self.srv.port), timeout=slow(60)) for _ in range(5)]
+        socks = [small_window(self.srv.port) for _ in range(5)]
         for s in socks:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
             s.sendall(self.raw_request("Connection: close\r\n"))
         got = self.read_round_robin(socks, lambda counts: False)
         for s in socks:
@@ -163,8 +174,7 @@ class StreamMemory(ServerTest):
         socks = []
         try:
             for _ in range(n):
-                s = socket.create_connection(("127.0.0.1", self.srv.port), timeout=slow(60))
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)  # no read-ahead
+                s = small_window(self.srv.port)
                 s.sendall(self.raw_request())
                 socks.append(s)
             peak = before
@@ -234,8 +244,7 @@ class LargeAnswers(ServerTest):
         socks = []
         try:
             for _ in range(n):
-                s = socket.create_connection(("127.0.0.1", self.srv.port), timeout=slow(60))
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+                s = small_window(self.srv.port)
                 s.sendall(req)
                 socks.append(s)
             got, peak = [0] * n, before
