@@ -121,6 +121,11 @@ class Takeover(unittest.TestCase):
             self.assertEqual(r.status, 202)
             ids.append(r.json["data"]["id"])
         wait_for(lambda: metric(a, "inkwell_jobs_running") >= 4, "A's four workers mid-job")
+        # the records A is generating as it is killed (each takes 700 ms: they cannot all
+        # end between this read and the kill)
+        r = a.request("GET", "/api/v1/documents?per_page=100", key=key)
+        running = {d["id"] for d in r.json["data"] if d["state"] == "generating"}
+        self.assertTrue(running, r.json)
         a.kill()
         b = Server("--workers", "4", "--job-lease", str(slow(1.5)), data_dir=data, database=db).start()
         try:
@@ -130,11 +135,15 @@ class Takeover(unittest.TestCase):
         finally:
             b.stop()
         done = {}
-        for log in (a.read_log(), b.read_log()):
+        by = {"a": set(), "b": set()}
+        for name, log in (("a", a.read_log()), ("b", b.read_log())):
             for rec in re.findall(r"record=document/(\d+): completed", log):
                 done[int(rec)] = done.get(int(rec), 0) + 1
+                by[name].add(int(rec))
         self.assertEqual(sorted(done), sorted(ids))
         self.assertTrue(all(n == 1 for n in done.values()), done)
+        # a takeover happened: jobs A held when it died were finished by B
+        self.assertTrue(running & by["b"] - by["a"], (running, by))
 
 
 @unittest.skipUnless(PG_DIR, "needs the test cluster's directory")
