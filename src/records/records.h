@@ -244,7 +244,8 @@ void records_stop(records_t *s);
 typedef enum {
     CREATE_WAIT,   /* wait for the generation (up to --wait-limit) */
     CREATE_ASYNC,  /* Prefer: respond-async: answer once stored */
-    CREATE_STREAM, /* SSE: answer once stored, then events to cr->on_event */
+    CREATE_STREAM, /* SSE: answer once stored; the caller then subscribes (records_subscribe
+                    * from 0, as api/stream.c does: the hub replays the running generation) */
 } create_mode_t;
 
 /* A create's outcome. The service knows no HTTP status: the API maps outcomes (and
@@ -252,7 +253,7 @@ typedef enum {
 typedef enum {
     CREATED_DONE,       /* generated and stored: cr->rec completed */
     CREATED_PENDING,    /* stored, generation goes on: cr->rec as it stands */
-    CREATED_STREAM,     /* CREATE_STREAM: stored; events follow (cr->sub) */
+    CREATED_STREAM,     /* CREATE_STREAM: stored; subscribe for the events */
     CREATE_FAILED,      /* generation failed: cr->failure, cr->error; a create leaves
                          * nothing behind, a regeneration its record */
     CREATE_STORE_ERROR, /* cr->store_rc tells why */
@@ -273,9 +274,6 @@ struct records_create {
     const void *fields;    /* the decoded body (a kvlist_t), for hooks */
     void (*done)(records_create_t *cr); /* called once, from any thread */
     void *arg;
-    /* CREATE_STREAM: the subscriber of the new record's events */
-    records_event_fn on_event;
-    void *on_event_arg;
     /* the request's Idempotency-Key header (API.md §11), or NULL; for the hook */
     const char *idempotency_key;
     /* A regeneration (API.md §16): rec.id is the record and rec's input fields those of
@@ -296,7 +294,6 @@ struct records_create {
     int store_rc;
     const char *error;
     rec_failure_t failure;   /* CREATE_FAILED */
-    records_sub_t *sub;      /* CREATE_STREAM */
     int64_t job_id;          /* the job stored for it (0 on the inline path) */
     /* CREATE_STREAM on the inline path: the text was generated before the record was
      * stored; the record is completed (rec.result) and no REV_TEXT events follow. */

@@ -484,6 +484,14 @@ void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr)
     if (cr->outcome == CREATE_FAILED && cr->rec.id > 0 && cr->mode == CREATE_WAIT &&
         !cr->regenerate)
         records_discard(s, cr->rec.kind, cr->rec.user_id, cr->rec.id);
+    if (cr->outcome == CREATE_FAILED && cr->regenerate && cr->rec.id > 0 && c) {
+        /* a failed regeneration leaves its record: give it as it stands (its latest
+         * revision, state back to completed, error set), not the queued copy */
+        record_t now;
+        if (store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL,
+                             cr->arena, &now) == STORE_OK)
+            cr->rec = now;
+    }
     if (cr->outcome == CREATED_PENDING && cr->mode == CREATE_WAIT) {
         /* the wait ended before the generation: the record as it stands */
         record_t now;

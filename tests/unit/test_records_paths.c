@@ -1376,6 +1376,11 @@ static void test_job_regenerate_failure_keeps_revision_1(void)
             CHECK_INT(k.cr.outcome, CREATE_FAILED);
             CHECK_INT(k.cr.failure, RF_GENERATION);
             CHECK_STR(k.cr.error, "The fake regeneration failed.");
+            /* out rec: the record as it stands, not the queued copy */
+            CHECK_INT(k.cr.rec.state, REC_COMPLETED);
+            CHECK_INT(k.cr.rec.revision, 1);
+            CHECK_STR(k.cr.rec.result, "Original.");
+            CHECK_STR(k.cr.rec.error, "The fake regeneration failed.");
         }
         call_free(&k);
         CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_OK); /* not discarded */
