@@ -416,6 +416,25 @@ static int get(env_t *e, rec_kind_t kind, int64_t id, arena_t *a, record_t *out)
     return records_get(e->s, e->c, kind, e->uid, id, NULL, NULL, a, out);
 }
 
+/* The stored record is completed with this text and revision; a failure names the
+ * caller's line. */
+#define CHECK_COMPLETED(e, kind, id, text, rev) check_completed((e), (kind), (id), (text), (rev), __LINE__)
+static void check_completed(env_t *e, rec_kind_t kind, int64_t id, const char *text, int64_t rev,
+                            int line)
+{
+    arena_t a;
+    arena_init(&a);
+    record_t r;
+    int rc = get(e, kind, id, &a, &r);
+    CHECK_MSG(rc == STORE_OK && r.state == REC_COMPLETED && r.result && strcmp(r.result, text) == 0 &&
+                  r.revision == rev,
+              "line %d: record %lld: rc %d, state %s, revision %lld, result \"%s\"", line,
+              (long long)id, rc, rc == STORE_OK ? rec_state_name(r.state) : "-",
+              (long long)(rc == STORE_OK ? r.revision : -1),
+              rc == STORE_OK && r.result ? r.result : "(null)");
+    arena_free(&a);
+}
+
 static int64_t jobs_left(env_t *e, int64_t *running)
 {
     int64_t queued = -1;
@@ -949,14 +968,7 @@ static void test_job_wait_past_the_wait_limit(void)
     call_free(&k);
     release_provider(&e);
     WAIT_SEEN(&e, REV_COMPLETED, id, 1);
-    arena_t a;
-    arena_init(&a);
-    record_t r;
-    CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_OK);
-    CHECK_INT(r.state, REC_COMPLETED);
-    CHECK_STR(r.result, "Slow text.");
-    CHECK_INT(r.revision, 1);
-    arena_free(&a);
+    CHECK_COMPLETED(&e, KIND_DOC, id, "Slow text.", 1);
     env_free(&e);
 }
 
@@ -1017,14 +1029,7 @@ static void test_async_create_completes_in_the_store(void)
     int64_t id = k.cr.rec.id;
     call_free(&k);
     WAIT_SEEN(&e, REV_COMPLETED, id, 1);
-    arena_t a;
-    arena_init(&a);
-    record_t r;
-    CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_OK);
-    CHECK_INT(r.state, REC_COMPLETED);
-    CHECK_STR(r.result, "Later.");
-    CHECK_INT(r.revision, 1);
-    arena_free(&a);
+    CHECK_COMPLETED(&e, KIND_DOC, id, "Later.", 1);
     env_free(&e);
 }
 
