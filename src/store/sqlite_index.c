@@ -14,10 +14,11 @@
  *   id order (at most BATCH_ROWS) and moves the watermark past them.
  * - Changes and deletes of a record at or below the watermark update its index row in
  *   their own transaction (the triggers of migrations 8 and 11), but for a document's
- *   new text: the trigger of migration 17 notes the document in search_changed with
- *   the text its index row holds, searches read those documents' rows as they read the
- *   tail, and a batch here takes the old trigrams out and puts the new ones in
- *   (batch_changed), so a regeneration costs no more than a create. Above the
+ *   new text: the trigger of migration 17 notes the document in search_changed,
+ *   searches read those documents' rows as they read the tail, and a batch here adds
+ *   the new trigrams to the document's block (batch_changed; the results' index has a
+ *   row per block of documents that only gains trigrams, migration 19), so a
+ *   regeneration costs no more than a create. Above the
  *   watermark changes touch nothing, as the batch that reaches the record will read
  *   what it has then.
  * - A search reads the index for the records at or below the watermark and scans the
@@ -49,6 +50,7 @@
  * while it does. Errors (a full disk, a busy lock) leave the tail as it is, searches
  * stay exact, and the thread tries again RETRY_MS later. */
 #include "store/sqlite_index.h"
+#include "store/sqlite_int.h"
 
 #include "core/log.h"
 #include "core/util.h"
@@ -93,8 +95,11 @@ static const char *const kind_sql[2][5] = {
         "INSERT INTO documents_name_fts(rowid, sname) SELECT id, ink_fold(name)"
         " FROM documents WHERE id > ?1 AND id <= ?2",
         "UPDATE search_index SET upto = ?1 WHERE kind = 0",
-        "INSERT INTO documents_result_fts(rowid, sresult) SELECT id, ink_fold(result)"
-        " FROM documents WHERE id > ?1 AND id <= ?2",
+        /* one row per block (SQ_BLOCK_BITS): a block the watermark cuts gets the rest
+         * of its texts from the next batch, the same rowid again (migration 19) */
+        "INSERT INTO documents_result_fts(rowid, sresult) SELECT id >> " SQ_BLOCK_BITS_SQL ","
+        " group_concat(ink_fold(result), char(10)) FROM documents WHERE id > ?1 AND id <= ?2"
+        " GROUP BY id >> " SQ_BLOCK_BITS_SQL,
     },
     {
         "SELECT upto FROM search_index WHERE kind = 1 AND EXISTS (SELECT 1 FROM images"
@@ -189,15 +194,15 @@ int sq_index_merge(sqlite3 *db, int pages, bool *worked)
 }
 
 /* The documents whose text changed since the index had it (search_changed, migration
- * 17), up to max of them: the text the index holds out, the text they have now in. */
+ * 17), up to max of them: the text they have now added to their blocks' rows (the
+ * trigrams of the old one stay: migration 19). */
 static int batch_changed(sqlite3 *db, int max, int *indexed)
 {
-    static const char *const sql[4] = {
+    static const char *const sql[3] = {
         "SELECT max(id) FROM (SELECT id FROM search_changed ORDER BY id LIMIT ?1)",
-        "INSERT INTO documents_result_fts(documents_result_fts, rowid, sresult)"
-        " SELECT 'delete', id, ink_fold(old) FROM search_changed WHERE id <= ?1",
-        "INSERT INTO documents_result_fts(rowid, sresult) SELECT d.id, ink_fold(d.result)"
-        " FROM search_changed q JOIN documents d ON d.id = q.id WHERE q.id <= ?1",
+        "INSERT INTO documents_result_fts(rowid, sresult) SELECT d.id >> " SQ_BLOCK_BITS_SQL
+        ", group_concat(ink_fold(d.result), char(10)) FROM search_changed q"
+        " JOIN documents d ON d.id = q.id WHERE q.id <= ?1 GROUP BY d.id >> " SQ_BLOCK_BITS_SQL,
         "DELETE FROM search_changed WHERE id <= ?1",
     };
     int64_t hi;
@@ -209,9 +214,8 @@ static int batch_changed(sqlite3 *db, int max, int *indexed)
     if ((rc = run(db, sql[0], max, 0, &hi)) == SQLITE_OK && hi >= 0 &&
         (rc = run(db, sql[1], hi, 0, NULL)) == SQLITE_OK &&
         (rc = run(db, sql[2], hi, 0, NULL)) == SQLITE_OK) {
-        int n = sqlite3_changes(db);
-        if ((rc = run(db, sql[3], hi, 0, NULL)) == SQLITE_OK &&
-            (rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) == SQLITE_OK) {
+        int n = sqlite3_changes(db); /* the documents */
+        if ((rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) == SQLITE_OK) {
             *indexed += n;
             return SQLITE_OK;
         }

@@ -82,6 +82,18 @@ enum {
 
 extern const char *const sq_stmt_sql[ST_COUNT];
 
+/* ---- the search index's blocks ------------------------------------------------------- */
+
+/* The results' trigram index (documents_result_fts, migration 19) has one row per block
+ * of 1 << SQ_BLOCK_BITS consecutive document ids: its rowid is id >> SQ_BLOCK_BITS and it
+ * holds the trigrams of every text the block's documents have had (a superset: a
+ * search checks each document of a matching block, sqlite_lists.c). Written by the
+ * index thread (sqlite_index.c); read by the result search (sqlite_lists.c). */
+#define SQ_BLOCK_BITS 4
+#define SQ_STR_(x) #x
+#define SQ_STR(x) SQ_STR_(x)
+#define SQ_BLOCK_BITS_SQL SQ_STR(SQ_BLOCK_BITS)
+
 /* ---- the connection -------------------------------------------------------------------- */
 
 #define SQ_USER_STMTS 24 /* statements of sqlite_users.c (users, keys, usage) */

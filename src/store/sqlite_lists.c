@@ -174,9 +174,19 @@ static void list_conds(int k, buf_t *b)
  * contract's semantics: the index gives a superset (the rows holding every trigram,
  * migration 7), the check keeps results exactly those of a scan.
  *
+ * The results' index has a row per block of documents (migration 19, SQ_BLOCK_BITS):
+ * each document of a matching block at or below the watermark is a candidate (its
+ * rows read by the id range of the block).
+ *
  * Rows: the parts are one UNION ALL ordered by the page's order, which SQLite runs
  * as a merge of them, each in its own order (a last column carries the id for the
- * id order: the index part's is the FTS rowid, which is what it is ordered by). */
+ * id order: the index part's is the FTS rowid, which is what it is ordered by). The
+ * results' index gives its rows in block order only (SQLite sorts a join's rows by a
+ * second table's column itself, all of them): an id-ordered page of a result search
+ * is the merge in block order (a column more: the index part's FTS rowid, the others'
+ * id >> SQ_BLOCK_BITS), a window of the page's rows and a block more on either side
+ * (a block has at most 1 << SQ_BLOCK_BITS rows, together in both orders), that window
+ * sorted by id, and the page cut from it. */
 static void list_indexed_sql(int k, const char *table, buf_t *b)
 {
     const char *dir = k & LQ_ASC ? "ASC" : "DESC";
@@ -188,6 +198,9 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
     /* the searched column's own trigram table (migration 11) */
     const char *fts = k & LQ_IMG ? "images_fts"
                       : k & LQ_SEARCH_RESULT ? "documents_result_fts" : "documents_name_fts";
+    bool blocks = (k & LQ_SEARCH_RESULT) && !(k & LQ_IMG);
+    bool by_block = blocks && !(k & (LQ_BY_NAME | LQ_COUNT));
+    int rows = 1 << SQ_BLOCK_BITS;
     /* the candidates are read by id (+user_id: not from the user's index, which the
      * planner would walk from the watermark on, the whole tail) */
     static const char *const tail[3] = {
@@ -198,15 +211,28 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
     /* a result search: the documents whose text changed since the index had it
      * (migration 17, sqlite_index.c) are read as the tail is, not from the index */
     bool changed = k & LQ_SEARCH_RESULT;
+    if (by_block)
+        buf_puts(b, "SELECT * FROM (");
     for (int part = 0; part < (changed ? 4 : 3); part++) {
         if (k & LQ_COUNT)
             buf_puts(b, part ? " + (SELECT COUNT(*)" : "SELECT (SELECT COUNT(*)");
         else if (part)
-            buf_printf(b, " UNION ALL SELECT %s, id%s", cols, key_col);
-        else
-            buf_printf(b, "SELECT %s, %s.rowid%s", cols, fts, key_col);
+            buf_printf(b, " UNION ALL SELECT %s, id%s%s", cols, key_col,
+                       by_block ? ", id >> " SQ_BLOCK_BITS_SQL : "");
+        else if (by_block)
+            buf_printf(b, "SELECT %s, id, %s.rowid", cols, fts);
+        else /* the id: the index part's is its FTS rowid, but for the results' blocks */
+            buf_printf(b, "SELECT %s, %s%s", cols, blocks ? "id" : fts, blocks ? "" : ".rowid");
+        if (!part && !by_block)
+            buf_puts(b, key_col);
         if (part)
             buf_printf(b, " FROM %s WHERE %s", table, tail[part - 1]);
+        else if (blocks)
+            buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id BETWEEN %s.rowid << %d AND"
+                          " (%s.rowid << %d) + %d WHERE %s MATCH ?8 AND user_id = ?1"
+                          " AND id <= ?13 AND id NOT IN (SELECT id FROM search_changed)",
+                       fts, table, table, fts, SQ_BLOCK_BITS, fts, SQ_BLOCK_BITS, rows - 1,
+                       fts);
         else
             buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id = %s.rowid"
                           " WHERE %s MATCH ?8 AND user_id = ?1%s",
@@ -218,6 +244,12 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
     }
     if (k & LQ_COUNT)
         return;
+    if (by_block) {
+        buf_printf(b, " ORDER BY %d %s LIMIT ?6 + %d OFFSET max(?7 - %d, 0))"
+                      " ORDER BY %d %s LIMIT ?6 OFFSET ?7 - max(?7 - %d, 0)",
+                   sort_col + 1, dir, 2 * rows, rows, sort_col, dir, rows);
+        return;
+    }
     if (k & LQ_BY_NAME)
         buf_printf(b, " ORDER BY %d %s, %d %s", sort_col + 1, dir, sort_col, dir);
     else

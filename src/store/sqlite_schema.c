@@ -452,6 +452,35 @@ static const char *const migrations[] = {
      * (INDEXED BY): the unique index on hash alone would be chosen otherwise. */
     "CREATE INDEX IF NOT EXISTS api_keys_auth"
     "  ON api_keys(hash, revoked_us, user_id, id, scope, expires_us);",
+    /* 19 (size, API.md §15): the results' trigram index per block of 16 consecutive
+     * document ids instead of per document (sqlite_int.h SQ_BLOCK_BITS): a document's
+     * text has ~245 distinct trigrams, a block's 16 texts ~1,700, so the index takes
+     * ~108 bytes a document instead of ~257 (docs/benchmarks.md "Database size"). A
+     * block's row only ever gains trigrams: FTS5 keeps, for a rowid inserted again, the
+     * union of its rows (the newest segment's entry for a trigram both hold), so the
+     * index thread adds a block's texts as they come and a changed text's trigrams
+     * without taking any out (the text it had is no longer needed: search_changed.old
+     * stays NULL), and a deleted document's stay in its block. Extra trigrams only make a
+     * block a candidate, which the search's check of each row turns down. As in
+     * migration 11 the tables are emptied and the watermark goes back to 0: the index
+     * thread refills them after the start while searches scan, exact. The triggers are
+     * replaced (IF EXISTS: a test makes the schema of before migration 11 and runs 11
+     * and this one again). */
+    "INSERT INTO documents_name_fts(documents_name_fts) VALUES ('delete-all');"
+    "INSERT INTO documents_result_fts(documents_result_fts) VALUES ('delete-all');"
+    "UPDATE search_index SET upto = 0 WHERE kind = 0;"
+    "DELETE FROM search_changed;"
+    "DROP TRIGGER IF EXISTS documents_fts_del;"
+    "CREATE TRIGGER documents_fts_del AFTER DELETE ON documents"
+    "  WHEN OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT INTO documents_name_fts(documents_name_fts, rowid, sname)"
+    "  VALUES ('delete', OLD.id, ink_fold(OLD.name));"
+    "  DELETE FROM search_changed WHERE id = OLD.id; END;"
+    "DROP TRIGGER IF EXISTS documents_result_fts_upd;"
+    "CREATE TRIGGER documents_result_fts_upd AFTER UPDATE OF result ON documents"
+    "  WHEN OLD.result IS NOT NEW.result"
+    "  AND OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
+    "  INSERT OR IGNORE INTO search_changed(id) VALUES (OLD.id); END;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
