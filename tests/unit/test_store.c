@@ -2063,7 +2063,7 @@ static void test_pages_property(ctx_t *t)
 /* The schema before §15 (SQLite's migration 9 and 10, PostgreSQL's 7 and 8), made from
  * the current one: what an existing database had. */
 static const char *const before_unicode[2] = {
-    "DELETE FROM schema_migrations WHERE version = 11;"
+    "DELETE FROM schema_migrations WHERE version IN (11, 19);" /* 19 replaces 11's triggers */
     "DROP TRIGGER documents_key_ins; DROP TRIGGER documents_key_upd;"
     "DROP TRIGGER images_key_ins; DROP TRIGGER images_key_upd;"
     "DROP INDEX documents_user_key; DROP INDEX images_user_key;"
@@ -2477,6 +2477,89 @@ static void test_search_changed(const char *dir)
     remove_db(path);
 }
 
+/* A database whose results' index has a row per document (before migration 19) is
+ * converted when a store opens it: the index emptied, searches exact while the thread
+ * refills it, then one row per block of 16 ids holding a matching text. */
+static void test_block_migration(const char *dir)
+{
+    enum { N = 40, BLOCK_BITS = 4 /* sqlite_int.h SQ_BLOCK_BITS */ };
+    char path[256], err[256];
+    snprintf(path, sizeof(path), "%s/blocks.db", dir);
+    int64_t ids[N], want[N];
+    size_t nwant = 0;
+    for (int round = 0; round < 2; round++) {
+        ctx_t t = {0};
+        arena_init(&t.a);
+        t.s = store_open(path, err, sizeof(err));
+        t.c = t.s ? store_conn(t.s, err, sizeof(err)) : NULL;
+        CHECK_MSG(t.c != NULL, "store: %s", err);
+        if (!t.c)
+            return;
+        t.ops = t.c->ops;
+        store_sqlite_index_hold(t.s, true);
+        CHECK_INT(store_migrate(t.c), STORE_OK);
+        int64_t me;
+        CHECK_INT(store_user_ensure(t.c, "blocks", &me), STORE_OK);
+        list_query_t q = query(me);
+        q.search_result = true;
+        q.search = "KESTREL";
+        if (round == 0) {
+            for (int i = 0; i < N; i++) {
+                char name[16], text[48];
+                snprintf(name, sizeof(name), "d%d", i);
+                snprintf(text, sizeof(text), "note %d on a %s", i, i % 7 == 3 ? "kestrel" : "heron");
+                record_t r = {.kind = KIND_DOC, .user_id = me, .name = name, .prompt = "p",
+                              .creativity = 0.5, .template_id = 1, .result = text, .words = 5};
+                record_t *rs[] = {&r};
+                CHECK_INT(t.ops->docs_create_completed(t.c, rs, NULL, 1), STORE_OK);
+                ids[i] = r.id;
+            }
+            for (int i = N - 1; i >= 0; i--)
+                if (i % 7 == 3)
+                    want[nwant++] = ids[i];
+            while (store_sqlite_index_now(t.c, 1000) > 0)
+                ;
+        } else {
+            /* opened again: migration 19 ran, the index is empty, a search scans */
+            CHECK_INT(fts_hits(path, "kes"), 0);
+            expect_ids(&t, KIND_DOC, &q, want, nwant, (int64_t)nwant, __LINE__);
+            while (store_sqlite_index_now(t.c, 1000) > 0)
+                ;
+            int blocks = 0;
+            for (size_t i = 0; i < nwant; i++)
+                blocks += i == 0 || want[i] >> BLOCK_BITS != want[i - 1] >> BLOCK_BITS;
+            CHECK_INT(fts_hits(path, "kes"), blocks);
+            CHECK_INT(fts_hits(path, "her"), (int)((ids[N - 1] >> BLOCK_BITS) -
+                                                   (ids[0] >> BLOCK_BITS) + 1));
+        }
+        expect_ids(&t, KIND_DOC, &q, want, nwant, (int64_t)nwant, __LINE__);
+        q.asc = true;
+        q.per_page = 2;
+        q.page = 2;
+        int64_t asc[2] = {want[nwant - 3], want[nwant - 4]};
+        expect_ids(&t, KIND_DOC, &q, asc, 2, (int64_t)nwant, __LINE__);
+        store_sqlite_index_hold(t.s, false);
+        arena_free(&t.a);
+        store_close(t.s);
+        if (round > 0)
+            continue;
+        /* the results' index as it was before migration 19 */
+        sqlite3 *db = NULL;
+        CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+        CHECK_INT(sqlite3_exec(db, "DELETE FROM schema_migrations WHERE version = 19;"
+                                   "INSERT INTO documents_result_fts(documents_result_fts)"
+                                   "  VALUES ('delete-all');"
+                                   "INSERT INTO documents_result_fts(rowid, sresult)"
+                                   "  SELECT id, ink_fold(result) FROM documents;",
+                               NULL, NULL, NULL),
+                  SQLITE_OK);
+        sqlite3_close(db);
+        CHECK_INT(fts_hits(path, "kes"), (int)(nwant));
+    }
+    CHECK_INT(fts_hits(path, "kes") > 0, 1);
+    remove_db(path);
+}
+
 static void run_sqlite(void)
 {
     char dir[] = "/tmp/inkwell-store-XXXXXX";
@@ -2488,6 +2571,7 @@ static void run_sqlite(void)
     snprintf(path, sizeof(path), "%s/inkwell.db", dir);
     run_suite(path);
     test_search_changed(dir);
+    test_block_migration(dir);
     test_checkpoints(dir);
     remove_db(path);
     rmdir(dir);
