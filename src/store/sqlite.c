@@ -353,6 +353,10 @@ static store_conn_t *sq_connect(store_t *s, char *err, size_t errlen)
     }
     sqlite3_extended_result_codes(c->db, 1);
     sqlite3_busy_timeout(c->db, 5000);
+    /* a new database gives back the pages it frees when asked (the index thread does
+     * after compaction, sqlite_index.c): FTS5's merges free as many pages as they write.
+     * It takes effect only before the first table; an older database keeps its mode. */
+    sqlite3_exec(c->db, "PRAGMA auto_vacuum=INCREMENTAL", NULL, NULL, NULL);
     if (!sq_set_wal(c->db)) {
         snprintf(err, errlen, "sqlite: cannot switch %s to WAL mode: %s", s->url,
                  sqlite3_errmsg(c->db));

@@ -56,6 +56,7 @@
 #include "core/util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -190,7 +191,27 @@ int sq_index_merge(sqlite3 *db, int pages, bool *worked)
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return rc;
     }
-    return SQLITE_OK;
+    if (*worked)
+        return SQLITE_OK;
+    /* nothing left to merge: the pages the merges freed go back to the file system, at
+     * most `pages` a step (a database made with auto_vacuum=INCREMENTAL, sqlite.c; in any
+     * other the pragma frees nothing, the freelist stays, and this says no work) */
+    int64_t before = 0, after = 0;
+    int rc = run(db, "PRAGMA freelist_count", 0, 0, &before);
+    if (rc != SQLITE_OK || before <= 0)
+        return rc;
+    char vacuum[64];
+    snprintf(vacuum, sizeof(vacuum), "PRAGMA incremental_vacuum(%d)", pages);
+    if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK)
+        return rc;
+    if ((rc = sqlite3_exec(db, vacuum, NULL, NULL, NULL)) != SQLITE_OK ||
+        (rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    if ((rc = run(db, "PRAGMA freelist_count", 0, 0, &after)) == SQLITE_OK)
+        *worked = after < before;
+    return rc;
 }
 
 /* The documents whose text changed since the index had it (search_changed, migration

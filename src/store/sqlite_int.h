@@ -89,7 +89,7 @@ extern const char *const sq_stmt_sql[ST_COUNT];
  * holds the trigrams of every text the block's documents have had (a superset: a
  * search checks each document of a matching block, sqlite_lists.c). Written by the
  * index thread (sqlite_index.c); read by the result search (sqlite_lists.c). */
-#define SQ_BLOCK_BITS 4
+#define SQ_BLOCK_BITS 5
 #define SQ_STR_(x) #x
 #define SQ_STR(x) SQ_STR_(x)
 #define SQ_BLOCK_BITS_SQL SQ_STR(SQ_BLOCK_BITS)

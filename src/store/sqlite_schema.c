@@ -452,10 +452,11 @@ static const char *const migrations[] = {
      * (INDEXED BY): the unique index on hash alone would be chosen otherwise. */
     "CREATE INDEX IF NOT EXISTS api_keys_auth"
     "  ON api_keys(hash, revoked_us, user_id, id, scope, expires_us);",
-    /* 19 (size, API.md §15): the results' trigram index per block of 16 consecutive
+    /* 19 (size, API.md §15): the results' trigram index per block of 32 consecutive
      * document ids instead of per document (sqlite_int.h SQ_BLOCK_BITS): a document's
-     * text has ~245 distinct trigrams, a block's 16 texts ~1,700, so the index takes
-     * ~108 bytes a document instead of ~257 (docs/benchmarks.md "Database size"). A
+     * text has ~245 distinct trigrams, and each is a posting; a block's 32 texts share
+     * theirs, so the index takes ~75 bytes a document instead of ~257 (docs/benchmarks.md
+     * "Database size"). A
      * block's row only ever gains trigrams: FTS5 keeps, for a rowid inserted again, the
      * union of its rows (the newest segment's entry for a trigram both hold), so the
      * index thread adds a block's texts as they come and a changed text's trigrams

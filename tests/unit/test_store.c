@@ -2479,10 +2479,10 @@ static void test_search_changed(const char *dir)
 
 /* A database whose results' index has a row per document (before migration 19) is
  * converted when a store opens it: the index emptied, searches exact while the thread
- * refills it, then one row per block of 16 ids holding a matching text. */
+ * refills it, then one row per block of ids holding a matching text. */
 static void test_block_migration(const char *dir)
 {
-    enum { N = 40, BLOCK_BITS = 4 /* sqlite_int.h SQ_BLOCK_BITS */ };
+    enum { N = 80, BLOCK_BITS = 5 /* sqlite_int.h SQ_BLOCK_BITS */ };
     char path[256], err[256];
     snprintf(path, sizeof(path), "%s/blocks.db", dir);
     int64_t ids[N], want[N];
