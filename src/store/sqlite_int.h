@@ -131,10 +131,38 @@ int sq_tx_begin_read(sq_conn_t *c);
 int sq_tx_end(sq_conn_t *c, int rc);
 int sq_exec_sql(sq_conn_t *c, const char *sql, const char *what);
 
+/* ---- a document's stored text (sqlite_text.c: the form) ------------------------------- */
+
+/* The stored form of documents.result, document_revisions.result, search_changed.old:
+ * the TEXT as it is, or a BLOB of it deflated when that is shorter. */
+
+/* The BLOB of text t[0..n) (malloc'd, *len bytes), or NULL: store the text as it is
+ * (the BLOB would not be shorter, or no memory). */
+unsigned char *sq_text_pack(const char *t, size_t n, size_t *len);
+/* The plain text's length of a stored BLOB, or -1 when b is not of the stored form. */
+long long sq_text_unpacked_len(const void *b, size_t n);
+/* Inflates a BLOB sq_text_unpacked_len accepted into dst (room for len + 1 bytes),
+ * NUL-terminated: false when it is not exactly a stored text of len bytes. */
+bool sq_text_unpack(const void *b, size_t n, char *dst, size_t len);
+/* Binds text (NULL: NULL) in its stored form; text lives until sq_stmt_done. */
+void sq_bind_result(sqlite3_stmt *st, int i, const char *text);
+/* Reads column i's stored text (NULL for NULL) into the arena: STORE_OK, or
+ * STORE_ERROR (logged) for a corrupt BLOB. */
+int sq_col_result(sqlite3_stmt *st, int i, arena_t *a, const char **out);
+/* For SQL functions: the plain text of a stored value (*t NULL for NULL), *n bytes;
+ * *owned is what to free after (NULL unless a BLOB was inflated). SQLITE_OK,
+ * SQLITE_NOMEM, or SQLITE_CORRUPT for a BLOB not of the stored form, which
+ * sq_value_result_error reports as function fn's error. */
+int sq_value_result(sqlite3_value *v, const char **t, size_t *n, char **owned);
+void sq_value_result_error(sqlite3_context *ctx, int rc, const char *fn);
+/* Registers ink_pack(text), the stored form of a text, on db (migration 19). */
+int sq_text_register(sqlite3 *db);
+
 /* ---- records (sqlite_records.c) -------------------------------------------------------- */
 
 void sq_bind_tokens(sqlite3_stmt *st, int i, int64_t n);
-void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r);
+/* STORE_OK, or STORE_ERROR when the row's stored text is corrupt (sq_col_result). */
+int sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r);
 
 /* ---- revisions (sqlite_revisions.c) ---------------------------------------------------- */
 

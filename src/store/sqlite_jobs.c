@@ -65,9 +65,9 @@ static int start_record(sq_conn_t *c, rec_kind_t kind, int64_t record_id, job_t 
     sqlite3_bind_int64(st, 2, now_us());
     rc = sq_step_row(c, st, "job_claim");
     if (rc == STORE_OK) {
-        sq_read_record(st, kind, a, &job->rec);
+        rc = sq_read_record(st, kind, a, &job->rec);
         sq_stmt_done(st);
-        return STORE_OK;
+        return rc;
     }
     if (rc != STORE_NOTFOUND)
         return rc;
@@ -165,7 +165,7 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
     sqlite3_bind_int64(st, 1, record_id);
     sqlite3_bind_int64(st, 2, now_us());
     if (kind == KIND_DOC) {
-        sq_bind_text(st, 3, result);
+        sq_bind_result(st, 3, result);
         sqlite3_bind_int64(st, 4, words);
         sq_bind_tokens(st, 5, job->rec.prompt_tokens);
         sq_bind_tokens(st, 6, job->rec.completion_tokens);
@@ -190,10 +190,10 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
     sqlite3_bind_int64(st, 2, now);
     if ((rc = sq_step_row(c, st, "job_complete")) != STORE_OK)
         goto out;
-    if (out)
-        sq_read_record(st, kind, a, &r);
+    rc = out ? sq_read_record(st, kind, a, &r) : STORE_OK;
     sq_stmt_done(st);
-    rc = sq_rev_snapshot(c, kind, record_id, store_job_source(job), job->action, now);
+    if (rc == STORE_OK)
+        rc = sq_rev_snapshot(c, kind, record_id, store_job_source(job), job->action, now);
     if (rc == STORE_OK) /* usage (§19), in the same transaction */
         rc = store_usage_add_job(conn, job, words, media_key);
 out:

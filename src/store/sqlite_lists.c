@@ -13,22 +13,29 @@
 
 /* ---- ink_fold() and ink_key() ---------------------------------------------------------- */
 
-/* ink_fold(text): its default case folding (core/unicode.c); NULL stays NULL. */
+/* ink_fold(text): its default case folding (core/unicode.c); NULL stays NULL. A text
+ * may be in its stored form (a BLOB: sqlite_text.c). */
 static void fn_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-        return;
-    const char *t = (const char *)sqlite3_value_text(argv[0]);
-    size_t n = (size_t)sqlite3_value_bytes(argv[0]), len = 0;
-    if (!t) {
-        sqlite3_result_error_nomem(ctx);
+    const char *t;
+    char *owned;
+    size_t n, len = 0;
+    int rc = sq_value_result(argv[0], &t, &n, &owned);
+    if (rc != SQLITE_OK) {
+        sq_value_result_error(ctx, rc, "ink_fold");
         return;
     }
+    if (!t)
+        return;
     if (uni_fold_is_same(t, n)) {
-        sqlite3_result_value(ctx, argv[0]);
+        if (owned)
+            sqlite3_result_text64(ctx, owned, n, free, SQLITE_UTF8);
+        else
+            sqlite3_result_value(ctx, argv[0]);
         return;
     }
     char *f = uni_fold(t, n, &len);
+    free(owned);
     if (!f)
         sqlite3_result_error_nomem(ctx);
     else
@@ -36,18 +43,26 @@ static void fn_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /* ink_has(text, folded search): whether the text's folding holds the folded search (a
- * search's match without a folded copy of an ASCII text); NULL text: NULL. */
+ * search's match without a folded copy of an ASCII text); NULL text: NULL. The text
+ * may be in its stored form (sqlite_text.c). */
 static void fn_has(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-        return;
-    const char *t = (const char *)sqlite3_value_text(argv[0]);
-    const char *needle = (const char *)sqlite3_value_text(argv[1]);
-    if (!t || !needle) {
-        sqlite3_result_error_nomem(ctx);
+    const char *t;
+    char *owned;
+    size_t n;
+    int rc = sq_value_result(argv[0], &t, &n, &owned);
+    if (rc != SQLITE_OK) {
+        sq_value_result_error(ctx, rc, "ink_has");
         return;
     }
-    sqlite3_result_int(ctx, uni_fold_contains(t, (size_t)sqlite3_value_bytes(argv[0]), needle));
+    if (!t)
+        return;
+    const char *needle = (const char *)sqlite3_value_text(argv[1]);
+    if (!needle)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_int(ctx, uni_fold_contains(t, n, needle));
+    free(owned);
 }
 
 /* ink_key(name): its order key, a BLOB (uni_sort_key); NULL stays NULL. */
@@ -553,7 +568,10 @@ static int list_rows(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q
     while (out->n < (size_t)per_page && (src = sqlite3_step(st)) == SQLITE_ROW) {
         record_t *it = &out->items[out->n++];
         if (!keys) {
-            sq_read_record(st, kind, a, it);
+            if (sq_read_record(st, kind, a, it) != STORE_OK) {
+                sq_stmt_done(st);
+                return STORE_ERROR;
+            }
             continue;
         }
         memset(it, 0, sizeof(*it));

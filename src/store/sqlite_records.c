@@ -22,8 +22,9 @@ void sq_bind_tokens(sqlite3_stmt *st, int i, int64_t n)
 }
 
 /* Reads a row of DOC_COLS / IMG_COLS. */
-void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
+int sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
 {
+    int rc = STORE_OK;
     memset(r, 0, sizeof(*r));
     r->kind = kind;
     r->id = sqlite3_column_int64(st, 0);
@@ -38,7 +39,7 @@ void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
         r->prompt = sq_col_text(st, 8, a);
         r->creativity = sqlite3_column_double(st, 9);
         r->template_id = sqlite3_column_int(st, 10);
-        r->result = sq_col_text(st, 11, a);
+        rc = sq_col_result(st, 11, a, &r->result);
         r->words = sqlite3_column_int64(st, 12);
         r->prompt_tokens = col_tokens(st, 13);
         r->completion_tokens = col_tokens(st, 14);
@@ -55,6 +56,7 @@ void sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
     }
     r->revision = sqlite3_column_int64(st, 16);
     r->event_seq = sqlite3_column_int64(st, 20);
+    return rc;
 }
 
 /* A new record, "queued"; done: a document already "completed" with its result. */
@@ -76,7 +78,7 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
         sq_bind_text(st, 14, rec->language ? rec->language : "en");
         sq_bind_text(st, 15, rec->length ? rec->length : "medium");
         if (done) {
-            sq_bind_text(st, 8, rec->result);
+            sq_bind_result(st, 8, rec->result);
             sqlite3_bind_int64(st, 9, rec->words);
             sq_bind_tokens(st, 10, rec->prompt_tokens);
             sq_bind_tokens(st, 11, rec->completion_tokens);
@@ -187,9 +189,9 @@ int sq_record_get_probed(store_conn_t *conn, rec_kind_t kind, int64_t user_id, i
             return STORE_OK;
         }
     }
-    sq_read_record(st, kind, a, out);
+    rc = sq_read_record(st, kind, a, out);
     sq_stmt_done(st);
-    return STORE_OK;
+    return rc;
 }
 
 int sq_record_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
@@ -214,18 +216,18 @@ int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
     sq_bind_text(st, 3, p->name);
     if (kind == KIND_DOC) {
         sqlite3_bind_int(st, 4, p->result != NULL);
-        sq_bind_text(st, 5, p->result);
+        sq_bind_result(st, 5, p->result);
         sqlite3_bind_int64(st, 6, p->words);
     }
     sqlite3_bind_int(st, 7, p->favorite < 0 ? -1 : p->favorite != 0);
     sqlite3_bind_int64(st, 8, now_us());
     rc = sq_step_row(c, st, "record_update");
     if (rc == STORE_OK) {
-        sq_read_record(st, kind, a, &r);
+        rc = sq_read_record(st, kind, a, &r);
         sq_stmt_done(st);
-        if (p->name) /* the tail's names (sqlite_tail.c) */
+        if (rc == STORE_OK && p->name) /* the tail's names (sqlite_tail.c) */
             sq_tail_renamed(c, kind, id);
-        if (kind == KIND_DOC && p->result) /* a new text is a revision (API.md §16) */
+        if (rc == STORE_OK && kind == KIND_DOC && p->result) /* a new text is a revision (API.md §16) */
             rc = sq_rev_snapshot(c, kind, id, SRC_EDIT, NULL, r.updated_us);
     }
 out:

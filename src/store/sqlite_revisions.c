@@ -42,10 +42,12 @@ int sq_collect_keys(sq_conn_t *c, sqlite3_stmt *st, arena_t *a, const char ***ke
     return rc;
 }
 
-/* Reads a row of REVDOC_COLS / REVIMG_COLS. */
-static void read_revision(sqlite3_stmt *st, rec_kind_t kind, int64_t user_id, int64_t id,
-                          arena_t *a, revision_t *r)
+/* Reads a row of REVDOC_COLS / REVIMG_COLS: STORE_OK, or STORE_ERROR when its stored
+ * text is corrupt. */
+static int read_revision(sqlite3_stmt *st, rec_kind_t kind, int64_t user_id, int64_t id,
+                         arena_t *a, revision_t *r)
 {
+    int rc = STORE_OK;
     memset(r, 0, sizeof(*r));
     r->number = sqlite3_column_int64(st, 0);
     r->source = sq_col_text(st, 1, a);
@@ -64,7 +66,7 @@ static void read_revision(sqlite3_stmt *st, rec_kind_t kind, int64_t user_id, in
         x->tone = sq_col_text(st, 7, a);
         x->language = sq_col_text(st, 8, a);
         x->length = sq_col_text(st, 9, a);
-        x->result = sq_col_text(st, 10, a);
+        rc = sq_col_result(st, 10, a, &x->result);
         x->words = sqlite3_column_int64(st, 11);
         x->prompt_tokens = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1
                                                                        : sqlite3_column_int64(st, 12);
@@ -78,6 +80,7 @@ static void read_revision(sqlite3_stmt *st, rec_kind_t kind, int64_t user_id, in
         x->media_key = sq_col_text(st, 7, a);
         x->revised_prompt = sq_col_text(st, 8, a);
     }
+    return rc;
 }
 
 /* The record exists for this user (inside a transaction): STORE_OK or NOTFOUND. */
@@ -113,9 +116,9 @@ int sq_record_regenerate(store_conn_t *conn, const record_t *in, const rec_actio
     }
     if (rc != STORE_OK)
         goto out;
-    sq_read_record(st, in->kind, a, &r);
+    rc = sq_read_record(st, in->kind, a, &r);
     sq_stmt_done(st);
-    if ((rc = sq_stmt(c, ST_JOB_INSERT_REGEN, &st)) != STORE_OK)
+    if (rc != STORE_OK || (rc = sq_stmt(c, ST_JOB_INSERT_REGEN, &st)) != STORE_OK)
         goto out;
     sqlite3_bind_int(st, 1, (int)in->kind);
     sqlite3_bind_int64(st, 2, in->id);
@@ -162,7 +165,7 @@ int sq_record_regenerated(store_conn_t *conn, const record_t *in, int cap, idem_
         goto out;
     sqlite3_bind_int64(st, 1, in->id);
     sqlite3_bind_int64(st, 2, now);
-    sq_bind_text(st, 3, in->result);
+    sq_bind_result(st, 3, in->result);
     sqlite3_bind_int64(st, 4, in->words);
     sq_bind_tokens(st, 5, in->prompt_tokens);
     sq_bind_tokens(st, 6, in->completion_tokens);
@@ -185,9 +188,10 @@ int sq_record_regenerated(store_conn_t *conn, const record_t *in, int cap, idem_
     }
     if (rc != STORE_OK)
         goto out;
-    sq_read_record(st, KIND_DOC, a, &r);
+    rc = sq_read_record(st, KIND_DOC, a, &r);
     sq_stmt_done(st);
-    rc = sq_rev_snapshot(c, KIND_DOC, in->id, SRC_REGENERATION, NULL, now);
+    if (rc == STORE_OK)
+        rc = sq_rev_snapshot(c, KIND_DOC, in->id, SRC_REGENERATION, NULL, now);
     job_t used = {.rec = *in}; /* usage (§19), in the same transaction */
     if (rc == STORE_OK)
         rc = store_usage_add_job(conn, &used, in->words, NULL);
@@ -233,10 +237,12 @@ int sq_revision_list(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
     sqlite3_bind_int(st, 2, per_page);
     sqlite3_bind_int64(st, 3, (page - 1) * per_page);
     revision_t *v = arena_alloc(a, (size_t)per_page * sizeof(*v));
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW && *n < (size_t)per_page)
-        read_revision(st, kind, user_id, id, a, &v[(*n)++]);
-    rc = step == SQLITE_DONE || step == SQLITE_ROW ? STORE_OK : sq_error(c, step, "revision_list");
+    int step = SQLITE_DONE;
+    rc = STORE_OK;
+    while (rc == STORE_OK && (step = sqlite3_step(st)) == SQLITE_ROW && *n < (size_t)per_page)
+        rc = read_revision(st, kind, user_id, id, a, &v[(*n)++]);
+    if (rc == STORE_OK && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = sq_error(c, step, "revision_list");
     sq_stmt_done(st);
     *items = v;
     return sq_tx_end(c, rc);
@@ -257,7 +263,7 @@ int sq_revision_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int64(st, 2, number);
     if ((rc = sq_step_row(c, st, "revision_get")) == STORE_OK) {
-        read_revision(st, kind, user_id, id, a, out);
+        rc = read_revision(st, kind, user_id, id, a, out);
         sq_stmt_done(st);
     }
     return sq_tx_end(c, rc);
@@ -283,9 +289,10 @@ int sq_revision_restore(store_conn_t *conn, rec_kind_t kind, int64_t user_id, in
         sq_bind_text(st, 5, media_key);
     if ((rc = sq_step_row(c, st, "restore")) != STORE_OK)
         goto out;
-    sq_read_record(st, kind, a, &r);
+    rc = sq_read_record(st, kind, a, &r);
     sq_stmt_done(st);
-    rc = sq_rev_snapshot(c, kind, id, SRC_RESTORE, NULL, now);
+    if (rc == STORE_OK)
+        rc = sq_rev_snapshot(c, kind, id, SRC_RESTORE, NULL, now);
 out:
     rc = sq_tx_end(c, rc);
     if (rc == STORE_OK)

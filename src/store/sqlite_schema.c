@@ -7,6 +7,8 @@
 
 #include "core/log.h"
 
+#include <string.h>
+
 /* ---- schema ---------------------------------------------------------------------- */
 
 static const char *const migrations[] = {
@@ -482,6 +484,9 @@ static const char *const migrations[] = {
     "  WHEN OLD.result IS NOT NEW.result"
     "  AND OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
     "  INSERT OR IGNORE INTO search_changed(id) VALUES (OLD.id); END;",
+    /* 20 (size): a document's text stored deflated when that is shorter
+     * (sqlite_text.c): C code, migrate_text_any below. */
+    NULL,
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -677,6 +682,227 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                        "WHERE image_id = ?1 AND number = ?3) RETURNING " IMG_COLS,
 };
 
+/* ---- migration 19: the stored text's columns become ANY ------------------------------- */
+
+/* The tables of a document's text, each rebuilt with its text column of type ANY (a
+ * STRICT table's TEXT column refuses a BLOB; a column's type cannot be altered): the
+ * columns as migrations 1-18 left them, in the same order, but that one. */
+static const struct {
+    const char *name, *column, *create, *copy;
+} text_tables[] = {
+    {"documents", "result",
+     "CREATE TABLE documents_new ("
+     "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+     "  user_id INTEGER NOT NULL REFERENCES users(id),"
+     "  name TEXT NOT NULL,"
+     "  favorite INTEGER NOT NULL DEFAULT 0 CHECK (favorite IN (0, 1)),"
+     "  state TEXT NOT NULL CHECK (state IN ('queued', 'generating', 'completed', 'failed')),"
+     "  error TEXT,"
+     "  created_us INTEGER NOT NULL,"
+     "  updated_us INTEGER NOT NULL,"
+     "  prompt TEXT NOT NULL,"
+     "  creativity REAL NOT NULL,"
+     "  template_id INTEGER NOT NULL,"
+     "  result ANY," /* sqlite_text.c */
+     "  words INTEGER NOT NULL DEFAULT 0,"
+     "  prompt_tokens INTEGER,"
+     "  completion_tokens INTEGER,"
+     "  truncated INTEGER NOT NULL DEFAULT 0,"
+     "  revision INTEGER NOT NULL DEFAULT 0,"
+     "  tone TEXT NOT NULL DEFAULT 'neutral',"
+     "  language TEXT NOT NULL DEFAULT 'en',"
+     "  length TEXT NOT NULL DEFAULT 'medium',"
+     "  name_key BLOB,"
+     "  event_seq INTEGER NOT NULL DEFAULT 1"
+     ") STRICT",
+     "INSERT INTO documents_new SELECT id, user_id, name, favorite, state, error, created_us,"
+     "  updated_us, prompt, creativity, template_id, ink_pack(result), words, prompt_tokens,"
+     "  completion_tokens, truncated, revision, tone, language, length, name_key, event_seq"
+     "  FROM documents ORDER BY id"},
+    {"document_revisions", "result",
+     "CREATE TABLE document_revisions_new ("
+     "  document_id INTEGER NOT NULL,"
+     "  number INTEGER NOT NULL,"
+     "  source TEXT NOT NULL,"
+     "  action TEXT,"
+     "  created_us INTEGER NOT NULL,"
+     "  prompt TEXT NOT NULL,"
+     "  creativity REAL NOT NULL,"
+     "  template_id INTEGER NOT NULL,"
+     "  tone TEXT NOT NULL,"
+     "  language TEXT NOT NULL,"
+     "  length TEXT NOT NULL,"
+     "  result ANY," /* sqlite_text.c; NULL: the document's (migration 16) */
+     "  words INTEGER NOT NULL,"
+     "  prompt_tokens INTEGER,"
+     "  completion_tokens INTEGER,"
+     "  truncated INTEGER NOT NULL,"
+     "  PRIMARY KEY (document_id, number)"
+     ") WITHOUT ROWID, STRICT",
+     "INSERT INTO document_revisions_new SELECT document_id, number, source, action,"
+     "  created_us, prompt, creativity, template_id, tone, language, length, ink_pack(result),"
+     "  words, prompt_tokens, completion_tokens, truncated FROM document_revisions"
+     "  ORDER BY document_id, number"},
+    {"search_changed", "old", "CREATE TABLE search_changed_new (id INTEGER PRIMARY KEY, old ANY) STRICT",
+     "INSERT INTO search_changed_new SELECT id, ink_pack(old) FROM search_changed ORDER BY id"},
+};
+
+/* Table ?1's columns as pragma table_info gives them (name, type, not null, default,
+ * key), column ?2's type TEXT read as ANY: the rebuilt table's must be the old one's. */
+#define COLUMNS_SQL                                                                        \
+    "SELECT group_concat(name || ' ' || CASE WHEN name = ?2 AND type = 'TEXT' THEN 'ANY'"  \
+    " ELSE type END || ' ' || \"notnull\" || ' ' || coalesce(dflt_value, '-') || ' ' ||"   \
+    " pk, char(10)) FROM (SELECT * FROM pragma_table_info(?1) ORDER BY cid)"
+
+/* The first column of sql's first row (?1, ?2 bound to arg, arg2 when given) into the
+ * arena (NULL when NULL); *i64 (if given) gets it as an integer. NOTFOUND without a
+ * row. */
+static int query_one(sq_conn_t *c, const char *sql, const char *arg, const char *arg2,
+                     arena_t *a, const char **text, int64_t *i64)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(c->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return sq_error(c, rc, "migrate 19");
+    if (arg)
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+    if (arg2)
+        sqlite3_bind_text(st, 2, arg2, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    int out = STORE_OK;
+    if (rc == SQLITE_ROW) {
+        if (text)
+            *text = sq_col_text(st, 0, a);
+        if (i64)
+            *i64 = sqlite3_column_int64(st, 0);
+    } else {
+        out = rc == SQLITE_DONE ? STORE_NOTFOUND : sq_error(c, rc, "migrate 19");
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* The procedure of https://www.sqlite.org/lang_altertable.html ("Making Other Kinds Of
+ * Table Schema Changes"), in the migration's transaction, the existing texts packed
+ * in the same copy (ink_pack): every index and trigger of the three tables, and every
+ * other trigger that names them, is read from sqlite_schema, dropped, and made again
+ * with its own SQL once the tables are rebuilt (a trigger naming a table dropped
+ * meanwhile would fail the renames); each table's AUTOINCREMENT sequence is kept (ids
+ * are never reused). Foreign keys stay on (they cannot be turned off inside a
+ * transaction): no table references these three (checked first), so dropping them
+ * deletes nothing; the documents' own references to users are checked as copied. */
+static int migrate_text_any(sq_conn_t *c)
+{
+    arena_t a;
+    arena_init(&a);
+    int rc = sq_text_register(c->db);
+    rc = rc == SQLITE_OK ? STORE_OK : sq_error(c, rc, "migrate 19: ink_pack");
+    int64_t refs = 0;
+    if (rc == STORE_OK)
+        rc = query_one(c,
+                       "SELECT count(*) FROM sqlite_schema s, pragma_foreign_key_list(s.name) f"
+                       " WHERE s.type = 'table' AND f.\"table\" IN ('documents',"
+                       " 'document_revisions', 'search_changed')",
+                       NULL, NULL, &a, NULL, &refs);
+    if (rc == STORE_OK && refs) {
+        log_error("sqlite: migration 19: a table references the documents' tables");
+        rc = STORE_ERROR;
+    }
+    /* the indexes and triggers to make again, in the order they were made */
+    sqlite3_stmt *st = NULL;
+    const char **names = NULL, **types = NULL, **sqls = NULL;
+    size_t n = 0, cap = 0;
+    if (rc == STORE_OK) {
+        int src = sqlite3_prepare_v2(
+            c->db,
+            "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND"
+            " (tbl_name IN ('documents', 'document_revisions', 'search_changed')"
+            " AND type IN ('index', 'trigger') OR type = 'trigger' AND"
+            " (sql LIKE '%documents%' OR sql LIKE '%document_revisions%'"
+            " OR sql LIKE '%search_changed%')) ORDER BY rowid",
+            -1, &st, NULL);
+        while (src == SQLITE_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 32;
+                const char **nn = arena_take(&a, cap * sizeof(*nn));
+                const char **nt = arena_take(&a, cap * sizeof(*nt));
+                const char **ns = arena_take(&a, cap * sizeof(*ns));
+                if (n) {
+                    memcpy(nn, names, n * sizeof(*nn));
+                    memcpy(nt, types, n * sizeof(*nt));
+                    memcpy(ns, sqls, n * sizeof(*ns));
+                }
+                names = nn, types = nt, sqls = ns;
+            }
+            types[n] = sq_col_text(st, 0, &a);
+            names[n] = sq_col_text(st, 1, &a);
+            sqls[n++] = sq_col_text(st, 2, &a);
+            src = SQLITE_OK;
+        }
+        sqlite3_finalize(st);
+        rc = src == SQLITE_DONE ? STORE_OK : sq_error(c, src, "migrate 19: schema");
+    }
+    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
+        char *sql = sqlite3_mprintf("DROP %s \"%w\"", types[i], names[i]);
+        rc = sql ? sq_exec_sql(c, sql, "migrate 19: drop") : STORE_ERROR;
+        sqlite3_free(sql);
+    }
+    for (size_t t = 0; rc == STORE_OK && t < ARRAY_LEN(text_tables); t++) {
+        const char *name = text_tables[t].name, *before = NULL, *after = NULL;
+        const char *col = text_tables[t].column;
+        int64_t seq = -1;
+        char *sql = NULL;
+        if ((rc = query_one(c, COLUMNS_SQL, name, col, &a, &before, NULL)) != STORE_OK)
+            break;
+        rc = query_one(c, "SELECT seq FROM sqlite_sequence WHERE name = ?1", name, NULL, &a,
+                       NULL, &seq);
+        if (rc == STORE_NOTFOUND)
+            rc = STORE_OK;
+        if (rc == STORE_OK)
+            rc = sq_exec_sql(c, text_tables[t].create, "migrate 19: create");
+        if (rc == STORE_OK)
+            rc = sq_exec_sql(c, text_tables[t].copy, "migrate 19: copy");
+        if (rc == STORE_OK) {
+            sql = sqlite3_mprintf("DROP TABLE \"%w\"; ALTER TABLE \"%w_new\" RENAME TO \"%w\"",
+                                  name, name, name);
+            rc = sql ? sq_exec_sql(c, sql, "migrate 19: rename") : STORE_ERROR;
+            sqlite3_free(sql);
+        }
+        if (rc == STORE_OK && seq >= 0) {
+            sql = sqlite3_mprintf("UPDATE sqlite_sequence SET seq = max(seq, %lld) WHERE name = %Q;"
+                                  "INSERT INTO sqlite_sequence(name, seq) SELECT %Q, %lld"
+                                  " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = %Q)",
+                                  (long long)seq, name, name, (long long)seq, name);
+            rc = sql ? sq_exec_sql(c, sql, "migrate 19: sequence") : STORE_ERROR;
+            sqlite3_free(sql);
+        }
+        if (rc == STORE_OK)
+            rc = query_one(c, COLUMNS_SQL, name, col, &a, &after, NULL);
+        if (rc == STORE_OK && (!before || !after || strcmp(before, after))) {
+            log_error("sqlite: migration 19: %s's columns are not as expected", name);
+            rc = STORE_ERROR;
+        }
+    }
+    for (size_t i = 0; rc == STORE_OK && i < n; i++)
+        rc = sq_exec_sql(c, sqls[i], "migrate 19: recreate");
+    if (rc == STORE_OK) {
+        int64_t bad = 0;
+        rc = query_one(c, "SELECT count(*) FROM pragma_foreign_key_check('documents')", NULL,
+                       NULL, &a, NULL, &bad);
+        if (rc == STORE_OK && bad) {
+            log_error("sqlite: migration 19: %lld documents without their user", (long long)bad);
+            rc = STORE_ERROR;
+        }
+    }
+    arena_free(&a);
+    return rc;
+}
+
+/* Migrations that run C code instead of (or after) their SQL, by number - 1. */
+static int (*const migration_code[ARRAY_LEN(migrations)])(sq_conn_t *c) = {
+    [20 - 1] = migrate_text_any,
+};
+
 /* ---- migrations ------------------------------------------------------------------------ */
 
 /* Applies migration version (1-based) unless schema_migrations already has it. */
@@ -696,7 +922,10 @@ static int migrate_one(sq_conn_t *c, int version)
     }
     if (rc != STORE_NOTFOUND)
         goto out;
-    if ((rc = sq_exec_sql(c, migrations[version - 1], "migrate")) != STORE_OK)
+    if (migrations[version - 1] &&
+        (rc = sq_exec_sql(c, migrations[version - 1], "migrate")) != STORE_OK)
+        goto out;
+    if (migration_code[version - 1] && (rc = migration_code[version - 1](c)) != STORE_OK)
         goto out;
     if ((rc = sq_stmt(c, ST_MIG_ADD, &st)) != STORE_OK)
         goto out;
