@@ -684,67 +684,15 @@ const char *const sq_stmt_sql[ST_COUNT] = {
 
 /* ---- migration 19: the stored text's columns become ANY ------------------------------- */
 
-/* The tables of a document's text, each rebuilt with its text column of type ANY (a
- * STRICT table's TEXT column refuses a BLOB; a column's type cannot be altered): the
- * columns as migrations 1-18 left them, in the same order, but that one. */
+/* The tables of a document's text and their text column, rebuilt with that column of
+ * type ANY (a STRICT table's TEXT column refuses a BLOB; a column's type cannot be
+ * altered). */
 static const struct {
-    const char *name, *column, *create, *copy;
+    const char *name, *column;
 } text_tables[] = {
-    {"documents", "result",
-     "CREATE TABLE documents_new ("
-     "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-     "  user_id INTEGER NOT NULL REFERENCES users(id),"
-     "  name TEXT NOT NULL,"
-     "  favorite INTEGER NOT NULL DEFAULT 0 CHECK (favorite IN (0, 1)),"
-     "  state TEXT NOT NULL CHECK (state IN ('queued', 'generating', 'completed', 'failed')),"
-     "  error TEXT,"
-     "  created_us INTEGER NOT NULL,"
-     "  updated_us INTEGER NOT NULL,"
-     "  prompt TEXT NOT NULL,"
-     "  creativity REAL NOT NULL,"
-     "  template_id INTEGER NOT NULL,"
-     "  result ANY," /* sqlite_text.c */
-     "  words INTEGER NOT NULL DEFAULT 0,"
-     "  prompt_tokens INTEGER,"
-     "  completion_tokens INTEGER,"
-     "  truncated INTEGER NOT NULL DEFAULT 0,"
-     "  revision INTEGER NOT NULL DEFAULT 0,"
-     "  tone TEXT NOT NULL DEFAULT 'neutral',"
-     "  language TEXT NOT NULL DEFAULT 'en',"
-     "  length TEXT NOT NULL DEFAULT 'medium',"
-     "  name_key BLOB,"
-     "  event_seq INTEGER NOT NULL DEFAULT 1"
-     ") STRICT",
-     "INSERT INTO documents_new SELECT id, user_id, name, favorite, state, error, created_us,"
-     "  updated_us, prompt, creativity, template_id, ink_pack(result), words, prompt_tokens,"
-     "  completion_tokens, truncated, revision, tone, language, length, name_key, event_seq"
-     "  FROM documents ORDER BY id"},
-    {"document_revisions", "result",
-     "CREATE TABLE document_revisions_new ("
-     "  document_id INTEGER NOT NULL,"
-     "  number INTEGER NOT NULL,"
-     "  source TEXT NOT NULL,"
-     "  action TEXT,"
-     "  created_us INTEGER NOT NULL,"
-     "  prompt TEXT NOT NULL,"
-     "  creativity REAL NOT NULL,"
-     "  template_id INTEGER NOT NULL,"
-     "  tone TEXT NOT NULL,"
-     "  language TEXT NOT NULL,"
-     "  length TEXT NOT NULL,"
-     "  result ANY," /* sqlite_text.c; NULL: the document's (migration 16) */
-     "  words INTEGER NOT NULL,"
-     "  prompt_tokens INTEGER,"
-     "  completion_tokens INTEGER,"
-     "  truncated INTEGER NOT NULL,"
-     "  PRIMARY KEY (document_id, number)"
-     ") WITHOUT ROWID, STRICT",
-     "INSERT INTO document_revisions_new SELECT document_id, number, source, action,"
-     "  created_us, prompt, creativity, template_id, tone, language, length, ink_pack(result),"
-     "  words, prompt_tokens, completion_tokens, truncated FROM document_revisions"
-     "  ORDER BY document_id, number"},
-    {"search_changed", "old", "CREATE TABLE search_changed_new (id INTEGER PRIMARY KEY, old ANY) STRICT",
-     "INSERT INTO search_changed_new SELECT id, ink_pack(old) FROM search_changed ORDER BY id"},
+    {"documents", "result"},
+    {"document_revisions", "result"}, /* NULL: the document's (migration 16) */
+    {"search_changed", "old"},
 };
 
 /* Table ?1's columns as pragma table_info gives them (name, type, not null, default,
@@ -782,15 +730,49 @@ static int query_one(sq_conn_t *c, const char *sql, const char *arg, const char 
     return out;
 }
 
+/* The CREATE TABLE of table `name` as sqlite_schema has it, made the one of
+ * "<name>_new" with column col's type ANY (sqlite3_malloc'd), or NULL when the SQL is
+ * not as expected (the column "<col> TEXT", or already "<col> ANY", once, between '('
+ * or ',' and ',' or ')'). */
+static char *new_table_sql(const char *sql, const char *name, const char *col)
+{
+    const char *open = sql ? strchr(sql, '(') : NULL;
+    if (!open || strncmp(sql, "CREATE TABLE ", 13))
+        return NULL;
+    size_t cl = strlen(col);
+    const char *at = NULL;
+    size_t tl = 0; /* the length of " TEXT" or " ANY" */
+    for (const char *p = open; (p = strstr(p, col)); p += cl) {
+        const char *q = p; /* the column's name starts a definition */
+        while (q > open && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\t'))
+            q--;
+        if (q[-1] != '(' && q[-1] != ',')
+            continue;
+        size_t l = !strncmp(p + cl, " TEXT", 5) ? 5 : !strncmp(p + cl, " ANY", 4) ? 4 : 0;
+        if (!l || !strchr(",) \n", p[cl + l]))
+            continue;
+        if (at)
+            return NULL; /* twice */
+        at = p;
+        tl = l;
+    }
+    if (!at)
+        return NULL;
+    return sqlite3_mprintf("CREATE TABLE \"%w_new\" %.*s%s ANY%s", name, (int)(at - open), open,
+                           col, at + cl + tl);
+}
+
 /* The procedure of https://www.sqlite.org/lang_altertable.html ("Making Other Kinds Of
- * Table Schema Changes"), in the migration's transaction, the existing texts packed
- * in the same copy (ink_pack): every index and trigger of the three tables, and every
- * other trigger that names them, is read from sqlite_schema, dropped, and made again
- * with its own SQL once the tables are rebuilt (a trigger naming a table dropped
- * meanwhile would fail the renames); each table's AUTOINCREMENT sequence is kept (ids
- * are never reused). Foreign keys stay on (they cannot be turned off inside a
- * transaction): no table references these three (checked first), so dropping them
- * deletes nothing; the documents' own references to users are checked as copied. */
+ * Table Schema Changes"), in the migration's transaction, for each table: its CREATE
+ * TABLE read from sqlite_schema, the text's column made ANY; the rows copied with the
+ * texts packed (ink_pack, sqlite_text.c); the old table dropped, the new one renamed;
+ * its AUTOINCREMENT sequence kept (ids are never reused). Every index and trigger of
+ * the three tables, and every other trigger that names them, is read from
+ * sqlite_schema first, dropped, and made again with its own SQL once the tables are
+ * rebuilt (a trigger naming a table dropped meanwhile would fail the renames). Foreign
+ * keys stay on (they cannot be turned off inside a transaction): no table references
+ * these three (checked first), so dropping them deletes nothing, and the documents'
+ * own references to users are checked at the end. */
 static int migrate_text_any(sq_conn_t *c)
 {
     arena_t a;
@@ -848,24 +830,38 @@ static int migrate_text_any(sq_conn_t *c)
         sqlite3_free(sql);
     }
     for (size_t t = 0; rc == STORE_OK && t < ARRAY_LEN(text_tables); t++) {
-        const char *name = text_tables[t].name, *before = NULL, *after = NULL;
-        const char *col = text_tables[t].column;
+        const char *name = text_tables[t].name, *col = text_tables[t].column;
+        const char *before = NULL, *after = NULL, *create = NULL, *cols = NULL;
         int64_t seq = -1;
-        char *sql = NULL;
-        if ((rc = query_one(c, COLUMNS_SQL, name, col, &a, &before, NULL)) != STORE_OK)
+        if ((rc = query_one(c, COLUMNS_SQL, name, col, &a, &before, NULL)) != STORE_OK ||
+            (rc = query_one(c, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                            name, NULL, &a, &create, NULL)) != STORE_OK)
             break;
-        rc = query_one(c, "SELECT seq FROM sqlite_sequence WHERE name = ?1", name, NULL, &a,
-                       NULL, &seq);
+        /* the columns to copy, in their order, the text packed */
+        rc = query_one(c,
+                       "SELECT group_concat(CASE WHEN name = ?2 THEN format('ink_pack(\"%w\")',"
+                       " name) ELSE format('\"%w\"', name) END, ', ') FROM (SELECT name"
+                       " FROM pragma_table_info(?1) ORDER BY cid)",
+                       name, col, &a, &cols, NULL);
+        if (rc == STORE_OK)
+            rc = query_one(c, "SELECT seq FROM sqlite_sequence WHERE name = ?1", name, NULL,
+                           &a, NULL, &seq);
         if (rc == STORE_NOTFOUND)
             rc = STORE_OK;
+        char *made = rc == STORE_OK ? new_table_sql(create, name, col) : NULL;
+        if (rc == STORE_OK && (!made || !cols)) {
+            log_error("sqlite: migration 19: %s is not as expected", name);
+            rc = STORE_ERROR;
+        }
         if (rc == STORE_OK)
-            rc = sq_exec_sql(c, text_tables[t].create, "migrate 19: create");
-        if (rc == STORE_OK)
-            rc = sq_exec_sql(c, text_tables[t].copy, "migrate 19: copy");
+            rc = sq_exec_sql(c, made, "migrate 19: create");
+        sqlite3_free(made);
+        char *sql = NULL;
         if (rc == STORE_OK) {
-            sql = sqlite3_mprintf("DROP TABLE \"%w\"; ALTER TABLE \"%w_new\" RENAME TO \"%w\"",
-                                  name, name, name);
-            rc = sql ? sq_exec_sql(c, sql, "migrate 19: rename") : STORE_ERROR;
+            sql = sqlite3_mprintf("INSERT INTO \"%w_new\" SELECT %s FROM \"%w\";"
+                                  "DROP TABLE \"%w\"; ALTER TABLE \"%w_new\" RENAME TO \"%w\"",
+                                  name, cols, name, name, name, name);
+            rc = sql ? sq_exec_sql(c, sql, "migrate 19: copy") : STORE_ERROR;
             sqlite3_free(sql);
         }
         if (rc == STORE_OK && seq >= 0) {

@@ -13,6 +13,7 @@ import time
 import unittest
 import urllib.parse
 import uuid
+import zlib
 
 BIN = os.environ.get("INKWELL_BIN", os.path.abspath("build/inkwell"))
 BACKEND = os.environ.get("INKWELL_TEST_BACKEND", "sqlite")
@@ -41,6 +42,25 @@ SANITIZED = _sanitized(BIN)
 # outlast the server's own work are multiplied by it (slow()); a timing property of the
 # product is tested with margins that hold whatever it is. INKWELL_TEST_SLOW overrides it.
 SLOW = float(os.environ.get("INKWELL_TEST_SLOW") or (10 if VALGRIND else 3 if SANITIZED else 1))
+
+
+def stored_text(v):
+    """A document's text as the SQLite store keeps it (src/store/sqlite_text.c): a TEXT
+    (or NULL) as it is, a BLOB [1][the text's length, LEB128][raw deflate] inflated."""
+    if not isinstance(v, bytes):
+        return v
+    assert v[0] == 1, v[:8]
+    n, shift, i = 0, 0, 1
+    while True:
+        n |= (v[i] & 0x7F) << shift
+        shift += 7
+        i += 1
+        if not v[i - 1] & 0x80:
+            break
+    d = zlib.decompressobj(-15)
+    out = d.decompress(v[i:]) + d.flush()
+    assert len(out) == n and d.eof and not d.unused_data, (len(out), n)
+    return out.decode()
 
 
 def slow(seconds):
