@@ -3,7 +3,8 @@
  * sqlite.c: the ops table, errors, statement helpers, transactions, the connection,
  * users and keys; sqlite_schema.c: migrations and the fixed statements' SQL;
  * sqlite_records.c: records and media keys; sqlite_lists.c: record lists;
- * sqlite_jobs.c: jobs; sqlite_limits.c: rate limiting and idempotency keys. */
+ * sqlite_jobs.c: jobs; sqlite_limits.c: rate limiting and idempotency keys;
+ * sqlite_text.c: the stored form of a document's text. */
 #ifndef INK_SQLITE_INT_H
 #define INK_SQLITE_INT_H
 
