@@ -156,7 +156,7 @@ int sq_col_result(sqlite3_stmt *st, int i, arena_t *a, const char **out);
  * sq_value_result_error reports as function fn's error. */
 int sq_value_result(sqlite3_value *v, const char **t, size_t *n, char **owned);
 void sq_value_result_error(sqlite3_context *ctx, int rc, const char *fn);
-/* Registers ink_pack(text), the stored form of a text, on db (migration 19). */
+/* Registers ink_pack(text), the stored form of a text, on db (migration 20). */
 int sq_text_register(sqlite3 *db);
 
 /* ---- records (sqlite_records.c) -------------------------------------------------------- */

@@ -682,7 +682,7 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                        "WHERE image_id = ?1 AND number = ?3) RETURNING " IMG_COLS,
 };
 
-/* ---- migration 19: the stored text's columns become ANY ------------------------------- */
+/* ---- migration 20: the stored text's columns become ANY ------------------------------- */
 
 /* The tables of a document's text and their text column, rebuilt with that column of
  * type ANY (a STRICT table's TEXT column refuses a BLOB; a column's type cannot be
@@ -711,7 +711,7 @@ static int query_one(sq_conn_t *c, const char *sql, const char *arg, const char 
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(c->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
-        return sq_error(c, rc, "migrate 19");
+        return sq_error(c, rc, "migrate 20");
     if (arg)
         sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
     if (arg2)
@@ -724,7 +724,7 @@ static int query_one(sq_conn_t *c, const char *sql, const char *arg, const char 
         if (i64)
             *i64 = sqlite3_column_int64(st, 0);
     } else {
-        out = rc == SQLITE_DONE ? STORE_NOTFOUND : sq_error(c, rc, "migrate 19");
+        out = rc == SQLITE_DONE ? STORE_NOTFOUND : sq_error(c, rc, "migrate 20");
     }
     sqlite3_finalize(st);
     return out;
@@ -778,7 +778,7 @@ static int migrate_text_any(sq_conn_t *c)
     arena_t a;
     arena_init(&a);
     int rc = sq_text_register(c->db);
-    rc = rc == SQLITE_OK ? STORE_OK : sq_error(c, rc, "migrate 19: ink_pack");
+    rc = rc == SQLITE_OK ? STORE_OK : sq_error(c, rc, "migrate 20: ink_pack");
     int64_t refs = 0;
     if (rc == STORE_OK)
         rc = query_one(c,
@@ -787,7 +787,7 @@ static int migrate_text_any(sq_conn_t *c)
                        " 'document_revisions', 'search_changed')",
                        NULL, NULL, &a, NULL, &refs);
     if (rc == STORE_OK && refs) {
-        log_error("sqlite: migration 19: a table references the documents' tables");
+        log_error("sqlite: migration 20: a table references the documents' tables");
         rc = STORE_ERROR;
     }
     /* the indexes and triggers to make again, in the order they were made */
@@ -822,11 +822,11 @@ static int migrate_text_any(sq_conn_t *c)
             src = SQLITE_OK;
         }
         sqlite3_finalize(st);
-        rc = src == SQLITE_DONE ? STORE_OK : sq_error(c, src, "migrate 19: schema");
+        rc = src == SQLITE_DONE ? STORE_OK : sq_error(c, src, "migrate 20: schema");
     }
     for (size_t i = 0; rc == STORE_OK && i < n; i++) {
         char *sql = sqlite3_mprintf("DROP %s \"%w\"", types[i], names[i]);
-        rc = sql ? sq_exec_sql(c, sql, "migrate 19: drop") : STORE_ERROR;
+        rc = sql ? sq_exec_sql(c, sql, "migrate 20: drop") : STORE_ERROR;
         sqlite3_free(sql);
     }
     for (size_t t = 0; rc == STORE_OK && t < ARRAY_LEN(text_tables); t++) {
@@ -850,18 +850,18 @@ static int migrate_text_any(sq_conn_t *c)
             rc = STORE_OK;
         char *made = rc == STORE_OK ? new_table_sql(create, name, col) : NULL;
         if (rc == STORE_OK && (!made || !cols)) {
-            log_error("sqlite: migration 19: %s is not as expected", name);
+            log_error("sqlite: migration 20: %s is not as expected", name);
             rc = STORE_ERROR;
         }
         if (rc == STORE_OK)
-            rc = sq_exec_sql(c, made, "migrate 19: create");
+            rc = sq_exec_sql(c, made, "migrate 20: create");
         sqlite3_free(made);
         char *sql = NULL;
         if (rc == STORE_OK) {
             sql = sqlite3_mprintf("INSERT INTO \"%w_new\" SELECT %s FROM \"%w\";"
                                   "DROP TABLE \"%w\"; ALTER TABLE \"%w_new\" RENAME TO \"%w\"",
                                   name, cols, name, name, name, name);
-            rc = sql ? sq_exec_sql(c, sql, "migrate 19: copy") : STORE_ERROR;
+            rc = sql ? sq_exec_sql(c, sql, "migrate 20: copy") : STORE_ERROR;
             sqlite3_free(sql);
         }
         if (rc == STORE_OK && seq >= 0) {
@@ -869,24 +869,24 @@ static int migrate_text_any(sq_conn_t *c)
                                   "INSERT INTO sqlite_sequence(name, seq) SELECT %Q, %lld"
                                   " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = %Q)",
                                   (long long)seq, name, name, (long long)seq, name);
-            rc = sql ? sq_exec_sql(c, sql, "migrate 19: sequence") : STORE_ERROR;
+            rc = sql ? sq_exec_sql(c, sql, "migrate 20: sequence") : STORE_ERROR;
             sqlite3_free(sql);
         }
         if (rc == STORE_OK)
             rc = query_one(c, COLUMNS_SQL, name, col, &a, &after, NULL);
         if (rc == STORE_OK && (!before || !after || strcmp(before, after))) {
-            log_error("sqlite: migration 19: %s's columns are not as expected", name);
+            log_error("sqlite: migration 20: %s's columns are not as expected", name);
             rc = STORE_ERROR;
         }
     }
     for (size_t i = 0; rc == STORE_OK && i < n; i++)
-        rc = sq_exec_sql(c, sqls[i], "migrate 19: recreate");
+        rc = sq_exec_sql(c, sqls[i], "migrate 20: recreate");
     if (rc == STORE_OK) {
         int64_t bad = 0;
         rc = query_one(c, "SELECT count(*) FROM pragma_foreign_key_check('documents')", NULL,
                        NULL, &a, NULL, &bad);
         if (rc == STORE_OK && bad) {
-            log_error("sqlite: migration 19: %lld documents without their user", (long long)bad);
+            log_error("sqlite: migration 20: %lld documents without their user", (long long)bad);
             rc = STORE_ERROR;
         }
     }

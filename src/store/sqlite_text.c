@@ -1,11 +1,11 @@
 /* sqlite_text.c — the stored form of a document's text in the SQLite store: the
  * columns documents.result, document_revisions.result and search_changed.old (type ANY
- * since migration 19). Every binder and reader of them goes through here, and so do the
+ * since migration 20). Every binder and reader of them goes through here, and so do the
  * SQL functions that read them (ink_fold, ink_has: sqlite_lists.c).
  *
  * A value is one of:
  *   NULL  no text;
- *   TEXT  the plain text (every row written before migration 19 stayed readable so,
+ *   TEXT  the plain text (every row written before migration 20 stayed readable so,
  *         and a text that deflate does not make shorter is kept so);
  *   BLOB  [1: the format][the plain text's length in bytes, LEB128: 7 bits a byte, low
  *         first, high bit set on all bytes but the last][raw deflate stream (RFC 1951,
@@ -201,7 +201,7 @@ void sq_value_result_error(sqlite3_context *ctx, int rc, const char *fn)
     sqlite3_result_error(ctx, msg, -1);
 }
 
-/* ink_pack(text): the stored form of a text (migration 19); NULL, and what is not
+/* ink_pack(text): the stored form of a text (migration 20); NULL, and what is not
  * TEXT, stays as it is. */
 static void fn_pack(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {

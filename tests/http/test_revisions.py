@@ -571,7 +571,7 @@ class Conversion(unittest.TestCase):
                 "description", "resolution", "style")
         if BACKEND == "sqlite":
             db = sqlite3.connect(os.path.join(srv.data_dir, "inkwell.db"))
-            # texts as they were stored then (plain TEXT): migrations 10, 16 and 19 (the
+            # texts as they were stored then (plain TEXT): migrations 10, 16 and 20 (the
             # stored form, src/store/sqlite_text.c) come back
             db.create_function("plain", 1, stored_text)
             db.executescript(
@@ -583,7 +583,7 @@ class Conversion(unittest.TestCase):
                 + "".join(f"ALTER TABLE jobs DROP COLUMN {c};" for c in jobs)
                 + "UPDATE documents SET result = plain(result) WHERE typeof(result) = 'blob';"
                 "UPDATE search_changed SET old = plain(old) WHERE typeof(old) = 'blob';"
-                "DELETE FROM schema_migrations WHERE version IN (10, 16, 19);")
+                "DELETE FROM schema_migrations WHERE version IN (10, 16, 20);")
             db.close()
             return
         subprocess.run(["psql", srv.database, "-qAtc",

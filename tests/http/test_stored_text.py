@@ -1,7 +1,7 @@
 """A document's text comes back exactly however the store keeps it. On SQLite it is
-stored deflated when that is shorter (src/store/sqlite_text.c, migration 19): the
+stored deflated when that is shorter (src/store/sqlite_text.c, migration 20): the
 file is read with python's sqlite3 to see that, and a database of the previous form
-(plain TEXT columns, schema_migrations without 19) is converted in place."""
+(plain TEXT columns, schema_migrations without 20) is converted in place."""
 import os
 import sqlite3
 import unittest
@@ -93,7 +93,7 @@ class StoredText(ServerTest):
 
 def downgrade(path):
     """The database as the previous schema had it: the three tables rebuilt with their
-    text column TEXT and plain texts, migration 19 not applied."""
+    text column TEXT and plain texts, migration 20 not applied."""
     db = sqlite3.connect(path)
     db.create_function("plain", 1, stored_text)
     saved = db.execute(SCHEMA_SQL).fetchall()
@@ -109,7 +109,7 @@ def downgrade(path):
                    f"ALTER TABLE {table}_old RENAME TO {table};")
     script += "".join(f"{sql};" for _, _, sql in saved)
     script += (f"UPDATE sqlite_sequence SET seq = {seq['documents']} WHERE name = 'documents';"
-               "DELETE FROM schema_migrations WHERE version = 19; COMMIT;")
+               "DELETE FROM schema_migrations WHERE version = 20; COMMIT;")
     db.executescript(script)
     assert db.execute("SELECT count(*) FROM documents WHERE typeof(result) = 'blob'").fetchone() == (0,)
     db.close()
@@ -117,7 +117,7 @@ def downgrade(path):
 
 class Conversion(unittest.TestCase):
     def test_a_database_of_plain_texts_is_converted(self):
-        if BACKEND != "sqlite":  # SQLite's migration 19 (run.py counts a skip as a failure)
+        if BACKEND != "sqlite":  # SQLite's migration 20 (run.py counts a skip as a failure)
             return
         srv = Server().start()
         key = srv.key("old")
@@ -138,7 +138,7 @@ class Conversion(unittest.TestCase):
                          [(0,)])
         srv.start()
         try:
-            self.assertEqual(stored(srv, "SELECT max(version) FROM schema_migrations"), [(19,)])
+            self.assertEqual(stored(srv, "SELECT max(version) FROM schema_migrations"), [(20,)])
             # the same schema as a new database's, every index and trigger back
             self.assertEqual(stored(srv, "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name"),
                              schema)
