@@ -135,7 +135,7 @@ int sq_exec_sql(sq_conn_t *c, const char *sql, const char *what);
 /* ---- a document's stored text (sqlite_text.c: the form) ------------------------------- */
 
 /* The stored form of documents.result, document_revisions.result, search_changed.old:
- * the TEXT as it is, or a BLOB of it deflated when that is shorter. */
+ * the TEXT as it is, or a BLOB of it packed (zstd) when that is shorter. */
 
 /* The BLOB of text t[0..n) (malloc'd, *len bytes), or NULL: store the text as it is
  * (the BLOB would not be shorter, or no memory). */
@@ -151,7 +151,7 @@ void sq_bind_result(sqlite3_stmt *st, int i, const char *text);
  * STORE_ERROR (logged) for a corrupt BLOB. */
 int sq_col_result(sqlite3_stmt *st, int i, arena_t *a, const char **out);
 /* For SQL functions: the plain text of a stored value (*t NULL for NULL), *n bytes;
- * *owned is what to free after (NULL unless a BLOB was inflated). SQLITE_OK,
+ * *owned is what to free after (NULL unless a BLOB was unpacked). SQLITE_OK,
  * SQLITE_NOMEM, or SQLITE_CORRUPT for a BLOB not of the stored form, which
  * sq_value_result_error reports as function fn's error. */
 int sq_value_result(sqlite3_value *v, const char **t, size_t *n, char **owned);

@@ -484,7 +484,7 @@ static const char *const migrations[] = {
     "  WHEN OLD.result IS NOT NEW.result"
     "  AND OLD.id <= (SELECT upto FROM search_index WHERE kind = 0) BEGIN"
     "  INSERT OR IGNORE INTO search_changed(id) VALUES (OLD.id); END;",
-    /* 20 (size): a document's text stored deflated when that is shorter
+    /* 20 (size): a document's text stored packed (zstd) when that is shorter
      * (sqlite_text.c): C code, migrate_text_any below. */
     NULL,
 };

@@ -1,5 +1,5 @@
 """A document's text comes back exactly however the store keeps it. On SQLite it is
-stored deflated when that is shorter (src/store/sqlite_text.c, migration 20): the
+stored packed (zstd) when that is shorter (src/store/sqlite_text.c, migration 20): the
 file is read with python's sqlite3 to see that, and a database of the previous form
 (plain TEXT columns, schema_migrations without 20) is converted in place."""
 import os
@@ -13,7 +13,7 @@ LONG = " ".join(f"Paragraph {i}: green tea, black tea and white tea are all made
                 f"leaves of Camellia sinensis." for i in range(60))
 CYRILLIC = ("Зелёный чай — чай, который не прошёл ферментацию. Учёный кот пьёт зелёный чай "
             "каждое утро, а ΩMEGA пьёт чёрный. Зелёный чай пьют в Китае и в Японии.")
-SHORT = "ok"  # not shorter deflated: kept as TEXT
+SHORT = "ok"  # not shorter packed: kept as TEXT
 
 SCHEMA_SQL = ("SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND "
               "(tbl_name IN ('documents', 'document_revisions', 'search_changed') AND type IN "
