@@ -102,6 +102,46 @@ class UnicodeLists(ServerTest):
             j = self.listing(k, "documents", {"search": search})
             self.assertEqual(j["data"], [], search)
 
+    def test_search_by_result_every_page(self):
+        """Result searches over pages that span many blocks of SQLite's results' index
+        (32 documents a row, migration 19), another user's documents between ours: every
+        page joined is the whole answer in id and in name order, both ways, with the
+        total; also after some texts change (searched by the new text only)."""
+        k, other = self.fresh_user(), self.fresh_user()
+        mine = []  # (id, name, text) in creation order
+        for i in range(90):
+            text = f"note {i} on a {'Кот' if i % 3 == 0 else 'heron'}"
+            d = self.make_doc(key=k, name=f"n{i:02d}")
+            r = self.req("PATCH", f"/api/v1/documents/{d['id']}", key=k, form={"result": text})
+            self.assertEqual(r.status, 200, r)
+            mine.append((d["id"], d["name"], text))
+            if i % 2 == 0:
+                self.make_doc(key=other, name=f"n{i:02d}")
+
+        def check(search):
+            want = [m for m in mine if search.casefold() in m[2].casefold()]
+            for sort_by in ("id", "name"):
+                for sort in ("asc", "desc"):
+                    order = sorted(want, key=lambda m: m[0] if sort_by == "id" else (m[1], m[0]),
+                                   reverse=sort == "desc")
+                    rows, total = self.all_pages(k, "documents", {
+                        "search": search, "search_by": "result", "sort_by": sort_by,
+                        "sort": sort})
+                    self.assertEqual([d["id"] for d in rows], [m[0] for m in order],
+                                     (search, sort_by, sort))
+                    self.assertEqual(total, len(want), (search, sort_by, sort))
+
+        for search in ("кот", "HERON", "note", "note 4", "zebra"):
+            check(search)
+        for i in range(0, 90, 7):  # new texts: the old words no longer find them
+            doc_id, name, _ = mine[i]
+            text = f"note {i} now about a falcon"
+            r = self.req("PATCH", f"/api/v1/documents/{doc_id}", key=k, form={"result": text})
+            self.assertEqual(r.status, 200, r)
+            mine[i] = (doc_id, name, text)
+        for search in ("кот", "falcon", "note"):
+            check(search)
+
     def test_name_order_across_scripts_with_ties(self):
         k = self.fresh_user()
         names = ROOT_ORDER + ["zebra", "Кот", "apple pie"]

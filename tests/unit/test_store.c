@@ -2404,20 +2404,31 @@ static int fts_hits(const char *path, const char *trigram)
  * a and b share one) then holds the new text's trigrams as well as the old ones, which
  * stay (a deleted document's too) — what a search, whose index is a superset checked row
  * by row, cannot show: it finds each text by what it says now, and nothing else. */
+/* Opens the SQLite store at path into t (arena, store, connection, ops), migrated, its
+ * index thread held (the test runs the batches); false when it cannot. */
+static bool ctx_open_held(ctx_t *t, const char *path)
+{
+    char err[256];
+    *t = (ctx_t){0};
+    arena_init(&t->a);
+    t->s = store_open(path, err, sizeof(err));
+    t->c = t->s ? store_conn(t->s, err, sizeof(err)) : NULL;
+    CHECK_MSG(t->c != NULL, "store: %s", err);
+    if (!t->c)
+        return false;
+    t->ops = t->c->ops;
+    store_sqlite_index_hold(t->s, true);
+    CHECK_INT(store_migrate(t->c), STORE_OK);
+    return true;
+}
+
 static void test_search_changed(const char *dir)
 {
-    char path[256], err[256];
+    char path[256];
     snprintf(path, sizeof(path), "%s/changed.db", dir);
-    ctx_t t = {0};
-    arena_init(&t.a);
-    t.s = store_open(path, err, sizeof(err));
-    t.c = t.s ? store_conn(t.s, err, sizeof(err)) : NULL;
-    CHECK_MSG(t.c != NULL, "store: %s", err);
-    if (!t.c)
+    ctx_t t;
+    if (!ctx_open_held(&t, path))
         return;
-    t.ops = t.c->ops;
-    CHECK_INT(store_migrate(t.c), STORE_OK);
-    store_sqlite_index_hold(t.s, true); /* this test runs the batches */
     int64_t me;
     CHECK_INT(store_user_ensure(t.c, "changed", &me), STORE_OK);
     int64_t a = make_doc(&t, me, "a", 1, 1), b = make_doc(&t, me, "b", 1, 1);
@@ -2487,21 +2498,14 @@ static void test_search_changed(const char *dir)
 static void test_block_migration(const char *dir)
 {
     enum { N = 80, BLOCK_BITS = 5 /* sqlite_int.h SQ_BLOCK_BITS */ };
-    char path[256], err[256];
+    char path[256];
     snprintf(path, sizeof(path), "%s/blocks.db", dir);
     int64_t ids[N], want[N];
     size_t nwant = 0;
     for (int round = 0; round < 2; round++) {
-        ctx_t t = {0};
-        arena_init(&t.a);
-        t.s = store_open(path, err, sizeof(err));
-        t.c = t.s ? store_conn(t.s, err, sizeof(err)) : NULL;
-        CHECK_MSG(t.c != NULL, "store: %s", err);
-        if (!t.c)
+        ctx_t t;
+        if (!ctx_open_held(&t, path))
             return;
-        t.ops = t.c->ops;
-        store_sqlite_index_hold(t.s, true);
-        CHECK_INT(store_migrate(t.c), STORE_OK);
         int64_t me;
         CHECK_INT(store_user_ensure(t.c, "blocks", &me), STORE_OK);
         list_query_t q = query(me);
