@@ -12,6 +12,7 @@
 #include "api/api_int.h"
 
 #include "auth/keys.h"
+#include "http/proxies.h"
 #include "core/log.h"
 #include "obs/metrics.h"
 
@@ -40,7 +41,9 @@ static void not_allowed(http_req_t *r, int allowed)
 
 static void client_bucket(http_req_t *r, char *out, size_t outlen)
 {
-    snprintf(out, outlen, "ip:%s", http_client_addr(r)); /* a trusted proxy's client */
+    char key[64]; /* a trusted proxy's client; an IPv6 one's /64 (proxies.h) */
+    proxies_limit_key(http_client_addr(r), key, sizeof(key));
+    snprintf(out, outlen, "ip:%s", key);
 }
 
 /* The routes that generate (§19's quota: creates, regenerations §16, actions §17). */

@@ -33,7 +33,7 @@ typedef struct {
 
 static const setting_t settings[] = {
     S("config", config, "", "a file of `name = value` lines (any setting below)"),
-    S("listen", listen, "127.0.0.1:8080", "address and port to serve on, HOST:PORT"),
+    S("listen", listen, "127.0.0.1:8080", "address and port to serve on: HOST:PORT, [IPV6]:PORT ([::] takes both families)"),
     S("data-dir", data_dir, "./inkwell-data", "SQLite database and media files"),
     S("database", database, "", "database URL: postgres://... or a SQLite file (default: <data-dir>/inkwell.db)"),
     S("provider", provider, "builtin", "generator: builtin (offline) or openai (any OpenAI-compatible server)"),

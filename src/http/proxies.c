@@ -188,6 +188,20 @@ void proxies_addr_text(const struct sockaddr *sa, char *out, size_t outlen)
         snprintf(out, outlen, "unknown");
 }
 
+void proxies_limit_key(const char *addr, char *out, size_t outlen)
+{
+    uint8_t a[16];
+    bool v4;
+    if (!parse_addr(addr, a, &v4) || memcmp(a, v4mapped, 12) == 0) {
+        snprintf(out, outlen, "%s", addr);
+        return;
+    }
+    memset(a + 8, 0, 8); /* the /64: one subscriber's network (RFC 6177) */
+    char buf[INET6_ADDRSTRLEN];
+    inet_ntop(AF_INET6, a, buf, sizeof(buf));
+    snprintf(out, outlen, "%s/64", buf);
+}
+
 /* One X-Forwarded-For element, trimmed, as an address: "1.2.3.4", "1.2.3.4:80",
  * "2001:db8::1", "[2001:db8::1]:80", "::ffff:1.2.3.4". False when it is none. */
 static bool xff_entry(const char *s, size_t n, uint8_t out[16])

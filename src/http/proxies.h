@@ -34,6 +34,12 @@ bool proxies_trusts_text(const proxies_t *p, const char *addr);
 /* The canonical text of a socket address ("unknown" for other families). */
 void proxies_addr_text(const struct sockaddr *sa, char *out, size_t outlen);
 
+/* The key of a client address (canonical text, as proxies_client writes it) for the
+ * per-address limits: an IPv4 address as it is, an IPv6 one as its /64 network
+ * ("2001:db8:1:2::/64"), since one host or home holds a whole /64 and would
+ * otherwise have 2^64 buckets. */
+void proxies_limit_key(const char *addr, char *out, size_t outlen);
+
 /* The client address of a request from peer with the X-Forwarded-For value xff
  * (NULL when absent; several headers joined with ","), into out (at least 46
  * bytes, INET6_ADDRSTRLEN). */

@@ -72,22 +72,29 @@ static void *acceptor_main(void *arg)
     return NULL;
 }
 
-/* The listening socket: SO_REUSEADDR, the kernel's largest backlog. */
-static int listen_socket(const struct sockaddr_in *sa, uint16_t *port)
+/* The listening socket: SO_REUSEADDR, the kernel's largest backlog. An IPv6 socket
+ * takes IPv4 too (IPV6_V6ONLY off) where the system allows it: [::]:PORT is both
+ * families; a system that refuses the option keeps IPv6 alone. */
+static int listen_socket(const struct sockaddr_storage *sa, socklen_t salen, uint16_t *port)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(sa->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
-    int on = 1;
-    struct sockaddr_in bound;
+    int on = 1, off = 0;
+    struct sockaddr_storage bound;
     socklen_t len = sizeof(bound);
+    if (sa->ss_family == AF_INET6)
+        (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
-        bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        bind(fd, (const struct sockaddr *)sa, salen) != 0 || listen(fd, SOMAXCONN) != 0 ||
         getsockname(fd, (struct sockaddr *)&bound, &len) != 0) {
+        int e = errno;
         close(fd);
+        errno = e;
         return -1;
     }
-    *port = ntohs(bound.sin_port);
+    *port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                              : ((struct sockaddr_in *)&bound)->sin_port);
     return fd;
 }
 
@@ -555,16 +562,31 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
-static int parse_listen(const char *listen, struct sockaddr_in *sa, char *err, size_t errlen)
+/* HOST:PORT, [IPV6]:PORT or :PORT (every IPv4 address). HOST: an IPv4 address or
+ * localhost (127.0.0.1). */
+static int parse_listen(const char *listen, struct sockaddr_storage *sa, socklen_t *salen,
+                        char *err, size_t errlen)
 {
     const char *colon = strrchr(listen, ':');
     char host[64];
-    if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
-        snprintf(err, errlen, "listen must be HOST:PORT");
-        return -1;
+    bool v6 = listen[0] == '[';
+    if (v6) {
+        const char *close_br = strchr(listen, ']');
+        if (!close_br || close_br[1] != ':' || (size_t)(close_br - listen - 1) >= sizeof(host)) {
+            snprintf(err, errlen, "listen must be HOST:PORT or [IPV6]:PORT");
+            return -1;
+        }
+        memcpy(host, listen + 1, (size_t)(close_br - listen - 1));
+        host[close_br - listen - 1] = '\0';
+        colon = close_br + 1;
+    } else {
+        if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
+            snprintf(err, errlen, "listen must be HOST:PORT or [IPV6]:PORT");
+            return -1;
+        }
+        memcpy(host, listen, (size_t)(colon - listen));
+        host[colon - listen] = '\0';
     }
-    memcpy(host, listen, (size_t)(colon - listen));
-    host[colon - listen] = '\0';
     char *end;
     long port = strtol(colon + 1, &end, 10);
     if (*end || end == colon + 1 || port < 0 || port > 65535) {
@@ -572,12 +594,25 @@ static int parse_listen(const char *listen, struct sockaddr_in *sa, char *err, s
         return -1;
     }
     memset(sa, 0, sizeof(*sa));
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons((uint16_t)port);
+    if (v6) {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)sa;
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        *salen = sizeof(*a6);
+        if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1) {
+            snprintf(err, errlen, "listen host in brackets must be an IPv6 address");
+            return -1;
+        }
+        return 0;
+    }
+    struct sockaddr_in *a4 = (struct sockaddr_in *)sa;
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons((uint16_t)port);
+    *salen = sizeof(*a4);
     if (strcmp(host, "localhost") == 0)
         strcpy(host, "127.0.0.1");
-    if (inet_pton(AF_INET, host[0] ? host : "0.0.0.0", &sa->sin_addr) != 1) {
-        snprintf(err, errlen, "listen host must be an IPv4 address");
+    if (inet_pton(AF_INET, host[0] ? host : "0.0.0.0", &a4->sin_addr) != 1) {
+        snprintf(err, errlen, "listen host must be an IPv4 address or [IPV6]");
         return -1;
     }
     return 0;
@@ -597,8 +632,9 @@ static int parse_listen(const char *listen, struct sockaddr_in *sa, char *err, s
 
 http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
 {
-    struct sockaddr_in sa;
-    if (parse_listen(o->listen, &sa, err, errlen) != 0)
+    struct sockaddr_storage sa;
+    socklen_t salen;
+    if (parse_listen(o->listen, &sa, &salen, err, errlen) != 0)
         return NULL;
     http_server_t *s = xcalloc(1, sizeof(*s));
     s->o = *o;
@@ -606,7 +642,7 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
     pthread_mutex_init(&s->conns_mu, NULL);
     s->ct = conn_table_new();
     s->lingerer = lingerer_new();
-    s->listen_fd = listen_socket(&sa, &s->port);
+    s->listen_fd = listen_socket(&sa, salen, &s->port);
     if (s->listen_fd < 0) {
         snprintf(err, errlen, "cannot listen on %s: %s", o->listen, strerror(errno));
         pthread_mutex_destroy(&s->conns_mu);

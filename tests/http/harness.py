@@ -168,6 +168,7 @@ class Server:
                 f"suppressions={SUPPRESSIONS}/lsan.supp"
         self.proc = None
         self.port = None
+        self.host = "127.0.0.1"  # where it listens and is spoken to ("::1": IPv6)
         self.log_path = None
         self.keys = []  # every key made through this server: none may appear in its log
 
@@ -181,7 +182,8 @@ class Server:
         self.port = port or free_port()
         self.log_path = os.path.join(LOGDIR, f"server-{uuid.uuid4().hex[:8]}.log")
         self.log = open(self.log_path, "wb")
-        cmd = [BIN, "serve", "--listen", f"127.0.0.1:{self.port}"] + self.storage_args() + self.args
+        listen = f"[{self.host}]" if ":" in self.host else self.host
+        cmd = [BIN, "serve", "--listen", f"{listen}:{self.port}"] + self.storage_args() + self.args
         if VALGRIND:
             # any memory error or definite leak makes the server exit 99 at its stop;
             # --fair-sched: valgrind runs one thread at a time, and without a fair lock a
@@ -259,7 +261,7 @@ class Server:
             h.setdefault("Content-Type", "application/json")
         if isinstance(body, str):
             body = body.encode()
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=slow(timeout))
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=slow(timeout))
         try:
             conn.request(method, path, body=body, headers=h)
             r = conn.getresponse()
@@ -270,7 +272,8 @@ class Server:
             conn.close()
 
     def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{path}"
 
 
 def poll_state(srv, key, path, until=("completed", "failed"), timeout=30):

@@ -119,10 +119,30 @@ static void test_client(void)
     proxies_free(p);
 }
 
+/* The per-address limits' key: IPv4 as it is, IPv6 as its /64. */
+static void test_limit_key(void)
+{
+    static const char *cases[][2] = {
+        {"192.0.2.1", "192.0.2.1"},
+        {"::1", "::/64"},
+        {"2001:db8:1:2::5", "2001:db8:1:2::/64"},
+        {"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"},
+        {"fe80::1:2:3:4", "fe80::/64"},
+        {"unknown", "unknown"},
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        proxies_limit_key(cases[i][0], out, sizeof(out));
+        CHECK_MSG(strcmp(out, cases[i][1]) == 0, "%s: got %s, want %s", cases[i][0], out,
+                  cases[i][1]);
+    }
+}
+
 int main(void)
 {
     test_parse();
     test_match();
     test_client();
+    test_limit_key();
     TEST_DONE();
 }
