@@ -11,7 +11,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib libzstd openssl libzip cairo pangocairo fontconfig \
+PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib libzstd libbrotlienc openssl libzip cairo pangocairo fontconfig \
             icu-uc icu-i18n
 SANITIZE ?=
 CFLAGS   ?= -O2 -g

@@ -399,8 +399,10 @@ static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id
         rc = store_key_get(c, kid, http_arena(r), &k);
     if (rc != STORE_OK) /* a user that went meanwhile: its foreign key */
         api_store_error(r, rc);
-    else
+    else {
+        http_set_no_compress(r); /* it carries the key (§26) */
         respond_one(r, 201, OBJ_KEY, &k, key);
+    }
     memset(key, 0, sizeof(key));
 }
 

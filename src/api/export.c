@@ -52,29 +52,6 @@ static void rec_arena_free(arena_t *a)
     }
 }
 
-/* True when an If-None-Match list holds etag (weak comparison, RFC 9110 §13.1.2). */
-static bool etag_listed(const char *list, const char *etag)
-{
-    if (!list)
-        return false;
-    size_t elen = strlen(etag);
-    for (const char *p = list; *p;) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (*p == '*')
-            return true;
-        if (strncmp(p, "W/", 2) == 0)
-            p += 2;
-        size_t n = strcspn(p, ",");
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        if (n == elen && memcmp(p, etag, n) == 0)
-            return true;
-        p += strcspn(p, ",");
-    }
-    return false;
-}
-
 static void file_headers(http_req_t *r, const char *name, export_format_t fmt, const char *etag)
 {
     buf_t disp;
@@ -205,7 +182,8 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
              export_format_name(fmt));
     snprintf(key, sizeof(key), "%lld/%s", (long long)http_user_id(r), etag);
     buf_reset(http_resp(r));
-    if (etag_listed(http_header(r, "If-None-Match"), etag)) {
+    /* the tag as the answer would carry it in the coding the client takes (§26) */
+    if (http_if_none_match(r, etag, export_content_type(fmt))) {
         file_headers(r, rec.name, fmt, etag);
         http_set_content_type(r, NULL);
         http_respond(r, 304);

@@ -1,51 +1,69 @@
 /* static.c — answers a compiled-in static file (core/assets.h): a strong ETag with
- * If-None-Match (304), the gzip copy when the client accepts gzip, and the caller's
- * Cache-Control. HEAD is answered like GET by the server (no body). */
+ * If-None-Match (304), the caller's Cache-Control, and a copy in the coding the client
+ * prefers (§26: gzip, br, zstd), each made once, at the coding's highest level, the
+ * first time a file is asked for (a copy that is not smaller is not kept). HEAD is
+ * answered like GET by the server (no body). */
 #include "api/api_int.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-/* True when Accept-Encoding names gzip with a non-zero quality. */
-static bool accepts_gzip(const char *ae)
+typedef struct {
+    const unsigned char *data; /* NULL: none (the file is sent as it is) */
+    size_t len;
+} copy_t;
+
+static copy_t *copies; /* assets_count x HTTP_CODING_COUNT, made once */
+static pthread_once_t copies_once = PTHREAD_ONCE_INIT;
+
+static void copies_make(void)
 {
-    for (const char *s = ae; s && (s = strcasestr(s, "gzip")) != NULL; s += 4) {
-        bool start = s == ae || s[-1] == ',' || s[-1] == ' ' || s[-1] == '\t';
-        const char *t = s + 4;
-        while (*t == ' ' || *t == '\t')
-            t++;
-        if (!start || (*t && *t != ',' && *t != ';'))
+    copies = xcalloc(assets_count * HTTP_CODING_COUNT + 1, sizeof(*copies));
+    for (unsigned i = 0; i < assets_count; i++) {
+        const asset_t *a = &assets[i];
+        if (a->len < HTTP_COMPRESS_MIN)
             continue;
-        if (*t != ';')
-            return true;
-        const char *q = strcasestr(t, "q=");
-        const char *comma = strchr(t, ',');
-        if (!q || (comma && q > comma))
-            return true;
-        q += 2;
-        while (*q == '0' || *q == '.')
-            q++;
-        return *q >= '1' && *q <= '9'; /* "q=0", "q=0.0", "q=0.000" refuse it */
+        copy_t *c = copies + (size_t)i * HTTP_CODING_COUNT;
+        if (a->gz && a->gz_len < a->len)
+            c[HTTP_CODING_GZIP] = (copy_t){a->gz, a->gz_len};
+        static const http_coding_t made[] = {HTTP_CODING_BR, HTTP_CODING_ZSTD};
+        for (size_t k = 0; k < sizeof(made) / sizeof(made[0]); k++) {
+            buf_t b;
+            buf_init(&b);
+            if (http_compress_best(made[k], a->data, a->len, &b) && b.len < a->len) {
+                size_t n = b.len;
+                c[made[k]] = (copy_t){(const unsigned char *)buf_steal(&b), n};
+            } else
+                buf_free(&b);
+        }
     }
-    return false;
 }
 
 void api_asset(http_req_t *r, const asset_t *a, const char *cache_control)
 {
+    pthread_once(&copies_once, copies_make);
+    http_coding_t want = http_req_coding(r);
+    const copy_t *copy = NULL;
+    if (want != HTTP_CODING_IDENTITY && a >= assets && a < assets + assets_count) {
+        copy = copies + (size_t)(a - assets) * HTTP_CODING_COUNT + want;
+        if (!copy->data)
+            copy = NULL;
+    }
     http_add_header(r, "ETag", a->etag);
     http_add_header(r, "Cache-Control", cache_control);
-    http_add_header(r, "Vary", "Accept-Encoding");
     http_add_header(r, "X-Content-Type-Options", "nosniff");
     http_set_content_type(r, a->content_type);
     buf_reset(http_resp(r));
-    const char *inm = http_header(r, "If-None-Match");
-    if (inm && (strstr(inm, a->etag) || strcmp(inm, "*") == 0)) {
-        http_respond(r, 304);
+    char tag[160];
+    http_etag_coded(a->etag, copy ? want : HTTP_CODING_IDENTITY, tag, sizeof(tag));
+    if (http_etag_listed(http_header(r, "If-None-Match"), tag)) {
+        http_respond(r, 304); /* the server writes the coded ETag (server_coding.c) */
         return;
     }
-    if (a->gz && accepts_gzip(http_header(r, "Accept-Encoding"))) {
-        http_add_header(r, "Content-Encoding", "gzip");
-        buf_append(http_resp(r), a->gz, a->gz_len);
+    if (copy) {
+        buf_append(http_resp(r), copy->data, copy->len);
+        http_set_content_coding(r, want);
     } else {
         buf_append(http_resp(r), a->data, a->len);
     }

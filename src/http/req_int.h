@@ -41,6 +41,10 @@ struct http_req {
     bool responded;
     uint64_t bytes_out;
     struct http_stream *stream; /* a streamed response (http_respond_stream) */
+    /* §26 (compress.h): never compress (an answer carrying a secret); the body coded
+     * already by the handler (coding, when coded) */
+    bool no_compress, coded;
+    int coding;
 
     /* suspension */
     bool suspend_requested, resumed;

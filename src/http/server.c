@@ -365,6 +365,10 @@ static int spill(http_req_t *r)
 static enum MHD_Result send_response(http_req_t *r)
 {
     struct MHD_Response *resp;
+    bool vary = false;
+    const char *coding = NULL;
+    if (!r->stream && r->resp_fd < 0)
+        coding = http_code_answer(r, &vary); /* §26: server_coding.c */
     if (r->stream) {
         resp = http_stream_response(r);
     } else if (r->resp_fd >= 0) {
@@ -398,6 +402,10 @@ static enum MHD_Result send_response(http_req_t *r)
                             r->content_type ? r->content_type : "application/json");
     for (int i = 0; i < r->nhdr; i++)
         MHD_add_response_header(resp, r->hdr_name[i], r->hdr_value[i]);
+    if (vary)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+    if (coding)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, coding);
     if (r->close_after || atomic_load(&r->srv->draining))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);

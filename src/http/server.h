@@ -11,6 +11,7 @@
 #define INK_HTTP_SERVER_H
 
 #include "core/util.h"
+#include "http/compress.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -126,6 +127,24 @@ const char *http_header(http_req_t *r, const char *name);
 void http_add_header(http_req_t *r, const char *name, const char *value);
 /* Responds with http_resp(r) as the body (application/json unless a content type is set). */
 void http_respond(http_req_t *r, int status);
+/* §26 compression (http/compress.h). The server compresses a buffered answer of a
+ * compressible type of HTTP_COMPRESS_MIN bytes or more with the coding the client's
+ * Accept-Encoding picks, adds `Vary: Accept-Encoding` to every answer of a compressible
+ * type, adds the coding to the answer's ETag ("<tag>-gzip") and answers 304 for a 200
+ * whose coded ETag If-None-Match lists.
+ * http_set_no_compress: this answer is never compressed — every handler whose answer
+ * carries a key, a session id or a secret calls it (key creation, sessions, webhook
+ * secrets). */
+void http_set_no_compress(http_req_t *r);
+/* The coding this request's Accept-Encoding picks (http_coding_pick). */
+http_coding_t http_req_coding(http_req_t *r);
+/* The handler put a body already coded with c in http_resp (a copy compressed once):
+ * the server sends it as it is, with Content-Encoding and the coded ETag. */
+void http_set_content_coding(http_req_t *r, http_coding_t c);
+/* True when If-None-Match lists etag as an answer of this request of that type (NULL:
+ * JSON) would carry it when compressed (a handler's early 304, before it makes the body; the server checks the
+ * answer's final ETag again). */
+bool http_if_none_match(http_req_t *r, const char *etag, const char *content_type);
 /* Responds with a file; the server closes fd. */
 void http_respond_fd(http_req_t *r, int status, int fd, uint64_t size, const char *ctype);
 /* Suspends after the handler returns; on_suspended runs right after the connection

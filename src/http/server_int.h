@@ -74,6 +74,12 @@ struct MHD_Response *http_stream_response(http_req_t *r);
 void http_streams_end_all(http_server_t *s);
 void http_streams_trim(http_server_t *s, double now, int *seen, double *last);
 
+/* server_coding.c (§26): before a buffered answer is made into a response — compresses
+ * its body when it should (or takes the handler's coded body), codes its ETag, turns a
+ * 200 whose final ETag If-None-Match lists into a 304. Returns the Content-Encoding to
+ * send (NULL: none) and sets *vary when the answer's type is compressible. */
+const char *http_code_answer(http_req_t *r, bool *vary);
+
 /* server_edge.c: the client address behind trusted proxies and the drain's connection
  * handling. */
 /* Shuts down the keep-alive connections idle between two requests. */
