@@ -1,7 +1,7 @@
 /* bench_seed.c — the scale benchmark's bulk path: adds documents of one user straight
  * through the store layer, as the API's waiting create with the builtin generator
  * stores them (store.docs_create_completed with builtin_text's text at creativity 0
- * and count_words), in transactions of BATCH. The rows are those the API stores for
+ * and uni_count_words), in transactions of BATCH. The rows are those the API stores for
  * these inputs: name "<word> note <i>" ("<word> zebra note <i>" when i % 99991 == 7:
  * the rare word, in 1, 2 and 11 names at 10k, 100k and 1M), prompt "a short note on
  * <word> <i>", template i % 52 + 1, creativity 0 (the text then depends only on
@@ -14,10 +14,12 @@
  * ends by indexing what it added for search, as a server's index thread would
  * (unless BENCH_SEED_NO_INDEX is set: to measure searches over an unindexed tail). */
 #include "gen/builtin.h"
+#include "core/unicode.h"
 #include "gen/templates.h"
 #include "store/store.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 static const char *const words[] = {"tea",  "coffee", "garden", "ocean", "city",
@@ -63,7 +65,7 @@ int main(int argc, char **argv)
             recs[n] = (record_t){.kind = KIND_DOC, .user_id = uid, .name = names[n],
                                  .prompt = prompts[n], .creativity = 0, .template_id = tpl,
                                  .result = buf_cstr(&texts[n])};
-            recs[n].words = count_words(recs[n].result);
+            recs[n].words = uni_count_words(recs[n].result, strlen(recs[n].result));
             ptrs[n] = &recs[n];
         }
         int rc = store_docs_create_completed(c, ptrs, NULL, (size_t)n);

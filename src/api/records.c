@@ -3,6 +3,7 @@
  * (records/records.h), render. A request that asks for text/event-stream is handed to
  * stream.c (§10). */
 #include "api/api_int.h"
+#include "core/unicode.h"
 
 #include "core/log.h"
 #include "gen/templates.h"
@@ -661,7 +662,7 @@ void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     if (kind == KIND_DOC) {
         p.result = field_text(&v, &f, "result", "result", false, 0, NULL);
         if (p.result)
-            p.words = count_words(p.result);
+            p.words = uni_count_words(p.result, p.result ? strlen(p.result) : 0);
     }
     const char *fav = field_text(&v, &f, "favorite", "favorite", false, 16, &present);
     if (fav) {

@@ -8,10 +8,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/ubrk.h>
 #include <unicode/ucol.h>
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 #include <unicode/ustring.h>
+#include <unicode/utext.h>
 #include <unicode/uversion.h>
 
 bool uni_fold_is_same(const char *s, size_t n)
@@ -249,4 +251,67 @@ const char *uni_icu_version(void)
     u_getVersion(info);
     u_versionToString(info, v);
     return v;
+}
+
+/* ---- words, as a reader counts them (ICU's word boundaries) --------------------------- */
+
+static pthread_key_t brk_key;
+static pthread_once_t brk_once = PTHREAD_ONCE_INIT;
+
+static void brk_close(void *p)
+{
+    ubrk_close(p);
+}
+
+static void brk_key_make(void)
+{
+    pthread_key_create(&brk_key, brk_close);
+}
+
+/* The thread's word break iterator (root locale: the dictionaries of Chinese, Japanese,
+ * Thai, Lao, Khmer and Burmese come with it), opened on first use. */
+static UBreakIterator *word_breaker(void)
+{
+    pthread_once(&brk_once, brk_key_make);
+    UBreakIterator *b = pthread_getspecific(brk_key);
+    if (!b) {
+        UErrorCode e = U_ZERO_ERROR;
+        b = ubrk_open(UBRK_WORD, "", NULL, 0, &e);
+        if (U_FAILURE(e)) {
+            ubrk_close(b);
+            return NULL;
+        }
+        pthread_setspecific(brk_key, b);
+    }
+    return b;
+}
+
+long long uni_count_words(const char *s, size_t n)
+{
+    if (!s || n == 0)
+        return 0;
+    if (n > INT32_MAX / 2)
+        n = INT32_MAX / 2; /* no text of the API comes near */
+    UBreakIterator *b = word_breaker();
+    if (!b)
+        return 0;
+    UErrorCode e = U_ZERO_ERROR;
+    UText *ut = utext_openUTF8(NULL, s, (int64_t)n, &e);
+    if (U_FAILURE(e)) {
+        utext_close(ut);
+        return 0;
+    }
+    ubrk_setUText(b, ut, &e);
+    long long words = 0;
+    if (U_SUCCESS(e)) {
+        ubrk_first(b);
+        while (ubrk_next(b) != UBRK_DONE)
+            if (ubrk_getRuleStatus(b) >= UBRK_WORD_NONE_LIMIT)
+                words++;
+    }
+    /* the iterator keeps no pointer to the text once given another; an empty one */
+    UErrorCode e2 = U_ZERO_ERROR;
+    ubrk_setText(b, NULL, 0, &e2);
+    utext_close(ut);
+    return words;
 }

@@ -39,6 +39,15 @@ uint8_t *uni_sort_key(const char *s, size_t n, size_t *out_len);
 /* strcmp-like comparison of two names in that order (for tests and models). */
 int uni_name_cmp(const char *a, const char *b);
 
+/* The words of s[0..n) as a reader counts them: the segments ICU's word boundaries
+ * (ubrk, UBRK_WORD, root locale) find whose rule status is not UBRK_WORD_NONE —
+ * numbers, letters, kana and ideographs — so Japanese, Chinese and Thai count by their
+ * words (dictionaries), not by spaces; punctuation, spaces and emoji are not words.
+ * The one count of words: records, revisions, usage and quotas (`words`), and the same
+ * rule as the web app's live count (Intl.Segmenter, granularity "word", isWordLike).
+ * 0 for NULL or "". */
+long long uni_count_words(const char *s, size_t n);
+
 /* The ICU version the keys come from (e.g. "72.1"), for the log and the docs: keys
  * change with ICU's collation data, so a database moved to another ICU needs its name
  * indexes rebuilt (REINDEX), as PostgreSQL's own ICU collations do. */

@@ -275,21 +275,3 @@ bool creativity_valid(double c)
 {
     return creativity_label(c) != NULL;
 }
-
-long long count_words(const char *s)
-{
-    if (!s)
-        return 0;
-    size_t n = strlen(s);
-    long long words = 0;
-    bool in_word = false;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        i += utf8_next(s + i, n - i, &cp);
-        bool space = cp != UTF8_BAD && utf8_is_space(cp);
-        if (!space && !in_word)
-            words++;
-        in_word = !space;
-    }
-    return words;
-}

@@ -23,8 +23,4 @@ const template_t *template_get(int id);
 bool creativity_valid(double c);
 const char *creativity_label(double c); /* NULL when not valid */
 
-/* Words in a text: maximal runs of characters that are not Unicode white space
- * (ASCII space/tab/newline/CR/FF/VT and U+00A0, U+2000..U+200A, U+3000...). */
-long long count_words(const char *s);
-
 #endif

@@ -6,6 +6,7 @@
  * removed here, so no file outlives a failed store. The job runner (records/jobs.c)
  * only runs the provider and hands the outcome over. */
 #include "records/records_int.h"
+#include "core/unicode.h"
 
 #include "core/log.h"
 #include "gen/templates.h"
@@ -70,7 +71,7 @@ int records_store_outcome(records_t *s, store_conn_t *c, const job_t *claimed,
         done.rec.completion_tokens = o->completion_tokens;
         done.rec.truncated = o->truncated;
         const char *text = o->text ? o->text : "";
-        rc = store_retrying(c, &done, text, count_words(text), NULL, NULL, NULL, stopping, &a,
+        rc = store_retrying(c, &done, text, uni_count_words(text, text ? strlen(text) : 0), NULL, NULL, NULL, stopping, &a,
                             &stored);
     } else {
         char key[MEDIA_KEY_LEN + 1];

@@ -13,6 +13,7 @@
  *     store: a failed waited generation is discarded there, a pending one re-read,
  *     and the end hook runs. */
 #include "records/records_int.h"
+#include "core/unicode.h"
 
 #include "core/log.h"
 #include "records/jobs.h"
@@ -355,7 +356,7 @@ static bool create_inline(records_t *s, create_priv_t *p)
         return true;
     }
     cr->rec.result = arena_strndup(cr->arena, res.text.data ? res.text.data : "", res.text.len);
-    cr->rec.words = count_words(cr->rec.result);
+    cr->rec.words = uni_count_words(cr->rec.result, cr->rec.result ? strlen(cr->rec.result) : 0);
     cr->rec.prompt_tokens = res.prompt_tokens;
     cr->rec.completion_tokens = res.completion_tokens;
     cr->rec.truncated = res.truncated;

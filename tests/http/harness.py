@@ -63,6 +63,24 @@ def stored_text(v):
     return out.decode()
 
 
+def words_of(text):
+    """`words` as inkwell counts them (issue 38: ICU's word boundaries, the segments that
+    are words): Intl.Segmenter's count (granularity "word", isWordLike; another ICU) when
+    Node is installed, else UAX #29's rules for letters and digits joined by ' . : (and
+    , ; between digits), which is what the builtin generator's English needs."""
+    import re
+    import shutil
+    node = shutil.which("node")
+    if node:
+        js = ("const t=require('fs').readFileSync(0,'utf8');let n=0;for(const g of new Intl."
+              "Segmenter(undefined,{granularity:'word'}).segment(t))if(g.isWordLike)n++;"
+              "console.log(n)")
+        out = subprocess.run([node, "-e", js], input=text.encode(), capture_output=True, timeout=60)
+        if out.returncode == 0:
+            return int(out.stdout)
+    return len(re.findall(r"\w+(?:(?:[.'\u2019:\u00b7](?=[^\W\d_])|[.,;'\u2019](?=\d))\w+)*", text))
+
+
 def slow(seconds):
     """seconds on a quiet machine, scaled for this run (SLOW)."""
     return seconds * SLOW

@@ -9,7 +9,7 @@ change_tone setting language and tone and the exact messages sent."""
 import json
 import unittest
 
-from harness import Server, ServerTest, poll_state, slow
+from harness import words_of, Server, ServerTest, poll_state, slow
 from test_openai import Fake, SECRET
 from test_stream import Stream, check_deltas
 
@@ -74,7 +74,7 @@ class Actions(ServerTest):
                 out = self.ok(d["id"], {"action": action})
                 self.assertTrue(check(out["result"]), out["result"])
                 self.assertEqual(out["revision"], 3)  # generation, edit, action
-                self.assertEqual(out["words"], len(out["result"].split()))
+                self.assertEqual(out["words"], words_of(out["result"]))
                 rev = self.latest_revision(d["id"])
                 self.assertEqual((rev["number"], rev["source"], rev["action"]), (3, "action", action))
                 self.assertEqual(rev["result"], out["result"])

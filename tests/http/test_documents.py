@@ -4,7 +4,7 @@ import re
 import socket
 import uuid
 
-from harness import ServerTest, slow
+from harness import words_of, ServerTest, slow
 
 TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 UNAUTH = {"message": "Unauthenticated.", "status": 401}
@@ -111,7 +111,7 @@ class Create(ServerTest):
         self.assertEqual((d["template_id"], d["template"], d["state"], d["error"], d["favorite"]),
                          (1, "Freestyle", "completed", None, False))
         self.assertTrue(d["result"])
-        self.assertEqual(d["words"], len(d["result"].split()))
+        self.assertEqual(d["words"], words_of(d["result"]))
         self.assertRegex(d["created_at"], TS)
         self.assertRegex(d["updated_at"], TS)
         self.assertEqual(r.header("Location"), self.srv.url(f"/api/v1/documents/{d['id']}"))

@@ -5,7 +5,7 @@ import signal
 import threading
 import time
 
-from harness import SLOW, Server, ServerTest, metric, poll_state, slow, wait_for
+from harness import words_of, SLOW, Server, ServerTest, metric, poll_state, slow, wait_for
 
 
 def poll(test, key, path, until=("completed", "failed"), timeout=30):
@@ -275,7 +275,7 @@ class InlineGeneration(ServerTest):
             d = r.json["data"]
             self.assertEqual((d["state"], d["name"], d["template_id"]), ("completed", f"gc{i}", i % 52 + 1))
             self.assertTrue(d["result"])
-            self.assertEqual(d["words"], len(d["result"].split()))
+            self.assertEqual(d["words"], words_of(d["result"]))
             self.assertEqual(r.header("Location"), self.srv.url(f"/api/v1/documents/{d['id']}"))
             ids.add(d["id"])
             got = self.req("GET", f"/api/v1/documents/{d['id']}", key="bob")

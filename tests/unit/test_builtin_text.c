@@ -8,6 +8,13 @@
 #include "gen/templates.h"
 #include "test.h"
 
+#include "core/unicode.h"
+
+static long long words_of(const char *s)
+{
+    return uni_count_words(s, strlen(s));
+}
+
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
@@ -377,7 +384,7 @@ static bool ck_cta(const char *o, const char *p, const lines_t *l)
     if (!ck_numbered_only(l, 3, 5) || !numbered_from_bank(l, B_CTA, ARRAY_LEN(B_CTA)))
         return false;
     for (int i = 0; i < l->n; i++)
-        if (count_words(strchr(l->line[i], ' ') + 1) > 12)
+        if (words_of(strchr(l->line[i], ' ') + 1) > 12)
             return false;
     return true;
 }
@@ -606,7 +613,7 @@ static bool ck_social_quote(const char *o, const char *p, const lines_t *l)
 {
     size_t t = strlen(o);
     return l->n == 1 && starts(o, "“") && t > 4 && strcmp(o + t - 4, "”\n") == 0 &&
-           count_words(o) <= 25 && !strchr(o, '#');
+           words_of(o) <= 25 && !strchr(o, '#');
 }
 
 static bool ck_social_bio(const char *o, const char *p, const lines_t *l)

@@ -4,6 +4,8 @@
 #include "test.h"
 
 #include <pthread.h>
+#include <unicode/ubrk.h>
+#include <unicode/ustring.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,11 +172,106 @@ static void test_contains(void)
     CHECK(uni_fold_contains("STRASSE", 7, "ss") && uni_fold_contains("Straße", 7, "ss"));
 }
 
+/* ---- words (uni_count_words) ------------------------------------------------------- */
+
+/* ICU's own answer, taken another way: the text as UTF-16 (u_strFromUTF8), a fresh word
+ * break iterator on it, its segments whose rule status is not UBRK_WORD_NONE. */
+static long long icu_words(const char *s)
+{
+    UErrorCode e = U_ZERO_ERROR;
+    int32_t n = 0;
+    u_strFromUTF8WithSub(NULL, 0, &n, s, -1, 0xFFFD, NULL, &e);
+    UChar *u = calloc((size_t)n + 1, sizeof(UChar));
+    e = U_ZERO_ERROR;
+    u_strFromUTF8WithSub(u, n + 1, &n, s, -1, 0xFFFD, NULL, &e);
+    UBreakIterator *b = ubrk_open(UBRK_WORD, "", u, n, &e);
+    long long words = 0;
+    if (U_SUCCESS(e))
+        for (int32_t p = ubrk_first(b); (p = ubrk_next(b)) != UBRK_DONE;)
+            if (ubrk_getRuleStatus(b) >= UBRK_WORD_NONE_LIMIT)
+                words++;
+    ubrk_close(b);
+    free(u);
+    return words;
+}
+
+static void test_words(void)
+{
+    /* want: the count a reader makes, the same as ICU's and as a browser's
+     * Intl.Segmenter (granularity "word", isWordLike: checked with Node's ICU 78 too) */
+    static const struct {
+        const char *s;
+        long long want;
+    } cases[] = {
+        {"", 0},
+        {"   ", 0},
+        {"\t\n\r\v\f", 0},
+        {"one", 1},
+        {"two words", 2},
+        {"  leading and trailing  ", 3},
+        {"tabs\tand\nnewlines\r\nhere", 4},
+        {"héllo wörld", 2},
+        {"a\xC2\xA0" "b", 2},     /* U+00A0 no-break space */
+        {"a\xE3\x80\x80" "b", 2}, /* U+3000 ideographic space */
+        {"... --- !!!", 0},       /* punctuation is no word */
+        {"🎉", 0},                /* nor an emoji */
+        /* Japanese: by its words, not by spaces (it has none) */
+        {"今日は良い天気ですね。公園を散歩しましょう。", 11},
+        {"私は日本語を勉強しています。毎日少しずつ読みます。", 13},
+        /* Chinese */
+        {"我们今天去公园散步。天气很好，阳光明媚。", 9},
+        {"中文的词语没有空格分开。", 6},
+        /* Thai */
+        {"ภาษาไทยไม่มีการเว้นวรรคระหว่างคำ", 8},
+        {"สวัสดีครับ วันนี้อากาศดีมาก", 7},
+        /* Korean (spaces between words) */
+        {"오늘은 날씨가 좋습니다. 공원에 갑시다.", 5},
+        {"한국어는 띄어쓰기를 합니다", 3},
+        /* German */
+        {"Die Donaudampfschifffahrtsgesellschaft fährt heute nicht.", 5},
+        {"Straßenbahn, Übergrößen und Öffnungszeiten.", 4},
+        /* English */
+        {"The quick brown fox jumps over the lazy dog.", 9},
+        {"don't stop-believing, it's 3.14 and 1,000 e.g. U.S.A. 🎉 party time", 11},
+        {"a\xFF" "b c", 3}, /* an invalid byte is read as U+FFFD, between two words */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        long long got = uni_count_words(cases[i].s, strlen(cases[i].s));
+        CHECK_MSG(got == cases[i].want, "words of \"%s\": %lld, want %lld", cases[i].s, got,
+                  cases[i].want);
+        CHECK_MSG(got == icu_words(cases[i].s), "words of \"%s\": %lld, ICU %lld", cases[i].s,
+                  got, icu_words(cases[i].s));
+    }
+    CHECK_INT(uni_count_words(NULL, 0), 0);
+    CHECK_INT(uni_count_words("abc def", 3), 1); /* only the n bytes given */
+    /* random texts of a mixed alphabet against ICU's answer taken the other way */
+    static const char *const pieces[] = {"a", "Z", "7", " ", ".", ",", "'", "-", "\n", "é",
+                                         "ß", "日", "本", "語", "は", "カ", "ナ", "中",
+                                         "文", "ไ", "ท", "ย", "한", "국", "🎉", "\xC2\xA0"};
+    unsigned seed = 12345;
+    char buf[512];
+    for (int round = 0; round < 2000; round++) {
+        size_t len = 0;
+        int k = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 40;
+        for (int j = 0; j < k; j++) {
+            const char *pc = pieces[((seed = seed * 1103515245u + 12345u) >> 16) %
+                                    (sizeof(pieces) / sizeof(pieces[0]))];
+            size_t pl = strlen(pc);
+            memcpy(buf + len, pc, pl);
+            len += pl;
+        }
+        buf[len] = '\0';
+        long long got = uni_count_words(buf, len), want = icu_words(buf);
+        CHECK_MSG(got == want, "words of \"%s\": %lld, ICU %lld", buf, got, want);
+    }
+}
+
 int main(void)
 {
     test_fold();
     test_contains();
     test_order();
     test_threads();
+    test_words();
     TEST_DONE();
 }
