@@ -3,6 +3,7 @@
  * SIGINT, and stops in the reverse order; `key` manages API keys. */
 #include "api/api.h"
 #include "api/export_pool.h"
+#include "auth/password.h"
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -208,6 +209,15 @@ static int serve(int argc, char **argv)
                                           (int)cfg.export_per_user,
                                           (size_t)cfg.export_cache_mb << 20)))
         goto out;
+    /* passwords (API.md §21): checked and hashed off the HTTP threads, a bounded pool */
+    if (password_init() != 0) {
+        log_error("libsodium could not start");
+        goto out;
+    }
+    app.https = strncmp(app.public_url, "https://", 8) == 0;
+    if (!(app.hashes = export_pool_start((int)cfg.signin_threads, (int)cfg.signin_max,
+                                         (int)cfg.signin_max, 0)))
+        goto out;
     http_opts_t ho = {cfg.listen,
                       (int)cfg.threads,
                       (int)cfg.max_connections,
@@ -235,9 +245,11 @@ static int serve(int argc, char **argv)
     rc = 0;
 out:
     export_pool_stop(app.exports); /* waiting exports answer 503, running ones finish */
+    export_pool_stop(app.hashes);
     http_stop(http);
     media_sweeper_stop(sweeper);
     export_pool_free(app.exports);
+    export_pool_free(app.hashes);
     export_shutdown(); /* no request runs now: the PDF writer's font caches go */
     jobs_stop(jobs); /* running jobs are released for the next start */
     writer_stop(writer);

@@ -14,6 +14,7 @@
 #include "api/api_int.h"
 
 #include "auth/keys.h"
+#include "auth/password.h"
 #include "auth/users.h"
 
 #include <jansson.h>
@@ -50,6 +51,8 @@ static void user_json(jw_t *w, const user_info_t *u)
     opt_int(w, u->quota_words);
     jw_key(w, "quota_images");
     opt_int(w, u->quota_images);
+    jw_key(w, "role");
+    jw_str(w, u->admin ? "admin" : "member");
     jw_key(w, "created_at");
     ts_json(w, u->created_us);
     jw_obj_end(w);
@@ -98,11 +101,7 @@ static void respond_one(http_req_t *r, int status, obj_t kind, const void *obj, 
 
 /* ---- pages ---- */
 
-typedef struct {
-    int per_page;
-    int64_t page;
-    const char *path; /* the list's absolute URL without a query */
-} page_t;
+typedef api_page_t page_t;
 
 static void page_params(app_t *app, http_req_t *r, const char *path, page_t *p)
 {
@@ -257,6 +256,45 @@ static const char *name_field(verrs_t *v, const kvlist_t *f, bool required)
     return field_text(v, f, "name", "name", true, 255, NULL);
 }
 
+/* role (admin or member) when present; NULL when absent or bad (recorded). */
+static const char *role_field(verrs_t *v, const kvlist_t *f)
+{
+    const char *s = field_text(v, f, "role", "role", false, 0, NULL);
+    if (!s || !*s)
+        return NULL;
+    if (strcmp(s, "admin") != 0 && strcmp(s, "member") != 0) {
+        verrs_add(v, "role", "The selected role is invalid.");
+        return NULL;
+    }
+    return s;
+}
+
+/* password when present: its NFC form (malloc'd) or NULL with the error recorded. */
+static char *password_field(verrs_t *v, const kvlist_t *f, const char *key, const char *label)
+{
+    bool present;
+    const char *s = field_text(v, f, key, label, false, 0, &present);
+    if (!present || !s)
+        return NULL;
+    char *nfc = NULL;
+    switch (password_normalize(s, &nfc)) {
+    case PW_OK: break;
+    case PW_SHORT:
+        verrs_add(v, key, "The %s field must be at least %d bytes.", label, PASSWORD_MIN);
+        break;
+    case PW_LONG:
+        verrs_add(v, key, "The %s field must not be greater than %d bytes.", label, PASSWORD_MAX);
+        break;
+    default: verrs_add(v, key, "The %s field must be a valid UTF-8 string.", label); break;
+    }
+    return nfc;
+}
+
+char *api_password_field(verrs_t *v, const kvlist_t *f, const char *key, const char *label)
+{
+    return password_field(v, f, key, label);
+}
+
 /* ---- users ---- */
 
 static void users_list(app_t *app, http_req_t *r, store_conn_t *c)
@@ -290,12 +328,17 @@ static void users_create(app_t *app, http_req_t *r, store_conn_t *c)
     int64_t qw = app->cfg->quota_words, qi = app->cfg->quota_images, w, i;
     quota_field(r, &v, &f, "quota_words", "quota words", &set_w, &w);
     quota_field(r, &v, &f, "quota_images", "quota images", &set_i, &i);
+    const char *role = role_field(&v, &f);
     if (verrs_any(&v)) {
         api_validation_error(r, &v);
         return;
     }
     user_info_t u;
     int rc = store_user_create(c, name, set_w ? w : qw, set_i ? i : qi, http_arena(r), &u);
+    if (rc == STORE_OK && role && strcmp(role, "admin") == 0) {
+        user_patch_t rp = {.role = role};
+        rc = store_user_update(c, u.id, &rp, http_arena(r), &u);
+    }
     if (rc == STORE_CONFLICT) {
         verrs_add(&v, "name", "The name has already been taken.");
         api_validation_error(r, &v);
@@ -318,8 +361,15 @@ static void user_change(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
     user_patch_t p = {.name = name_field(&v, &f, false)};
     quota_field(r, &v, &f, "quota_words", "quota words", &p.set_words, &p.quota_words);
     quota_field(r, &v, &f, "quota_images", "quota images", &p.set_images, &p.quota_images);
+    p.role = role_field(&v, &f);
+    char *nfc = password_field(&v, &f, "password", "password");
     if (verrs_any(&v)) {
+        password_free(nfc);
         api_validation_error(r, &v);
+        return;
+    }
+    if (nfc) { /* hashed off this thread; then the rest of the patch (session_api.c) */
+        api_admin_password(app, r, id, &p, nfc);
         return;
     }
     user_info_t u;
@@ -377,30 +427,30 @@ static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id
         return;
     verrs_t v;
     verrs_init(&v, http_arena(r));
-    key_scope_t scope = SCOPE_WRITE;
-    const char *s = field_text(&v, &f, "scope", "scope", false, 0, NULL);
-    if (s && *s && !key_scope_parse(s, &scope))
-        verrs_add(&v, "scope", "The selected scope is invalid.");
-    int64_t expires = 0;
-    s = field_text(&v, &f, "expires_at", "expires at", false, 0, NULL);
-    if (s && *s && !keys_parse_time(s, &expires))
-        verrs_add(&v, "expires_at", "The expires at field must be a valid date.");
-    else if (s && *s && expires <= store_clock_us())
-        verrs_add(&v, "expires_at", "The expires at field must be a date after now.");
-    if (verrs_any(&v)) {
+    key_scope_t scope;
+    int64_t expires;
+    if (!api_key_fields(&v, &f, true, 0, &scope, &expires)) {
         api_validation_error(r, &v);
         return;
     }
     char key[KEY_LEN + 1];
     int64_t kid;
     key_info_t k;
-    int rc = keys_issue(c, user_id, scope, expires, key, &kid);
+    int rc = STORE_OK;
+    if (scope == SCOPE_ADMIN) { /* only an admin holds an admin key (§21) */
+        user_patch_t rp = {.role = "admin"};
+        user_info_t u;
+        rc = store_user_update(c, user_id, &rp, http_arena(r), &u);
+    }
+    if (rc == STORE_OK)
+        rc = keys_issue(c, user_id, scope, expires, key, &kid);
     if (rc == STORE_OK)
         rc = store_key_get(c, kid, http_arena(r), &k);
-    if (rc != STORE_OK) /* a user that went meanwhile: its foreign key */
+    if (rc != STORE_OK) { /* a user that went meanwhile: its foreign key */
         api_store_error(r, rc);
-    else {
+    } else {
         http_set_no_compress(r); /* it carries the key (§26) */
+        http_add_header(r, "Cache-Control", "no-store");
         respond_one(r, 201, OBJ_KEY, &k, key);
     }
     memset(key, 0, sizeof(key));
@@ -490,37 +540,6 @@ static void usage_list(app_t *app, http_req_t *r, store_conn_t *c)
     page_end(r, &w, &p, total, n);
 }
 
-/* ---- who am I ---- */
-
-void api_me(app_t *app, http_req_t *r)
-{
-    store_conn_t *c = api_conn(app, r);
-    if (!c)
-        return;
-    user_info_t u;
-    key_info_t k;
-    int rc = store_user_get(c, http_user_id(r), NULL, http_arena(r), &u);
-    if (rc == STORE_OK)
-        rc = store_key_get(c, api_state(r)->key_id, http_arena(r), &k);
-    if (rc == STORE_NOTFOUND) { /* revoked or deleted in between */
-        api_not_found(r);
-        return;
-    }
-    if (rc != STORE_OK) {
-        api_store_error(r, rc);
-        return;
-    }
-    jw_t w;
-    api_data_begin(r, &w);
-    jw_obj_begin(&w);
-    jw_key(&w, "user");
-    user_json(&w, &u);
-    jw_key(&w, "key");
-    key_json(&w, &k, NULL);
-    jw_obj_end(&w);
-    api_data_end(r, &w, 200);
-}
-
 void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id)
 {
     store_conn_t *c = api_conn(app, r);
@@ -540,4 +559,56 @@ void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id)
     case ROUTE_ADMIN_USAGE: usage_list(app, r, c); break;
     default: api_not_found(r); break;
     }
+}
+
+/* ---- shared with the user's own routes (session_api.c) ---- */
+
+bool api_key_fields(verrs_t *v, const kvlist_t *f, bool admin_ok, int64_t limit_us,
+                    key_scope_t *scope, int64_t *expires_us)
+{
+    *scope = SCOPE_WRITE;
+    *expires_us = 0;
+    const char *s = field_text(v, f, "scope", "scope", false, 0, NULL);
+    if (s && *s && (!key_scope_parse(s, scope) || (!admin_ok && *scope == SCOPE_ADMIN)))
+        verrs_add(v, "scope", "The selected scope is invalid.");
+    s = field_text(v, f, "expires_at", "expires at", false, 0, NULL);
+    if (s && *s && !keys_parse_time(s, expires_us))
+        verrs_add(v, "expires_at", "The expires at field must be a valid date.");
+    else if (s && *s && *expires_us <= store_clock_us())
+        verrs_add(v, "expires_at", "The expires at field must be a date after now.");
+    else if (limit_us > 0 && s && *s && *expires_us > limit_us)
+        verrs_add(v, "expires_at", "The expires at field must not be after the key's own expiry.");
+    if (limit_us > 0 && (!s || !*s))
+        *expires_us = limit_us; /* no later than the key that makes it */
+    return !verrs_any(v);
+}
+
+void api_page_params(app_t *app, http_req_t *r, const char *path, api_page_t *p)
+{
+    page_params(app, r, path, p);
+}
+
+void api_page_begin(http_req_t *r, jw_t *w)
+{
+    page_begin(r, w);
+}
+
+void api_page_end(http_req_t *r, jw_t *w, const api_page_t *p, int64_t total, size_t n)
+{
+    page_end(r, w, p, total, n);
+}
+
+void api_user_json(jw_t *w, const user_info_t *u)
+{
+    user_json(w, u);
+}
+
+void api_key_json(jw_t *w, const key_info_t *k, const char *key)
+{
+    key_json(w, k, key);
+}
+
+void api_ts_json(jw_t *w, int64_t us)
+{
+    ts_json(w, us);
 }

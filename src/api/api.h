@@ -28,6 +28,9 @@ typedef struct {
     char *public_url; /* no trailing slash */
     struct export_pool *exports; /* api/export_pool.h: exports off the HTTP threads; NULL =
                                   * made in the request's thread */
+    struct export_pool *hashes; /* password hashing and checks (API.md §21), the same kind of
+                                 * pool; NULL = in the request's thread */
+    bool https; /* --public-url is https: __Host- cookies, Secure */
 } app_t;
 
 /* The server's request handler (http_opts_t.handler, with the app_t as its app): routes,

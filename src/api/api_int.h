@@ -43,6 +43,15 @@ typedef enum {
     ROUTE_ADMIN_USER_KEYS, /* /admin/users/{id}/keys */
     ROUTE_ADMIN_KEY,       /* /admin/keys/{id} */
     ROUTE_ADMIN_USAGE,     /* /admin/usage */
+    /* API.md §21: signing in (no key: the router leaves them to their handlers) */
+    ROUTE_SESSION_CSRF, /* GET /session/csrf */
+    ROUTE_SESSION,      /* POST and DELETE /session */
+    /* the user's own (any scope; a read scope only GETs) */
+    ROUTE_ME_SESSIONS, /* GET and DELETE /me/sessions */
+    ROUTE_ME_PASSWORD, /* PUT /me/password */
+    /* the user's own keys (a record route: not for admin keys) */
+    ROUTE_KEYS, /* GET and POST /keys */
+    ROUTE_KEY,  /* DELETE /keys/{id} */
 } route_t;
 
 /* True for the /admin routes. */
@@ -87,7 +96,14 @@ typedef struct {
      * that generate, for the records service's reservation; quota_limit < 0: none) */
     int64_t quota_limit, quota_used;
     double quota_at; /* mono_s() just before the lookup */
-    int64_t key_id;  /* the key that authenticated the request (GET /me) */
+    int64_t key_id;  /* the key that authenticated the request (GET /me); with a
+                      * session, the key it was made from (0: none) */
+    /* API.md §21: a request authenticated by a session cookie */
+    int64_t session_id;  /* 0: by a key */
+    key_scope_t scope;   /* the key's or the session's */
+    int64_t key_expires_us; /* the key's expiry (0: never), for the keys it makes */
+    const char *csrf;    /* the session's CSRF token */
+    bool admin_both;     /* an admin's own session: records and admin routes */
 } api_state_t;
 api_state_t *api_state(http_req_t *r);
 
@@ -260,13 +276,60 @@ void api_media(app_t *app, http_req_t *r, const char *file);
 /* ---- admin.c, usage.c (§19) ---- */
 /* The /admin routes (rt, with the path's {id}); the method is one the route takes. */
 void api_admin(app_t *app, http_req_t *r, route_t rt, int64_t id);
-/* GET /me: {"data":{"user":<user>,"key":<key>},"status":200} for any key (admin.c). */
-void api_me(app_t *app, http_req_t *r);
 /* GET /usage: the key's user's usage of the current month. */
 void api_usage(app_t *app, http_req_t *r);
 /* A usage object of §19 ({"period","words":{"used","limit"},"images":…,"tokens":…}),
  * with "user_id" and "name" first when with_user. */
 void api_usage_json(jw_t *w, const usage_row_t *u, const char *period, bool with_user);
+
+/* ---- admin.c: the objects and pages of §19, shared with the user's own routes ---- */
+typedef struct {
+    int per_page;
+    int64_t page;
+    const char *path; /* the list's absolute URL without a query */
+} api_page_t;
+void api_page_params(app_t *app, http_req_t *r, const char *path, api_page_t *p);
+void api_page_begin(http_req_t *r, jw_t *w);
+void api_page_end(http_req_t *r, jw_t *w, const api_page_t *p, int64_t total, size_t n);
+void api_user_json(jw_t *w, const user_info_t *u);
+/* key: the key itself, in the answer that made it only (else NULL) */
+void api_key_json(jw_t *w, const key_info_t *k, const char *key);
+/* A password field when present: its NFC form (malloc'd; password_free) or NULL with
+ * the error recorded (too short, too long, not UTF-8). */
+char *api_password_field(verrs_t *v, const kvlist_t *f, const char *key, const char *label);
+/* A timestamp as §3 writes it. */
+void api_ts_json(jw_t *w, int64_t us);
+/* The key fields of POST /admin/users/{id}/keys and POST /keys: scope (admin refused
+ * when !admin_ok) and expires_at (no later than limit_us when > 0). False after
+ * recording errors in v. */
+bool api_key_fields(verrs_t *v, const kvlist_t *f, bool admin_ok, int64_t limit_us,
+                    key_scope_t *scope, int64_t *expires_us);
+
+/* ---- session_api.c (API.md §21) ---- */
+/* GET /session/csrf, POST and DELETE /session. */
+void api_session_csrf(app_t *app, http_req_t *r);
+void api_session(app_t *app, http_req_t *r);
+/* GET /me (any scope), GET and DELETE /me/sessions, PUT /me/password. */
+void api_me(app_t *app, http_req_t *r);
+void api_me_sessions(app_t *app, http_req_t *r);
+void api_me_password(app_t *app, http_req_t *r);
+/* GET and POST /keys, DELETE /keys/{id}. */
+void api_keys_own(app_t *app, http_req_t *r);
+void api_key_own(app_t *app, http_req_t *r, int64_t id);
+/* The value of the request's session cookie (its name depends on https), or NULL. */
+const char *api_session_cookie(app_t *app, http_req_t *r);
+/* Authenticates the request by its session cookie (no Authorization header): fills k
+ * like keys_authenticate and the request's state; STORE_NOTFOUND when the cookie is no
+ * live session. */
+int api_session_authenticate(app_t *app, http_req_t *r, store_conn_t *c, bool with_usage,
+                             key_auth_t *k, bool *admin_both);
+/* For an unsafe method authenticated by a cookie: true when X-XSRF-TOKEN equals the
+ * session's token (constant time); else answers 419 and returns false. */
+bool api_session_csrf_ok(http_req_t *r);
+/* PATCH /admin/users/{id} with a password: hashes it off the HTTP thread, then sets it
+ * (ending the user's sessions) and applies the patch; answers. */
+void api_admin_password(app_t *app, http_req_t *r, int64_t id, const user_patch_t *p,
+                        char *nfc);
 
 /* ---- ops.c ---- */
 /* GET /metrics (404 when metrics are off) and GET /api/v1/openapi.json. */

@@ -60,8 +60,14 @@ static bool admit(app_t *app, http_req_t *r, route_t rt, key_auth_t *k)
     store_conn_t *c = api_conn(app, r);
     if (!c)
         return false;
-    api_state(r)->quota_at = mono_s(); /* the usage read below is at least this recent */
-    int rc = keys_authenticate(c, http_header(r, "Authorization"), generates(rt), k);
+    api_state_t *st = api_state(r);
+    st->quota_at = mono_s(); /* the usage read below is at least this recent */
+    /* an Authorization header alone decides, valid or not; else a session cookie (§21) */
+    const char *authz = http_header(r, "Authorization");
+    const char *cookie = authz ? NULL : api_session_cookie(app, r);
+    bool both = false;
+    int rc = cookie ? api_session_authenticate(app, r, c, generates(rt), k, &both)
+                    : keys_authenticate(c, authz, generates(rt), k);
     if (rc == STORE_NOTFOUND) {
         char bucket[80];
         client_bucket(r, bucket, sizeof(bucket));
@@ -79,14 +85,23 @@ static bool admit(app_t *app, http_req_t *r, route_t rt, key_auth_t *k)
         return false;
     }
     http_set_user_id(r, k->user_id);
-    api_state(r)->key_id = k->key_id;
+    st->key_id = k->key_id;
+    st->scope = k->scope;
+    st->key_expires_us = k->expires_us;
     char bucket[40];
-    snprintf(bucket, sizeof(bucket), "key:%lld", (long long)k->key_id);
+    /* a session has its own bucket; one made from a key shares the key's */
+    if (st->session_id && !k->key_id)
+        snprintf(bucket, sizeof(bucket), "session:%lld", (long long)st->session_id);
+    else
+        snprintf(bucket, sizeof(bucket), "key:%lld", (long long)k->key_id);
     if (!ratelimit_check(app->rl, c, r, bucket)) {
         metrics_ratelimit_refused();
         api_error(r, 429, "Too Many Attempts.");
         return false;
     }
+    /* a change authenticated by the cookie carries the session's CSRF token: 419 */
+    if (cookie && api_method_bit(http_method(r)) != M_GET && !api_session_csrf_ok(r))
+        return false;
     return true;
 }
 
@@ -97,7 +112,10 @@ static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
 {
     if (rt == ROUTE_NOT_FOUND || rt == ROUTE_NOT_ALLOWED || rt == ROUTE_ME)
         return true; /* (who the key is: any key may ask) */
-    if (api_route_admin(rt) != (k->scope == SCOPE_ADMIN)) {
+    /* the user's own sessions and password: any scope (a read one only reads); an
+     * admin's own session: every route */
+    bool own = rt == ROUTE_ME_SESSIONS || rt == ROUTE_ME_PASSWORD;
+    if (!own && !api_state(r)->admin_both && api_route_admin(rt) != (k->scope == SCOPE_ADMIN)) {
         api_error(r, 403, "This action is unauthorized.");
         return false;
     }
@@ -157,7 +175,8 @@ void api_handle(void *appv, http_req_t *r)
     rec_kind_t kind = m.kind;
     http_set_metric_route(r, (int)m.metric);
     /* the API's description is public, like /healthz */
-    bool api = strncmp(http_path(r), "/api/v1/", 8) == 0 && rt != ROUTE_OPENAPI;
+    bool api = strncmp(http_path(r), "/api/v1/", 8) == 0 && rt != ROUTE_OPENAPI &&
+               rt != ROUTE_SESSION_CSRF && rt != ROUTE_SESSION; /* §21: sign-in limits only */
     /* a GET under /api/v1 only reads: its key and its records in one read session */
     store_conn_t *session = NULL;
     if (api && strcmp(http_method(r), "GET") == 0 && (session = api_conn(app, r)) == NULL)

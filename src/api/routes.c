@@ -90,6 +90,30 @@ static void h_me(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_me(a, r);
 }
+static void h_session_csrf(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_session_csrf(a, r);
+}
+static void h_session(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_session(a, r);
+}
+static void h_me_sessions(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_me_sessions(a, r);
+}
+static void h_me_password(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_me_password(a, r);
+}
+static void h_keys(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_keys_own(a, r);
+}
+static void h_key(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_key_own(a, r, m->id);
+}
 static void h_admin(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_admin(a, r, m->route, m->id);
@@ -145,6 +169,15 @@ static const route_row_t routes[] = {
     /* usage and the admin routes (§19; admin.c tells the methods apart) */
     {M_GET, "/api/v1/usage", NULL, ROUTE_USAGE, h_usage, L(MR_USAGE)},
     {M_GET, "/api/v1/me", NULL, ROUTE_ME, h_me, L(MR_ME)},
+    /* signing in, the user's sessions, password and own keys (§21) */
+    {M_GET, "/api/v1/session/csrf", NULL, ROUTE_SESSION_CSRF, h_session_csrf,
+     L(MR_SESSION_CSRF)},
+    {M_POST | M_DELETE, "/api/v1/session", NULL, ROUTE_SESSION, h_session, L(MR_SESSION)},
+    {M_GET | M_DELETE, "/api/v1/me/sessions", NULL, ROUTE_ME_SESSIONS, h_me_sessions,
+     L(MR_ME_SESSIONS)},
+    {M_PUT, "/api/v1/me/password", NULL, ROUTE_ME_PASSWORD, h_me_password, L(MR_ME_PASSWORD)},
+    {M_GET | M_POST, "/api/v1/keys", NULL, ROUTE_KEYS, h_keys, L(MR_KEYS)},
+    {M_DELETE, "/api/v1/keys/{id}", NULL, ROUTE_KEY, h_key, L(MR_KEY)},
     {M_GET | M_POST, "/api/v1/admin/users", NULL, ROUTE_ADMIN_USERS, h_admin,
      L(MR_ADMIN_USERS)},
     {M_GET, "/api/v1/admin/usage", NULL, ROUTE_ADMIN_USAGE, h_admin, L(MR_ADMIN_USAGE)},

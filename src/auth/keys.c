@@ -36,6 +36,10 @@ int keys_create(store_conn_t *c, const char *user, int64_t quota_words, int64_t 
         if (rc == STORE_CONFLICT) /* made by another process in between */
             rc = store_user_get(c, 0, user, &a, &u);
     }
+    if (rc == STORE_OK && scope == SCOPE_ADMIN && !u.admin) {
+        user_patch_t p = {.role = "admin"}; /* only an admin holds an admin key (§21) */
+        rc = store_user_update(c, u.id, &p, &a, &u);
+    }
     if (rc == STORE_OK)
         rc = keys_issue(c, u.id, scope, expires_us, key, key_id);
     arena_free(&a);

@@ -1,8 +1,9 @@
-/* users_cli.c — inkwell user create|list|show|set-quota|delete and inkwell usage
+/* users_cli.c — inkwell user create|list|show|set-quota|set-password|delete and inkwell usage
  * (API.md §19, what the /admin routes do, on the command line). Each takes the storage
  * settings of `serve` (--data-dir, --database, --config and INKWELL_*). */
 #include "cli/cli.h"
 
+#include "auth/password.h"
 #include "auth/users.h"
 #include "core/log.h"
 #include "core/utf8.h"
@@ -15,9 +16,11 @@
 static void usage(void)
 {
     fputs("usage: inkwell user create NAME [--quota-words N|none] [--quota-images N|none]\n"
+          "                                [--role admin|member]\n"
           "       inkwell user list\n"
           "       inkwell user show NAME\n"
           "       inkwell user set-quota NAME [--words N|none] [--images N|none]\n"
+          "       inkwell user set-password NAME   (the password on standard input)\n"
           "       inkwell user delete NAME\n"
           "       inkwell usage [--period YYYY-MM]\n"
           "each with [--data-dir DIR | --database URL | --config FILE]\n",
@@ -27,13 +30,13 @@ static void usage(void)
 /* A command's own options taken out of argv; the rest is for cli_open_store. */
 typedef struct {
     const char *name; /* the first argument not an option */
-    const char *opt[2];
+    const char *opt[3];
     char **rest;
     int nrest;
 } args_t;
 
-static void take_args(int argc, char **argv, const char *o1, const char *o2, bool want_name,
-                      args_t *a)
+static void take_args(int argc, char **argv, const char *o1, const char *o2, const char *o3,
+                      bool want_name, args_t *a)
 {
     memset(a, 0, sizeof(*a));
     a->rest = calloc((size_t)argc + 1, sizeof(char *));
@@ -41,6 +44,8 @@ static void take_args(int argc, char **argv, const char *o1, const char *o2, boo
         if (o1 && cli_take(argc, argv, &i, o1, &a->opt[0]))
             continue;
         if (o2 && cli_take(argc, argv, &i, o2, &a->opt[1]))
+            continue;
+        if (o3 && cli_take(argc, argv, &i, o3, &a->opt[2]))
             continue;
         if (want_name && !a->name && argv[i][0] != '-') {
             a->name = argv[i];
@@ -80,6 +85,44 @@ static bool name_ok(const char *name)
     return false;
 }
 
+/* inkwell user set-password NAME: the password from standard input (one line: a final
+ * newline is not part of it), hashed (Argon2id); every session of the user ends. */
+static int set_password(store_conn_t *c, const char *name, int64_t user_id)
+{
+    char buf[4 * PASSWORD_MAX + 4];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, stdin);
+    buf[n] = 0;
+    if (n && buf[n - 1] == '\n')
+        buf[--n] = 0;
+    if (n && buf[n - 1] == '\r')
+        buf[--n] = 0;
+    char *nfc = NULL;
+    pw_status_t st = strlen(buf) == n ? password_normalize(buf, &nfc) : PW_NOT_UTF8;
+    memset(buf, 0, sizeof(buf));
+    if (st != PW_OK) {
+        fprintf(stderr, "inkwell: a password has %d to %d bytes of UTF-8 (after NFC)\n",
+                PASSWORD_MIN, PASSWORD_MAX);
+        return 2;
+    }
+    char hash[PASSWORD_HASH_MAX];
+    int hrc = password_hash(nfc, hash);
+    password_free(nfc);
+    if (hrc != 0) {
+        fputs("inkwell: the password could not be hashed\n", stderr);
+        return 1;
+    }
+    int64_t ended = 0;
+    int src = store_user_password(c, user_id, hash, 0, &ended);
+    memset(hash, 0, sizeof(hash));
+    if (src != STORE_OK) {
+        fprintf(stderr, "inkwell: %s\n", store_rc_name(src));
+        return 1;
+    }
+    fprintf(stderr, "inkwell: password of '%s' set; %lld session(s) ended\n", name,
+            (long long)ended);
+    return 0;
+}
+
 /* Runs one user command with the store open. */
 static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
 {
@@ -107,7 +150,17 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
             rc = 2;
             goto out;
         }
+        const char *role = a->opt[2];
+        if (role && strcmp(role, "admin") != 0 && strcmp(role, "member") != 0) {
+            fputs("inkwell: --role is admin or member\n", stderr);
+            rc = 2;
+            goto out;
+        }
         src = store_user_create(c, a->name, qw, qi, &ar, &u);
+        if (src == STORE_OK && role && strcmp(role, "admin") == 0) {
+            user_patch_t rp = {.role = role};
+            src = store_user_update(c, u.id, &rp, &ar, &u);
+        }
         if (src == STORE_CONFLICT) {
             fprintf(stderr, "inkwell: there is already a user named '%s'\n", a->name);
             goto out;
@@ -157,6 +210,8 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
             print_user(&u);
             rc = 0;
         }
+    } else if (strcmp(cmd, "set-password") == 0) {
+        rc = set_password(c, a->name, u.id);
     } else if (strcmp(cmd, "delete") == 0) {
         char err[256];
         char *dir = arena_printf(&ar, "%s/media", cfg->data_dir);
@@ -198,13 +253,14 @@ int cli_user(int argc, char **argv)
     if (wants_help(argc, argv))
         return 0;
     static const struct {
-        const char *cmd, *o1, *o2;
+        const char *cmd, *o1, *o2, *o3;
         bool name;
-    } cmds[] = {{"create", "--quota-words", "--quota-images", true},
-                {"list", NULL, NULL, false},
-                {"show", NULL, NULL, true},
-                {"set-quota", "--words", "--images", true},
-                {"delete", NULL, NULL, true}};
+    } cmds[] = {{"create", "--quota-words", "--quota-images", "--role", true},
+                {"list", NULL, NULL, NULL, false},
+                {"show", NULL, NULL, NULL, true},
+                {"set-quota", "--words", "--images", NULL, true},
+                {"set-password", NULL, NULL, NULL, true},
+                {"delete", NULL, NULL, NULL, true}};
     size_t i = 0;
     while (argc >= 2 && i < ARRAY_LEN(cmds) && strcmp(argv[1], cmds[i].cmd) != 0)
         i++;
@@ -213,7 +269,7 @@ int cli_user(int argc, char **argv)
         return 2;
     }
     args_t a;
-    take_args(argc - 2, argv + 2, cmds[i].o1, cmds[i].o2, cmds[i].name, &a);
+    take_args(argc - 2, argv + 2, cmds[i].o1, cmds[i].o2, cmds[i].o3, cmds[i].name, &a);
     if (cmds[i].name && !name_ok(a.name)) {
         free(a.rest);
         return 2;
@@ -236,7 +292,7 @@ int cli_usage(int argc, char **argv)
     if (wants_help(argc, argv))
         return 0;
     args_t a;
-    take_args(argc - 1, argv + 1, "--period", NULL, false, &a);
+    take_args(argc - 1, argv + 1, "--period", NULL, NULL, false, &a);
     char period[8];
     if (a.opt[0] ? !users_period_parse(a.opt[0], period) : false) {
         usage();

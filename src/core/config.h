@@ -46,6 +46,10 @@ typedef struct {
     char *metrics;       /* on | off: GET /metrics and the counting behind it */
     long quota_words;    /* monthly words a new user may generate (§19); -1 = no limit */
     long quota_images;   /* monthly pictures a new user may generate; -1 = no limit */
+    double session_idle;   /* seconds a session lives without a request (API.md §21) */
+    double session_max;    /* seconds a session lives at most */
+    long signin_threads;   /* the password pool (Argon2id off the HTTP threads) */
+    long signin_max;       /* password checks running or waiting at once */
     long export_threads;   /* the export pool (api/export_pool.h) */
     long export_max;       /* exports running or waiting at once */
     long export_per_user;  /* of which one user's */

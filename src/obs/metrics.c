@@ -38,6 +38,12 @@ static const char *const route_names[MR_COUNT] = {
     [MR_ADMIN_USER_KEYS] = "/api/v1/admin/users/{id}/keys",
     [MR_ADMIN_KEY] = "/api/v1/admin/keys/{id}",
     [MR_ADMIN_USAGE] = "/api/v1/admin/usage",
+    [MR_SESSION_CSRF] = "/api/v1/session/csrf",
+    [MR_SESSION] = "/api/v1/session",
+    [MR_ME_SESSIONS] = "/api/v1/me/sessions",
+    [MR_ME_PASSWORD] = "/api/v1/me/password",
+    [MR_KEYS] = "/api/v1/keys",
+    [MR_KEY] = "/api/v1/keys/{id}",
 };
 
 enum { MM_GET, MM_HEAD, MM_POST, MM_PUT, MM_PATCH, MM_DELETE, MM_OTHER, MM_COUNT };

@@ -41,6 +41,12 @@ typedef enum {
     MR_ADMIN_USER_KEYS,
     MR_ADMIN_KEY,
     MR_ADMIN_USAGE,
+    MR_SESSION_CSRF, /* API.md §21 */
+    MR_SESSION,
+    MR_ME_SESSIONS,
+    MR_ME_PASSWORD,
+    MR_KEYS,
+    MR_KEY,
     MR_COUNT
 } metrics_route_t;
 

@@ -145,6 +145,20 @@ int pg_user_create(store_conn_t *sc, const char *name, int64_t quota_words,
 int pg_user_get(store_conn_t *sc, int64_t id, const char *name, arena_t *a, user_info_t *out);
 int pg_user_list(store_conn_t *sc, int64_t limit, int64_t offset, arena_t *a,
                  user_info_t **out, size_t *n, int64_t *total);
+int pg_user_secret(store_conn_t *conn, const char *name, arena_t *a, int64_t *user_id,
+                   const char **hash);
+int pg_user_password(store_conn_t *conn, int64_t user_id, const char *hash, int64_t keep,
+                     int64_t *ended);
+int pg_session_insert(store_conn_t *conn, const session_new_t *s, int64_t *id);
+int pg_session_auth(store_conn_t *conn, const char *hash_hex, const char *period,
+                    session_auth_t *out);
+int pg_session_touch(store_conn_t *conn, int64_t id, int64_t now_us);
+int pg_session_end(store_conn_t *conn, int64_t user_id, int64_t id, int64_t keep,
+                   int64_t *ended);
+int pg_session_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offset,
+                    arena_t *a, session_info_t **out, size_t *n, int64_t *total);
+int pg_signin_failures(store_conn_t *conn, const char *bucket, int64_t minute, bool add,
+                       int64_t *count);
 int pg_user_update(store_conn_t *sc, int64_t id, const user_patch_t *p, arena_t *a,
                    user_info_t *out);
 int pg_user_delete(store_conn_t *sc, int64_t id, arena_t *a, const char ***media_keys,

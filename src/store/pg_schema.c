@@ -284,6 +284,32 @@ static const char *const migrations[] = {
     "  EXECUTE FUNCTION documents_revision_text();"
     "UPDATE document_revisions r SET result = NULL FROM documents d"
     "  WHERE d.id = r.document_id AND d.revision = r.number AND r.result = d.result;",
+    /* 15 (sign-in, API.md §21): users' roles and password hashes (Argon2id, libsodium's
+     * string form; NULL = none), the users holding an admin key made admins; sessions
+     * (only their ids' SHA-256 kept; key_id: the key a session was made from) and failed
+     * sign-ins per bucket (a SHA-256 of the name or the client's address) and minute. */
+    "ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'member'"
+    "  CHECK (role IN ('admin', 'member')), ADD COLUMN password_hash TEXT;"
+    "UPDATE users SET role = 'admin' WHERE id IN"
+    "  (SELECT user_id FROM api_keys WHERE scope = 'admin');"
+    "CREATE TABLE sessions ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id),"
+    "  key_id BIGINT REFERENCES api_keys (id),"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  csrf TEXT NOT NULL,"
+    "  scope TEXT NOT NULL,"
+    "  user_agent TEXT,"
+    "  created_us BIGINT NOT NULL,"
+    "  last_seen_us BIGINT NOT NULL,"
+    "  expires_us BIGINT NOT NULL);"
+    "CREATE INDEX sessions_user ON sessions (user_id, id);"
+    "CREATE INDEX sessions_expiry ON sessions (expires_us);"
+    "CREATE TABLE signin_failures ("
+    "  bucket TEXT NOT NULL,"
+    "  minute BIGINT NOT NULL,"
+    "  n BIGINT NOT NULL,"
+    "  PRIMARY KEY (bucket, minute));",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

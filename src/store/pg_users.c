@@ -4,6 +4,7 @@
  * CONFLICT DO UPDATE SET words = words + …), so processes counting at once all count. */
 #include "store/pg_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,11 +27,22 @@ enum {
     U_USAGE_ADD,
     U_USAGE_LIST,
     U_IDEM_HELD,
+    U_USER_SECRET,
+    U_USER_PASSWORD,
+    U_SESSION_INSERT,
+    U_SESSION_AUTH,
+    U_SESSION_AUTH_ONLY,
+    U_SESSION_TOUCH,
+    U_SESSION_END_ONE,
+    U_SESSION_END_ALL,
+    U_SESSION_LIST,
+    U_FAIL_ADD,
+    U_FAIL_GET,
     U_COUNT
 };
 _Static_assert(U_COUNT <= 64, "pg_conn_t.users_prepared has one bit per statement");
 
-#define USER_COLS "id, name, quota_words, quota_images, created_us"
+#define USER_COLS "id, name, quota_words, quota_images, created_us, role"
 #define KEY_COLS                                                                           \
     "k.id, k.user_id, u.name, k.prefix, k.created_us, COALESCE(k.revoked_us, 0), k.scope," \
     " COALESCE(k.expires_us, 0)"
@@ -50,8 +62,9 @@ static const pg_stmt_t stmts[U_COUNT] = {
     [U_USER_LIST] = {"ink_u_user_list", 2,
                      "SELECT " USER_COLS ", count(*) OVER () FROM users ORDER BY id"
                      " LIMIT $1 OFFSET $2"},
-    [U_USER_UPDATE] = {"ink_u_user_update", 6,
+    [U_USER_UPDATE] = {"ink_u_user_update", 7,
                        "UPDATE users SET name = COALESCE($2::text, name),"
+                       " role = COALESCE($7::text, role),"
                        " quota_words = CASE WHEN $3::boolean THEN $4::bigint ELSE quota_words END,"
                        " quota_images = CASE WHEN $5::boolean THEN $6::bigint ELSE quota_images END"
                        " WHERE id = $1 RETURNING " USER_COLS},
@@ -69,6 +82,7 @@ static const pg_stmt_t stmts[U_COUNT] = {
                        " g AS (DELETE FROM usage_months WHERE user_id = $1),"
                        " c AS (DELETE FROM record_counts WHERE user_id = $1),"
                        " t AS (DELETE FROM templates WHERE user_id = $1),"
+                       " s AS (DELETE FROM sessions WHERE user_id = $1),"
                        " k AS (DELETE FROM api_keys WHERE user_id = $1)"
                        " DELETE FROM users WHERE id = $1 RETURNING id"},
     [U_KEY_INSERT] = {"ink_u_key_insert", 6,
@@ -102,7 +116,7 @@ static const pg_stmt_t stmts[U_COUNT] = {
                      " prompt_tokens = g.prompt_tokens + excluded.prompt_tokens,"
                      " completion_tokens = g.completion_tokens + excluded.completion_tokens"},
     [U_USAGE_LIST] = {"ink_u_usage_list", 4,
-                      "SELECT u.id, u.name, u.quota_words, u.quota_images, u.created_us,"
+                      "SELECT u.id, u.name, u.quota_words, u.quota_images, u.created_us, u.role,"
                       " COALESCE(g.words, 0), COALESCE(g.images, 0), COALESCE(g.prompt_tokens, 0),"
                       " COALESCE(g.completion_tokens, 0), count(*) OVER () FROM users u"
                       " LEFT JOIN usage_months g ON g.user_id = u.id AND g.period = $1"
@@ -111,6 +125,56 @@ static const pg_stmt_t stmts[U_COUNT] = {
                      "SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND idem_key = $2"
                      " AND expires_us >= $3 AND (state = 1 OR status IS NOT NULL"
                      " OR lease_until_us >= $3)"},
+    /* ---- sign-in (API.md §21) ---- */
+    [U_USER_SECRET] = {"ink_u_user_secret", 1,
+                       "SELECT id, password_hash FROM users WHERE name = $1"},
+    /* the hash set and every session but $3 ended, in one statement */
+    [U_USER_PASSWORD] = {"ink_u_user_password", 3,
+                         "WITH s AS (DELETE FROM sessions WHERE user_id = $1 AND id != $3"
+                         " RETURNING 1)"
+                         " UPDATE users SET password_hash = $2 WHERE id = $1"
+                         " RETURNING (SELECT count(*) FROM s)"},
+    /* expired and idle sessions removed on the way ($7 now, $9 idle before) */
+    [U_SESSION_INSERT] = {"ink_u_session_insert", 9,
+                          "WITH p AS (DELETE FROM sessions WHERE expires_us <= $7"
+                          " OR last_seen_us < $9)"
+                          " INSERT INTO sessions (user_id, key_id, hash, csrf, scope, user_agent,"
+                          " created_us, last_seen_us, expires_us)"
+                          " VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING id"},
+    [U_SESSION_AUTH] = {"ink_u_session_auth", 2,
+                        "SELECT s.user_id, COALESCE(s.key_id, 0), s.hash, s.scope,"
+                        " COALESCE(k.expires_us, 0), u.quota_words, u.quota_images,"
+                        " COALESCE(g.words, 0), COALESCE(g.images, 0), s.id, s.created_us,"
+                        " s.last_seen_us, s.expires_us, s.csrf, u.role"
+                        " FROM sessions s JOIN users u ON u.id = s.user_id"
+                        " LEFT JOIN api_keys k ON k.id = s.key_id"
+                        " LEFT JOIN usage_months g ON g.user_id = s.user_id AND g.period = $2"
+                        " WHERE s.hash = $1 AND (s.key_id IS NULL OR k.revoked_us IS NULL)"},
+    [U_SESSION_AUTH_ONLY] = {"ink_u_session_auth_only", 1,
+                             "SELECT s.user_id, COALESCE(s.key_id, 0), s.hash, s.scope,"
+                             " COALESCE(k.expires_us, 0), NULL::bigint, NULL::bigint, 0, 0,"
+                             " s.id, s.created_us, s.last_seen_us, s.expires_us, s.csrf, u.role"
+                             " FROM sessions s JOIN users u ON u.id = s.user_id"
+                             " LEFT JOIN api_keys k ON k.id = s.key_id"
+                             " WHERE s.hash = $1 AND (s.key_id IS NULL OR k.revoked_us IS NULL)"},
+    [U_SESSION_TOUCH] = {"ink_u_session_touch", 2,
+                         "UPDATE sessions SET last_seen_us = GREATEST(last_seen_us, $2)"
+                         " WHERE id = $1"},
+    [U_SESSION_END_ONE] = {"ink_u_session_end_one", 2,
+                           "DELETE FROM sessions WHERE id = $1"
+                           " AND ($2::bigint = 0 OR user_id = $2)"},
+    [U_SESSION_END_ALL] = {"ink_u_session_end_all", 2,
+                           "DELETE FROM sessions WHERE user_id = $1 AND id != $2"},
+    [U_SESSION_LIST] = {"ink_u_session_list", 3,
+                        "SELECT id, created_us, last_seen_us, user_agent, count(*) OVER ()"
+                        " FROM sessions WHERE user_id = $1 ORDER BY id LIMIT $2 OFFSET $3"},
+    /* one more failure, the minutes before this one removed on the way */
+    [U_FAIL_ADD] = {"ink_u_fail_add", 2,
+                    "WITH p AS (DELETE FROM signin_failures WHERE minute < $2)"
+                    " INSERT INTO signin_failures AS f (bucket, minute, n) VALUES ($1, $2, 1)"
+                    " ON CONFLICT (bucket, minute) DO UPDATE SET n = f.n + 1 RETURNING n"},
+    [U_FAIL_GET] = {"ink_u_fail_get", 2,
+                    "SELECT n FROM signin_failures WHERE bucket = $1 AND minute = $2"},
 };
 
 static int run(pg_conn_t *c, int id, const char *const *params, PGresult **out)
@@ -142,6 +206,7 @@ static void read_user(const PGresult *r, int row, arena_t *a, user_info_t *u)
     u->quota_words = col_opt(r, row, 2);
     u->quota_images = col_opt(r, row, 3);
     u->created_us = pg_col_i64(r, row, 4);
+    u->admin = strcmp(PQgetvalue(r, row, 5), "admin") == 0;
 }
 
 static void read_key(const PGresult *r, int row, arena_t *a, key_info_t *k)
@@ -275,7 +340,7 @@ int pg_user_list(store_conn_t *sc, int64_t limit, int64_t offset, arena_t *a,
     user_info_t *v = arena_alloc(a, (rows ? rows : 1) * sizeof(*v));
     for (size_t i = 0; i < rows; i++)
         read_user(r, (int)i, a, &v[i]);
-    rc = page_total(c, r, 5, "SELECT count(*) FROM users", NULL, total);
+    rc = page_total(c, r, 6, "SELECT count(*) FROM users", NULL, total);
     PQclear(r);
     *out = v;
     *n = rows;
@@ -292,7 +357,7 @@ int pg_user_update(store_conn_t *sc, int64_t id, const user_patch_t *pt, arena_t
     pg_num_t uid = pg_num_i64(id), qw, qi;
     const char *p[] = {uid.s, pt->name, pt->set_words ? "t" : "f",
                        opt_param(&qw, pt->quota_words), pt->set_images ? "t" : "f",
-                       opt_param(&qi, pt->quota_images)};
+                       opt_param(&qi, pt->quota_images), pt->role};
     return one_user(c, U_USER_UPDATE, p, a, out);
 }
 
@@ -474,13 +539,13 @@ int pg_usage_list(store_conn_t *sc, const char *period, int64_t user_id, int64_t
     for (size_t i = 0; i < rows; i++) {
         int row = (int)i;
         read_user(r, row, a, &v[i].user);
-        v[i].used.words = pg_col_i64(r, row, 5);
-        v[i].used.images = pg_col_i64(r, row, 6);
-        v[i].used.prompt_tokens = pg_col_i64(r, row, 7);
-        v[i].used.completion_tokens = pg_col_i64(r, row, 8);
+        v[i].used.words = pg_col_i64(r, row, 6);
+        v[i].used.images = pg_col_i64(r, row, 7);
+        v[i].used.prompt_tokens = pg_col_i64(r, row, 8);
+        v[i].used.completion_tokens = pg_col_i64(r, row, 9);
     }
     rc = user_id ? STORE_OK
-                 : page_total(c, r, 9, "SELECT count(*) FROM users", NULL, total);
+                 : page_total(c, r, 10, "SELECT count(*) FROM users", NULL, total);
     if (user_id)
         *total = (int64_t)rows;
     PQclear(r);
@@ -502,6 +567,174 @@ int pg_idem_held(store_conn_t *sc, int64_t user_id, const char *key, int64_t now
     if ((rc = run(c, U_IDEM_HELD, p, &r)) != STORE_OK)
         return rc;
     *held = PQntuples(r) > 0;
+    PQclear(r);
+    return STORE_OK;
+}
+
+/* ---- sign-in (API.md §21) ---- */
+
+int pg_user_secret(store_conn_t *sc, const char *name, arena_t *a, int64_t *user_id,
+                   const char **hash)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    const char *p[] = {name};
+    PGresult *r;
+    if ((rc = run(c, U_USER_SECRET, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        rc = STORE_NOTFOUND;
+    } else {
+        *user_id = pg_col_i64(r, 0, 0);
+        *hash = PQgetisnull(r, 0, 1) ? NULL : pg_col_str(r, 0, 1, a);
+    }
+    PQclear(r);
+    return rc;
+}
+
+int pg_user_password(store_conn_t *sc, int64_t user_id, const char *hash, int64_t keep,
+                     int64_t *ended)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(user_id), k = pg_num_i64(keep);
+    const char *p[] = {uid.s, hash, k.s};
+    int64_t n = 0;
+    rc = find_id(c, U_USER_PASSWORD, p, &n);
+    if (rc == STORE_OK && ended)
+        *ended = n;
+    return rc;
+}
+
+int pg_session_insert(store_conn_t *sc, const session_new_t *s, int64_t *id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(s->user_id), kid, now = pg_num_i64(s->now_us),
+             exp = pg_num_i64(s->expires_us), idle = pg_num_i64(s->idle_before_us);
+    const char *p[] = {uid.s, opt_param(&kid, s->key_id > 0 ? s->key_id : -1), s->hash_hex,
+                       s->csrf, key_scope_name(s->scope), s->user_agent, now.s, exp.s, idle.s};
+    rc = find_id(c, U_SESSION_INSERT, p, id);
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+int pg_session_auth(store_conn_t *sc, const char *hash_hex, const char *period,
+                    session_auth_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    const char *p[] = {hash_hex, period};
+    PGresult *r;
+    if ((rc = run(c, period ? U_SESSION_AUTH : U_SESSION_AUTH_ONLY, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0 || PQgetlength(r, 0, 2) != 64 ||
+        !ct_equal(PQgetvalue(r, 0, 2), hash_hex, 64)) {
+        rc = STORE_NOTFOUND;
+    } else {
+        memset(out, 0, sizeof(*out));
+        key_auth_t *k = &out->k;
+        k->user_id = pg_col_i64(r, 0, 0);
+        k->key_id = pg_col_i64(r, 0, 1);
+        if (!key_scope_parse(PQgetvalue(r, 0, 3), &k->scope))
+            k->scope = SCOPE_READ;
+        k->expires_us = pg_col_i64(r, 0, 4);
+        k->quota_words = col_opt(r, 0, 5);
+        k->quota_images = col_opt(r, 0, 6);
+        k->used.words = pg_col_i64(r, 0, 7);
+        k->used.images = pg_col_i64(r, 0, 8);
+        out->session_id = pg_col_i64(r, 0, 9);
+        out->created_us = pg_col_i64(r, 0, 10);
+        out->last_seen_us = pg_col_i64(r, 0, 11);
+        out->expires_us = pg_col_i64(r, 0, 12);
+        snprintf(out->csrf, sizeof(out->csrf), "%s", PQgetvalue(r, 0, 13));
+        out->admin = strcmp(PQgetvalue(r, 0, 14), "admin") == 0;
+    }
+    PQclear(r);
+    return rc;
+}
+
+/* Runs statement id with two numbers; *changed the rows it changed (when not NULL). */
+static int run_nums(pg_conn_t *c, int id, int64_t a, int64_t b, int64_t *changed)
+{
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t na = pg_num_i64(a), nb = pg_num_i64(b);
+    const char *p[] = {na.s, nb.s};
+    PGresult *r;
+    if ((rc = run(c, id, p, &r)) != STORE_OK)
+        return rc;
+    if (changed)
+        *changed = pg_affected(r);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int pg_session_touch(store_conn_t *sc, int64_t id, int64_t now_us)
+{
+    return run_nums(pg_cast(sc), U_SESSION_TOUCH, id, now_us, NULL);
+}
+
+int pg_session_end(store_conn_t *sc, int64_t user_id, int64_t id, int64_t keep,
+                   int64_t *ended)
+{
+    int64_t n = 0;
+    int rc = id > 0 ? run_nums(pg_cast(sc), U_SESSION_END_ONE, id, user_id, &n)
+                    : run_nums(pg_cast(sc), U_SESSION_END_ALL, user_id, keep, &n);
+    if (rc == STORE_OK && ended)
+        *ended = n;
+    return rc;
+}
+
+int pg_session_list(store_conn_t *sc, int64_t user_id, int64_t limit, int64_t offset,
+                    arena_t *a, session_info_t **out, size_t *n, int64_t *total)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(user_id), l, o = pg_num_i64(offset);
+    const char *p[] = {uid.s, limit_param(&l, limit), o.s};
+    PGresult *r;
+    if ((rc = run(c, U_SESSION_LIST, p, &r)) != STORE_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    session_info_t *v = arena_alloc(a, (rows ? rows : 1) * sizeof(*v));
+    for (size_t i = 0; i < rows; i++) {
+        v[i].id = pg_col_i64(r, (int)i, 0);
+        v[i].created_us = pg_col_i64(r, (int)i, 1);
+        v[i].last_seen_us = pg_col_i64(r, (int)i, 2);
+        v[i].user_agent = PQgetisnull(r, (int)i, 3) ? NULL : pg_col_str(r, (int)i, 3, a);
+    }
+    rc = page_total(c, r, 4, "SELECT count(*) FROM sessions WHERE user_id = $1::bigint", uid.s,
+                    total);
+    PQclear(r);
+    *out = v;
+    *n = rows;
+    return rc;
+}
+
+int pg_signin_failures(store_conn_t *sc, const char *bucket, int64_t minute, bool add,
+                       int64_t *count)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t m = pg_num_i64(minute);
+    const char *p[] = {bucket, m.s};
+    PGresult *r;
+    if ((rc = run(c, add ? U_FAIL_ADD : U_FAIL_GET, p, &r)) != STORE_OK)
+        return rc;
+    *count = PQntuples(r) > 0 ? pg_col_i64(r, 0, 0) : 0;
     PQclear(r);
     return STORE_OK;
 }

@@ -97,7 +97,7 @@ extern const char *const sq_stmt_sql[ST_COUNT];
 
 /* ---- the connection -------------------------------------------------------------------- */
 
-#define SQ_USER_STMTS 24 /* statements of sqlite_users.c (users, keys, usage) */
+#define SQ_USER_STMTS 40 /* statements of sqlite_users.c (users, keys, usage) */
 #define SQ_TPL_STMTS 8   /* statements of sqlite_templates.c (users' own templates) */
 
 typedef struct {
@@ -196,6 +196,20 @@ int sq_user_create(store_conn_t *conn, const char *name, int64_t quota_words,
 int sq_user_get(store_conn_t *conn, int64_t id, const char *name, arena_t *a, user_info_t *out);
 int sq_user_list(store_conn_t *conn, int64_t limit, int64_t offset, arena_t *a,
                  user_info_t **out, size_t *n, int64_t *total);
+int sq_user_secret(store_conn_t *conn, const char *name, arena_t *a, int64_t *user_id,
+                   const char **hash);
+int sq_user_password(store_conn_t *conn, int64_t user_id, const char *hash, int64_t keep,
+                     int64_t *ended);
+int sq_session_insert(store_conn_t *conn, const session_new_t *s, int64_t *id);
+int sq_session_auth(store_conn_t *conn, const char *hash_hex, const char *period,
+                    session_auth_t *out);
+int sq_session_touch(store_conn_t *conn, int64_t id, int64_t now_us);
+int sq_session_end(store_conn_t *conn, int64_t user_id, int64_t id, int64_t keep,
+                   int64_t *ended);
+int sq_session_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offset,
+                    arena_t *a, session_info_t **out, size_t *n, int64_t *total);
+int sq_signin_failures(store_conn_t *conn, const char *bucket, int64_t minute, bool add,
+                       int64_t *count);
 int sq_user_update(store_conn_t *conn, int64_t id, const user_patch_t *p, arena_t *a,
                    user_info_t *out);
 int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, const char ***media_keys,

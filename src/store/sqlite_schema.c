@@ -487,6 +487,35 @@ static const char *const migrations[] = {
     /* 20 (size): a document's text stored packed (zstd) when that is shorter
      * (sqlite_text.c): C code, migrate_text_any below. */
     NULL,
+    /* 21 (sign-in, API.md §21): users' roles and password hashes (Argon2id, libsodium's
+     * string form; NULL = none), the users holding an admin key made admins; sessions
+     * (only their ids' SHA-256 kept; key_id: the key a session was made from) and failed
+     * sign-ins per bucket (a SHA-256 of the name or the client's address) and minute. */
+    "ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'member'"
+    "  CHECK (role IN ('admin', 'member'));"
+    "ALTER TABLE users ADD COLUMN password_hash TEXT;"
+    "UPDATE users SET role = 'admin' WHERE id IN"
+    "  (SELECT user_id FROM api_keys WHERE scope = 'admin');"
+    "CREATE TABLE sessions ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  user_id INTEGER NOT NULL REFERENCES users(id),"
+    "  key_id INTEGER REFERENCES api_keys(id),"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  csrf TEXT NOT NULL,"
+    "  scope TEXT NOT NULL,"
+    "  user_agent TEXT,"
+    "  created_us INTEGER NOT NULL,"
+    "  last_seen_us INTEGER NOT NULL,"
+    "  expires_us INTEGER NOT NULL"
+    ") STRICT;"
+    "CREATE INDEX sessions_user ON sessions(user_id, id);"
+    "CREATE INDEX sessions_expiry ON sessions(expires_us);"
+    "CREATE TABLE signin_failures ("
+    "  bucket TEXT NOT NULL,"
+    "  minute INTEGER NOT NULL,"
+    "  n INTEGER NOT NULL,"
+    "  PRIMARY KEY (bucket, minute)"
+    ") STRICT, WITHOUT ROWID;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

@@ -4,6 +4,7 @@
  * time. Part of the SQLite backend (sqlite.c). */
 #include "store/sqlite_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,11 +27,25 @@ enum {
     U_USAGE_ADD,
     U_USAGE_LIST,
     U_IDEM_HELD,
+    U_USER_SECRET,
+    U_USER_PASSWORD,
+    U_SESSION_PRUNE,
+    U_SESSION_INSERT,
+    U_SESSION_AUTH,
+    U_SESSION_AUTH_ONLY,
+    U_SESSION_TOUCH,
+    U_SESSION_END_ONE,
+    U_SESSION_END_ALL,
+    U_SESSION_LIST,
+    U_SESSION_COUNT,
+    U_FAIL_PRUNE,
+    U_FAIL_ADD,
+    U_FAIL_GET,
     U_COUNT
 };
 _Static_assert(U_COUNT <= SQ_USER_STMTS, "sq_conn_t.users has a slot per statement");
 
-#define USER_COLS "id, name, quota_words, quota_images, created_us"
+#define USER_COLS "id, name, quota_words, quota_images, created_us, role"
 #define KEY_COLS                                                                           \
     "k.id, k.user_id, u.name, k.prefix, k.created_us, k.revoked_us, k.scope, k.expires_us"
 
@@ -44,8 +59,8 @@ static const char *const sql[U_COUNT] = {
     [U_USER_GET_NAME] = "SELECT " USER_COLS " FROM users WHERE name = ?1",
     [U_USER_LIST] = "SELECT " USER_COLS " FROM users ORDER BY id LIMIT ?1 OFFSET ?2",
     [U_USER_COUNT] = "SELECT count(*) FROM users",
-    /* ?2 name or NULL, ?3 set words?, ?4 words, ?5 set images?, ?6 images */
-    [U_USER_UPDATE] = "UPDATE users SET name = COALESCE(?2, name), "
+    /* ?2 name or NULL, ?3 set words?, ?4 words, ?5 set images?, ?6 images, ?7 role or NULL */
+    [U_USER_UPDATE] = "UPDATE users SET name = COALESCE(?2, name), role = COALESCE(?7, role), "
                       "quota_words = CASE WHEN ?3 THEN ?4 ELSE quota_words END, "
                       "quota_images = CASE WHEN ?5 THEN ?6 ELSE quota_images END "
                       "WHERE id = ?1 RETURNING " USER_COLS,
@@ -80,7 +95,7 @@ static const char *const sql[U_COUNT] = {
                     "images = images + excluded.images, "
                     "prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
                     "completion_tokens = completion_tokens + excluded.completion_tokens",
-    [U_USAGE_LIST] = "SELECT u.id, u.name, u.quota_words, u.quota_images, u.created_us, "
+    [U_USAGE_LIST] = "SELECT u.id, u.name, u.quota_words, u.quota_images, u.created_us, u.role, "
                      "coalesce(g.words, 0), coalesce(g.images, 0), coalesce(g.prompt_tokens, 0), "
                      "coalesce(g.completion_tokens, 0) FROM users u "
                      "LEFT JOIN usage_months g ON g.user_id = u.id AND g.period = ?1 "
@@ -88,6 +103,41 @@ static const char *const sql[U_COUNT] = {
     [U_IDEM_HELD] = "SELECT 1 FROM idempotency_keys WHERE user_id = ?1 AND idem_key = ?2 "
                     "AND expires_us >= ?3 AND (state = 1 OR status IS NOT NULL "
                     "OR lease_until_us >= ?3)",
+    /* ---- sign-in (API.md §21) ---- */
+    [U_USER_SECRET] = "SELECT id, password_hash FROM users WHERE name = ?1",
+    [U_USER_PASSWORD] = "UPDATE users SET password_hash = ?2 WHERE id = ?1",
+    [U_SESSION_PRUNE] = "DELETE FROM sessions WHERE expires_us <= ?1 OR last_seen_us < ?2",
+    [U_SESSION_INSERT] = "INSERT INTO sessions(user_id, key_id, hash, csrf, scope, user_agent, "
+                         "created_us, last_seen_us, expires_us) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)",
+    /* ?1 hash, ?2 period; a session made from a key lives while its key is not revoked */
+    [U_SESSION_AUTH] = "SELECT s.user_id, COALESCE(s.key_id, 0), s.hash, s.scope, "
+                       "COALESCE(k.expires_us, 0), u.quota_words, u.quota_images, "
+                       "CASE WHEN u.quota_words IS NULL AND u.quota_images IS NULL THEN 0 ELSE "
+                       "(SELECT words FROM usage_months WHERE user_id = s.user_id AND period = ?2) "
+                       "END, "
+                       "CASE WHEN u.quota_words IS NULL AND u.quota_images IS NULL THEN 0 ELSE "
+                       "(SELECT images FROM usage_months WHERE user_id = s.user_id AND period = ?2) "
+                       "END, s.id, s.created_us, s.last_seen_us, s.expires_us, s.csrf, u.role "
+                       "FROM sessions s JOIN users u ON u.id = s.user_id "
+                       "LEFT JOIN api_keys k ON k.id = s.key_id "
+                       "WHERE s.hash = ?1 AND (s.key_id IS NULL OR k.revoked_us IS NULL)",
+    [U_SESSION_AUTH_ONLY] = "SELECT s.user_id, COALESCE(s.key_id, 0), s.hash, s.scope, "
+                            "COALESCE(k.expires_us, 0), NULL, NULL, 0, 0, "
+                            "s.id, s.created_us, s.last_seen_us, s.expires_us, s.csrf, u.role "
+                            "FROM sessions s JOIN users u ON u.id = s.user_id "
+                            "LEFT JOIN api_keys k ON k.id = s.key_id "
+                            "WHERE s.hash = ?1 AND (s.key_id IS NULL OR k.revoked_us IS NULL)",
+    [U_SESSION_TOUCH] = "UPDATE sessions SET last_seen_us = max(last_seen_us, ?2) WHERE id = ?1",
+    [U_SESSION_END_ONE] = "DELETE FROM sessions WHERE id = ?1 AND (?2 = 0 OR user_id = ?2)",
+    [U_SESSION_END_ALL] = "DELETE FROM sessions WHERE user_id = ?1 AND id != ?2",
+    [U_SESSION_LIST] = "SELECT id, created_us, last_seen_us, user_agent FROM sessions "
+                       "WHERE user_id = ?1 ORDER BY id LIMIT ?2 OFFSET ?3",
+    [U_SESSION_COUNT] = "SELECT count(*) FROM sessions WHERE user_id = ?1",
+    [U_FAIL_PRUNE] = "DELETE FROM signin_failures WHERE minute < ?1 - ?2",
+    [U_FAIL_ADD] = "INSERT INTO signin_failures(bucket, minute, n) VALUES (?1, ?2, 1) "
+                   "ON CONFLICT(bucket, minute) DO UPDATE SET n = n + 1",
+    [U_FAIL_GET] = "SELECT n FROM signin_failures WHERE bucket = ?1 AND minute = ?2",
 };
 
 static int stmt(sq_conn_t *c, int id, sqlite3_stmt **out)
@@ -121,6 +171,8 @@ static void read_user(sqlite3_stmt *st, int col, arena_t *a, user_info_t *u)
     u->quota_words = col_opt(st, col + 2);
     u->quota_images = col_opt(st, col + 3);
     u->created_us = sqlite3_column_int64(st, col + 4);
+    const unsigned char *role = sqlite3_column_text(st, col + 5);
+    u->admin = role && strcmp((const char *)role, "admin") == 0;
 }
 
 static void read_key(sqlite3_stmt *st, arena_t *a, key_info_t *k)
@@ -287,6 +339,7 @@ int sq_user_update(store_conn_t *conn, int64_t id, const user_patch_t *p, arena_
         bind_opt(st, 4, p->quota_words);
         sqlite3_bind_int(st, 5, p->set_images);
         bind_opt(st, 6, p->quota_images);
+        sq_bind_text(st, 7, p->role);
         rc = one_row(c, st, "user_update", user_row, a, out);
     }
     return sq_tx_end(c, rc);
@@ -303,6 +356,7 @@ static const char *const delete_sql[] = {
     "DELETE FROM usage_months WHERE user_id = ?1",
     "DELETE FROM record_counts WHERE user_id = ?1",
     "DELETE FROM templates WHERE user_id = ?1",
+    "DELETE FROM sessions WHERE user_id = ?1",
     "DELETE FROM api_keys WHERE user_id = ?1",
     "DELETE FROM users WHERE id = ?1",
 };
@@ -514,10 +568,10 @@ int sq_usage_list(store_conn_t *conn, const char *period, int64_t user_id, int64
     while ((src = sqlite3_step(st)) == SQLITE_ROW && len < cap) {
         usage_row_t *u = &v[len++];
         read_user(st, 0, a, &u->user);
-        u->used.words = sqlite3_column_int64(st, 5);
-        u->used.images = sqlite3_column_int64(st, 6);
-        u->used.prompt_tokens = sqlite3_column_int64(st, 7);
-        u->used.completion_tokens = sqlite3_column_int64(st, 8);
+        u->used.words = sqlite3_column_int64(st, 6);
+        u->used.images = sqlite3_column_int64(st, 7);
+        u->used.prompt_tokens = sqlite3_column_int64(st, 8);
+        u->used.completion_tokens = sqlite3_column_int64(st, 9);
     }
     rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "usage_list");
     sq_stmt_done(st);
@@ -544,4 +598,221 @@ int sq_idem_held(store_conn_t *conn, int64_t user_id, const char *key, int64_t n
     if (rc == STORE_OK)
         sq_stmt_done(st);
     return rc == STORE_NOTFOUND ? STORE_OK : rc;
+}
+
+/* ---- sign-in (API.md §21) ---- */
+
+int sq_user_secret(store_conn_t *conn, const char *name, arena_t *a, int64_t *user_id,
+                   const char **hash)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, U_USER_SECRET, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sq_bind_text(st, 1, name);
+    rc = sq_step_row(c, st, "user_secret");
+    if (rc == STORE_OK) {
+        *user_id = sqlite3_column_int64(st, 0);
+        *hash = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL : sq_col_text(st, 1, a);
+        sq_stmt_done(st);
+    }
+    return rc;
+}
+
+/* Runs statement id with ?1 a and ?2 b; *changed its rows changed (when not NULL). */
+static int run2(sq_conn_t *c, int id, int64_t a, int64_t b, const char *what, int64_t *changed)
+{
+    sqlite3_stmt *st;
+    int rc = stmt(c, id, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, a);
+    sqlite3_bind_int64(st, 2, b);
+    rc = sq_run(c, st, what);
+    if (rc == STORE_OK && changed)
+        *changed = sqlite3_changes(c->db);
+    return rc;
+}
+
+int sq_user_password(store_conn_t *conn, int64_t user_id, const char *hash, int64_t keep,
+                     int64_t *ended)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, U_USER_PASSWORD, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, user_id);
+        sq_bind_text(st, 2, hash);
+        rc = sq_run(c, st, "user_password");
+        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+            rc = STORE_NOTFOUND;
+    }
+    if (rc == STORE_OK)
+        rc = run2(c, U_SESSION_END_ALL, user_id, keep, "user_password", ended);
+    return sq_tx_end(c, rc);
+}
+
+int sq_session_insert(store_conn_t *conn, const session_new_t *s, int64_t *id)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    rc = run2(c, U_SESSION_PRUNE, s->now_us, s->idle_before_us, "session_prune", NULL);
+    sqlite3_stmt *st;
+    if (rc == STORE_OK && (rc = stmt(c, U_SESSION_INSERT, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, s->user_id);
+        bind_opt(st, 2, s->key_id > 0 ? s->key_id : -1);
+        sq_bind_text(st, 3, s->hash_hex);
+        sq_bind_text(st, 4, s->csrf);
+        sq_bind_text(st, 5, key_scope_name(s->scope));
+        sq_bind_text(st, 6, s->user_agent);
+        sqlite3_bind_int64(st, 7, s->now_us);
+        sqlite3_bind_int64(st, 8, s->expires_us);
+        rc = sq_run(c, st, "session_insert");
+    }
+    int64_t new_id = sqlite3_last_insert_rowid(c->db);
+    rc = sq_tx_end(c, rc);
+    if (rc == STORE_OK)
+        *id = new_id;
+    return rc;
+}
+
+int sq_session_auth(store_conn_t *conn, const char *hash_hex, const char *period,
+                    session_auth_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, period ? U_SESSION_AUTH : U_SESSION_AUTH_ONLY, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sq_bind_text(st, 1, hash_hex);
+    if (period)
+        sq_bind_text(st, 2, period);
+    rc = sq_step_row(c, st, "session_auth");
+    if (rc == STORE_OK) {
+        const unsigned char *stored = sqlite3_column_text(st, 2);
+        if (!stored || strlen((const char *)stored) != 64 || !ct_equal(stored, hash_hex, 64))
+            rc = STORE_NOTFOUND;
+        memset(out, 0, sizeof(*out));
+        key_auth_t *k = &out->k;
+        k->user_id = sqlite3_column_int64(st, 0);
+        k->key_id = sqlite3_column_int64(st, 1);
+        if (!key_scope_parse((const char *)sqlite3_column_text(st, 3), &k->scope))
+            k->scope = SCOPE_READ;
+        k->expires_us = sqlite3_column_int64(st, 4);
+        k->quota_words = period ? col_opt(st, 5) : -1;
+        k->quota_images = period ? col_opt(st, 6) : -1;
+        k->used.words = sqlite3_column_int64(st, 7);
+        k->used.images = sqlite3_column_int64(st, 8);
+        out->session_id = sqlite3_column_int64(st, 9);
+        out->created_us = sqlite3_column_int64(st, 10);
+        out->last_seen_us = sqlite3_column_int64(st, 11);
+        out->expires_us = sqlite3_column_int64(st, 12);
+        const unsigned char *csrf = sqlite3_column_text(st, 13);
+        snprintf(out->csrf, sizeof(out->csrf), "%s", csrf ? (const char *)csrf : "");
+        const unsigned char *role = sqlite3_column_text(st, 14);
+        out->admin = role && strcmp((const char *)role, "admin") == 0;
+        sq_stmt_done(st);
+    }
+    return rc;
+}
+
+int sq_session_touch(store_conn_t *conn, int64_t id, int64_t now_us)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    rc = run2(c, U_SESSION_TOUCH, id, now_us, "session_touch", NULL);
+    return sq_tx_end(c, rc);
+}
+
+int sq_session_end(store_conn_t *conn, int64_t user_id, int64_t id, int64_t keep,
+                   int64_t *ended)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    int64_t n = 0;
+    if (id > 0)
+        rc = run2(c, U_SESSION_END_ONE, id, user_id, "session_end", &n);
+    else
+        rc = run2(c, U_SESSION_END_ALL, user_id, keep, "session_end", &n);
+    rc = sq_tx_end(c, rc);
+    if (rc == STORE_OK && ended)
+        *ended = n;
+    return rc;
+}
+
+int sq_session_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offset,
+                    arena_t *a, session_info_t **out, size_t *n, int64_t *total)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin_read(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = stmt(c, U_SESSION_COUNT, &st)) != STORE_OK)
+        return sq_tx_end(c, rc);
+    sqlite3_bind_int64(st, 1, user_id);
+    if ((rc = sq_step_row(c, st, "session_count")) != STORE_OK)
+        return sq_tx_end(c, rc == STORE_NOTFOUND ? STORE_ERROR : rc);
+    *total = sqlite3_column_int64(st, 0);
+    sq_stmt_done(st);
+    if ((rc = stmt(c, U_SESSION_LIST, &st)) != STORE_OK)
+        return sq_tx_end(c, rc);
+    sqlite3_bind_int64(st, 1, user_id);
+    sqlite3_bind_int64(st, 2, limit);
+    sqlite3_bind_int64(st, 3, offset);
+    size_t cap = (size_t)(limit >= 0 && limit < *total ? limit : *total) + 1, len = 0;
+    session_info_t *v = arena_alloc(a, cap * sizeof(*v));
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW && len < cap) {
+        session_info_t *s = &v[len++];
+        s->id = sqlite3_column_int64(st, 0);
+        s->created_us = sqlite3_column_int64(st, 1);
+        s->last_seen_us = sqlite3_column_int64(st, 2);
+        s->user_agent = sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : sq_col_text(st, 3, a);
+    }
+    rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "session_list");
+    sq_stmt_done(st);
+    *out = v;
+    *n = len;
+    return sq_tx_end(c, rc);
+}
+
+int sq_signin_failures(store_conn_t *conn, const char *bucket, int64_t minute, bool add,
+                       int64_t *count)
+{
+    sq_conn_t *c = sq(conn);
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if (add) {
+        rc = run2(c, U_FAIL_PRUNE, minute, 0, "signin_failures", NULL);
+        if (rc == STORE_OK && (rc = stmt(c, U_FAIL_ADD, &st)) == STORE_OK) {
+            sq_bind_text(st, 1, bucket);
+            sqlite3_bind_int64(st, 2, minute);
+            rc = sq_run(c, st, "signin_failures");
+        }
+    }
+    *count = 0;
+    if (rc == STORE_OK && (rc = stmt(c, U_FAIL_GET, &st)) == STORE_OK) {
+        sq_bind_text(st, 1, bucket);
+        sqlite3_bind_int64(st, 2, minute);
+        rc = sq_step_row(c, st, "signin_failures");
+        if (rc == STORE_OK) {
+            *count = sqlite3_column_int64(st, 0);
+            sq_stmt_done(st);
+        } else if (rc == STORE_NOTFOUND) {
+            rc = STORE_OK;
+        }
+    }
+    return sq_tx_end(c, rc);
 }

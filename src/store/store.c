@@ -607,3 +607,51 @@ int store_template_delete(store_conn_t *c, int64_t user_id, int64_t id)
         return STORE_NOTFOUND;
     return c->ops->template_delete(c, user_id, id);
 }
+
+/* ---- sign-in (API.md §21) ---- */
+
+int store_user_secret(store_conn_t *c, const char *name, arena_t *a, int64_t *user_id,
+                      const char **hash)
+{
+    return c->ops->user_secret(c, name, a, user_id, hash);
+}
+
+int store_user_password(store_conn_t *c, int64_t user_id, const char *hash, int64_t keep,
+                        int64_t *ended)
+{
+    return c->ops->user_password(c, user_id, hash, keep, ended);
+}
+
+int store_session_insert(store_conn_t *c, const session_new_t *s, int64_t *id)
+{
+    return c->ops->session_insert(c, s, id);
+}
+
+int store_session_auth(store_conn_t *c, const char *hash_hex, const char *period,
+                       session_auth_t *out)
+{
+    return c->ops->session_auth(c, hash_hex, period, out);
+}
+
+int store_session_touch(store_conn_t *c, int64_t id, int64_t now_us)
+{
+    return c->ops->session_touch(c, id, now_us);
+}
+
+int store_session_end(store_conn_t *c, int64_t user_id, int64_t id, int64_t keep,
+                      int64_t *ended)
+{
+    return c->ops->session_end(c, user_id, id, keep, ended);
+}
+
+int store_session_list(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset,
+                       arena_t *a, session_info_t **out, size_t *n, int64_t *total)
+{
+    return c->ops->session_list(c, user_id, limit, offset, a, out, n, total);
+}
+
+int store_signin_failures(store_conn_t *c, const char *bucket, int64_t minute, bool add,
+                          int64_t *count)
+{
+    return c->ops->signin_failures(c, bucket, minute, add, count);
+}

@@ -157,6 +157,7 @@ typedef struct {
     const char *name;
     int64_t quota_words, quota_images;
     int64_t created_us;
+    bool admin; /* role admin (API.md §21); else member */
 } user_info_t;
 
 /* A partial change of a user: NULL name / false set_* leave it as it is. */
@@ -164,6 +165,7 @@ typedef struct {
     const char *name;
     bool set_words, set_images;
     int64_t quota_words, quota_images; /* -1 = none */
+    const char *role; /* "admin" or "member"; NULL leaves it (API.md §21) */
 } user_patch_t;
 
 /* What a user generated in one period (a calendar month, "YYYY-MM", UTC). */
@@ -187,6 +189,33 @@ typedef struct {
     int64_t quota_words, quota_images; /* -1 = none */
     usage_counts_t used;
 } key_auth_t;
+
+/* ---- sessions (API.md §21; auth/session.c) ---- */
+
+/* A new session: its id's SHA-256 (hex), its CSRF token, scope, the key it was made
+ * from (0: a password or OIDC sign-in), times. idle_before: sessions last seen before it
+ * (and those past their expiry) are removed on the way. */
+typedef struct {
+    int64_t user_id, key_id;
+    const char *hash_hex, *csrf, *user_agent;
+    key_scope_t scope;
+    int64_t now_us, expires_us, idle_before_us;
+} session_new_t;
+
+/* A session as a request's cookie finds it: k as a key's lookup would give it (key_id:
+ * the key the session was made from, 0 for none; expires_us: that key's expiry, 0 for
+ * none), with the session's own fields. The key, when there is one, is not revoked. */
+typedef struct {
+    key_auth_t k;
+    int64_t session_id, created_us, last_seen_us, expires_us;
+    char csrf[64];
+    bool admin; /* the user's role */
+} session_auth_t;
+
+typedef struct {
+    int64_t id, created_us, last_seen_us;
+    const char *user_agent; /* may be NULL */
+} session_info_t;
 
 /* A claimed generation job, with the inputs of its record. */
 typedef struct {
@@ -400,6 +429,21 @@ int store_user_list(store_conn_t *c, int64_t limit, int64_t offset, arena_t *a,
 int store_user_update(store_conn_t *c, int64_t id, const user_patch_t *p, arena_t *a,
                       user_info_t *out);
 int store_user_ensure(store_conn_t *c, const char *name, int64_t *user_id);
+/* ---- sign-in (API.md §21; wrappers of the ops of store_int.h) ---- */
+int store_user_secret(store_conn_t *c, const char *name, arena_t *a, int64_t *user_id,
+                      const char **hash);
+int store_user_password(store_conn_t *c, int64_t user_id, const char *hash, int64_t keep,
+                        int64_t *ended);
+int store_session_insert(store_conn_t *c, const session_new_t *s, int64_t *id);
+int store_session_auth(store_conn_t *c, const char *hash_hex, const char *period,
+                       session_auth_t *out);
+int store_session_touch(store_conn_t *c, int64_t id, int64_t now_us);
+int store_session_end(store_conn_t *c, int64_t user_id, int64_t id, int64_t keep,
+                      int64_t *ended);
+int store_session_list(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset,
+                       arena_t *a, session_info_t **out, size_t *n, int64_t *total);
+int store_signin_failures(store_conn_t *c, const char *bucket, int64_t minute, bool add,
+                          int64_t *count);
 /* What a backend can do, asked by name (store_ops_t.caps). */
 typedef enum {
     STORE_CAP_SHARED = 1,    /* several processes share the store (PostgreSQL) */

@@ -203,6 +203,33 @@ typedef struct store_ops {
      * lock of main.c): leases left by a dead predecessor need not run out first. */
     int (*job_release_all)(store_conn_t *c, int64_t *n);
 
+    /* Sign-in (API.md §21; sqlite_users.c, pg_users.c).
+     * user_secret: by name, the user's id and password hash (*hash NULL: none);
+     * NOTFOUND when no such user. user_password: sets the hash (NULL: none) and ends
+     * every session of the user but keep (0: all) in one transaction; *ended how many.
+     * session_insert: a new session (removing the expired and idle ones first).
+     * session_auth: by the SHA-256 hex of its id, with the user's quotas and usage of
+     * period (NULL: none read), NOTFOUND when unknown or made from a key revoked since
+     * (expiry, idle and absolute, is the caller's to check). session_touch: last seen.
+     * session_end: id > 0 ends that session (of user_id when > 0), else every session of
+     * user_id but keep; *ended how many. session_list: the user's sessions by id.
+     * signin_failures: the failures counted for bucket in minute (add: one more first,
+     * removing minutes before it). */
+    int (*user_secret)(store_conn_t *c, const char *name, arena_t *a, int64_t *user_id,
+                       const char **hash);
+    int (*user_password)(store_conn_t *c, int64_t user_id, const char *hash, int64_t keep,
+                         int64_t *ended);
+    int (*session_insert)(store_conn_t *c, const session_new_t *s, int64_t *id);
+    int (*session_auth)(store_conn_t *c, const char *hash_hex, const char *period,
+                        session_auth_t *out);
+    int (*session_touch)(store_conn_t *c, int64_t id, int64_t now_us);
+    int (*session_end)(store_conn_t *c, int64_t user_id, int64_t id, int64_t keep,
+                       int64_t *ended);
+    int (*session_list)(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset,
+                        arena_t *a, session_info_t **out, size_t *n, int64_t *total);
+    int (*signin_failures)(store_conn_t *c, const char *bucket, int64_t minute, bool add,
+                           int64_t *count);
+
     /* Rate limiting, GCRA (api/ratelimit.c): one atomic step on the bucket's theoretical
      * arrival time (TAT; an absent bucket has TAT = now). With t = max(TAT, now): when
      * t + interval - now <= period the hit is allowed and TAT becomes t + interval;
@@ -410,6 +437,10 @@ store_pages_t *store_pages(store_t *s);
     .revision_restore = p##_revision_restore, .revision_trim = p##_revision_trim,          \
     .template_create = p##_template_create, .template_get = p##_template_get,             \
     .template_list = p##_template_list, .template_update = p##_template_update,           \
-    .template_delete = p##_template_delete
+    .template_delete = p##_template_delete,                                                \
+    .user_secret = p##_user_secret, .user_password = p##_user_password,                   \
+    .session_insert = p##_session_insert, .session_auth = p##_session_auth,               \
+    .session_touch = p##_session_touch, .session_end = p##_session_end,                   \
+    .session_list = p##_session_list, .signin_failures = p##_signin_failures
 
 #endif

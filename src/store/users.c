@@ -44,8 +44,27 @@ static int64_t parse_test_now(const char *s)
     return (int64_t)timegm(&tm) * 1000000;
 }
 
+/* INKWELL_TEST_CLOCK_FILE (tests only): a file holding seconds added to the real clock,
+ * read at every call, so a test moves time on while a server runs (session expiry). */
+static const char *skew_file;
+
+static int64_t skew_us(void)
+{
+    FILE *f = skew_file ? fopen(skew_file, "r") : NULL;
+    if (!f)
+        return 0;
+    double sec = 0;
+    if (fscanf(f, "%lf", &sec) != 1)
+        sec = 0;
+    fclose(f);
+    return (int64_t)(sec * 1e6);
+}
+
 static void clock_init(void)
 {
+    const char *sf = getenv("INKWELL_TEST_CLOCK_FILE");
+    if (sf && *sf)
+        skew_file = sf;
     const char *t = getenv("INKWELL_TEST_NOW");
     if (t && *t) {
         fixed_now = parse_test_now(t);
@@ -57,7 +76,7 @@ static void clock_init(void)
 int64_t store_clock_us(void)
 {
     pthread_once(&clock_once, clock_init);
-    return fixed_now ? fixed_now : now_us();
+    return (fixed_now ? fixed_now : now_us()) + (skew_file ? skew_us() : 0);
 }
 
 void store_period(int64_t us, char out[8])

@@ -103,7 +103,7 @@ class TeamTest(ServerTest):
 
     def test_users_create_show_change_and_page(self):
         u = self.new_user("carol", quota_words="500", quota_images="")
-        self.assertEqual(set(u), {"id", "name", "quota_words", "quota_images", "created_at"})
+        self.assertEqual(set(u), {"id", "name", "quota_words", "quota_images", "role", "created_at"})
         self.assertEqual((u["name"], u["quota_words"], u["quota_images"]), ("carol", 500, None))
         self.assertRegex(u["created_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
         r = self.a("GET", f"/admin/users/{u['id']}")
