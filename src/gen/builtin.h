@@ -5,6 +5,7 @@
 
 #include "core/util.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Appends to out a text for template_id (1..52) built from prompt (valid UTF-8).
@@ -13,6 +14,15 @@
  * structure more and more. Well under 1 ms for a 16k-character prompt. */
 void builtin_text(int template_id, const char *prompt, double creativity, uint64_t seed,
                   buf_t *out);
+/* The same with §17's tone ("neutral".."empathetic"; NULL: neutral) and length
+ * ("short", "medium", "long"; NULL: medium): short is about half the words of medium,
+ * long about twice, where the template has a length (builtin_length_applies); every
+ * tone has its own phrasing (builtin_text_style.c). neutral and medium: builtin_text. */
+void builtin_text_styled(int template_id, const char *prompt, double creativity, uint64_t seed,
+                         const char *tone, const char *length, buf_t *out);
+/* False for the templates whose text is a line, a set of tags or the user's own text
+ * transformed, where length means nothing. */
+bool builtin_length_applies(int template_id);
 
 /* An action of API.md §17 (every one but translate) on part[0..n), a part of a
  * document whose text before it is before[0..before_len); subject: what the document

@@ -28,6 +28,7 @@
  *   builtin_text_writers1.c    the writers, freestyle to social caption
  *   builtin_text_writers2.c    the writers, startup ideas to feature section
  *   builtin_text_transforms.c  rewrite, summary and grammar
+ *   builtin_text_style.c       §17's length and tone, on every writer's text
  *   builtin_text.c             this entry: the table of writers by template id */
 #include "gen/builtin_text_int.h"
 
@@ -65,6 +66,83 @@ static const writer_fn writers[53] = {
 void builtin_text(int template_id, const char *prompt, double creativity, uint64_t seed,
                   buf_t *out)
 {
+    builtin_text_styled(template_id, prompt, creativity, seed, NULL, NULL, out);
+}
+
+/* One text: the writer, then length and tone (bt_style); salt draws other choices for
+ * the same tone (see builtin_text_styled). True when the tone's own sentence went in. */
+static bool write_once(int template_id, const topic_t *tp, const char *prompt, size_t len,
+                       double creativity, uint64_t seed, int ti, int li, uint64_t salt,
+                       buf_t *out)
+{
+    uint64_t h = bt_hash(prompt, len, 0xCBF29CE484222325ull ^ (uint64_t)template_id);
+    if (ti || salt) /* a tone draws other choices (neutral: the writer's own) */
+        h = bt_mix(h ^ (0x70E5ull * (uint64_t)ti) ^ (salt * 0x9E3779B97F4A7C15ull));
+    gen_t g = {
+        .out = out,
+        .tp = tp,
+        .prompt = prompt,
+        .prompt_len = len,
+        .creativity = creativity,
+        .base = h,
+        .var = h ^ bt_mix(seed ^ 0x5EEDull),
+        .gate = bt_mix(h + seed * 0x9E3779B97F4A7C15ull),
+        .autocap = true,
+        .cap_pending = true,
+        .last = '\n',
+    };
+    g.stock_off = (int)g_pick(&g, ARRAY_LEN(stock_phrases));
+    g.audience = tp->audience[0] ? tp->audience
+                                 : fallback_audiences[g_pick(&g, ARRAY_LEN(fallback_audiences))];
+
+    size_t start = out->len;
+    writers[template_id](&g);
+    /* the three transforms of the user's own text take the tone's sentence before it */
+    bool transform = template_id == 14 || template_id == 15 || template_id == 45;
+    bool marked = bt_style(&g, start, ti, builtin_length_applies(template_id) ? li : 1, transform);
+
+    /* Never empty, never only white space. */
+    bool blank = true;
+    for (size_t i = start; i < out->len && blank; i++)
+        blank = strchr(" \t\r\n", out->data[i]) != NULL;
+    if (blank) {
+        out->len = start;
+        buf_puts(out, "There is no text to work with yet: add a few words to the prompt.\n");
+    }
+    return marked;
+}
+
+#define TONE_TRIES 12
+
+/* The text of tone ti when its own sentence has no place (a line, a list, tags): the
+ * first of its draws (salt 0, 1, ...) that no lower tone's text equals, the lower
+ * tones' texts made the same way, so that no two tones give the same text. */
+static void distinct_tone(int template_id, const topic_t *tp, const char *prompt, size_t len,
+                          double creativity, uint64_t seed, int ti, int li, buf_t *out)
+{
+    buf_t prev[8];
+    for (int k = 0; k <= ti; k++) {
+        buf_init(&prev[k]);
+        for (uint64_t salt = 0; salt < TONE_TRIES; salt++) {
+            buf_reset(&prev[k]);
+            bool marked = write_once(template_id, tp, prompt, len, creativity, seed, k, li,
+                                     salt, &prev[k]);
+            bool same = false;
+            for (int j = 0; j < k && !same && !marked; j++)
+                same = prev[j].len == prev[k].len && memcmp(prev[j].data, prev[k].data, prev[k].len) == 0;
+            if (!same || k == 0)
+                break;
+        }
+    }
+    buf_append(out, prev[ti].data, prev[ti].len);
+    for (int k = 0; k <= ti; k++)
+        buf_free(&prev[k]);
+}
+
+void builtin_text_styled(int template_id, const char *prompt, double creativity, uint64_t seed,
+                         const char *tone, const char *length, buf_t *out)
+{
+    int ti = bt_tone_index(tone), li = bt_length_index(length);
     if (template_id < 1 || template_id > 52)
         template_id = 1;
     if (!prompt)
@@ -79,34 +157,9 @@ void builtin_text(int template_id, const char *prompt, double creativity, uint64
 
     topic_t tp;
     bt_analyse(prompt, len, &tp);
-
-    uint64_t h = bt_hash(prompt, len, 0xCBF29CE484222325ull ^ (uint64_t)template_id);
-    gen_t g = {
-        .out = out,
-        .tp = &tp,
-        .prompt = prompt,
-        .prompt_len = len,
-        .creativity = creativity,
-        .base = h,
-        .var = h ^ bt_mix(seed ^ 0x5EEDull),
-        .gate = bt_mix(h + seed * 0x9E3779B97F4A7C15ull),
-        .autocap = true,
-        .cap_pending = true,
-        .last = '\n',
-    };
-    g.stock_off = (int)g_pick(&g, ARRAY_LEN(stock_phrases));
-    g.audience = tp.audience[0] ? tp.audience
-                                : fallback_audiences[g_pick(&g, ARRAY_LEN(fallback_audiences))];
-
     size_t start = out->len;
-    writers[template_id](&g);
-
-    /* Never empty, never only white space. */
-    bool blank = true;
-    for (size_t i = start; i < out->len && blank; i++)
-        blank = strchr(" \t\r\n", out->data[i]) != NULL;
-    if (blank) {
-        out->len = start;
-        buf_puts(out, "There is no text to work with yet: add a few words to the prompt.\n");
-    }
+    if (write_once(template_id, &tp, prompt, len, creativity, seed, ti, li, 0, out) || ti == 0)
+        return;
+    out->len = start;
+    distinct_tone(template_id, &tp, prompt, len, creativity, seed, ti, li, out);
 }

@@ -420,3 +420,15 @@ int builtin_action(const char *action, const char *part, size_t n, const char *b
     buf_append(out, part + n - trail, trail);
     return 0;
 }
+
+/* ---- shared with the writers' tone and length (builtin_text_style.c) ---- */
+
+void bt_contract(const char *s, size_t n, bool expand, buf_t *out)
+{
+    swap_words(s, n, contractions, ARRAY_LEN(contractions), expand, out);
+}
+
+size_t bt_sentence_end(const char *s, size_t n, size_t i)
+{
+    return sentence_end(s, n, i);
+}

@@ -137,6 +137,17 @@ void t_content_rewrite(gen_t *g);
 void t_content_summary(gen_t *g);
 void t_content_grammar(gen_t *g);
 
+/* builtin_text_actions.c: contractions made (or undone: expand) in s[0..n), and the end
+ * of the sentence that starts at s[i]. */
+void bt_contract(const char *s, size_t n, bool expand, buf_t *out);
+size_t bt_sentence_end(const char *s, size_t n, size_t i);
+/* builtin_text_style.c: §17's length and tone applied to a writer's text out[from..),
+ * rewritten in place (g's chooser streams already mixed with the tone); true when the
+ * tone's own sentence went in (prepend: before a text that has no paragraph for it). */
+bool bt_style(gen_t *g, size_t from, int tone, int length, bool prepend);
+int bt_tone_index(const char *tone);     /* 0 neutral (also NULL, unknown) .. 7 */
+int bt_length_index(const char *length); /* 0 short, 1 medium (also NULL, unknown), 2 long */
+
 /* ---- data shared between the files ---- */
 
 extern const char *const stop_words[168];

@@ -169,7 +169,8 @@ static int builtin_text_call(const provider_t *p, gen_ctx_t *ctx, const gen_text
     } else {
         if (req->template_name)
             custom_heading(req->template_name, &res->text);
-        builtin_text(req->template_id, req->prompt, req->creativity, random_u64(), &res->text);
+        builtin_text_styled(req->template_id, req->prompt, req->creativity, random_u64(),
+                            req->tone, req->length, &res->text);
     }
     if (!emit_pieces(bp, ctx, &res->text)) {
         buf_reset(&res->text);

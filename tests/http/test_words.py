@@ -65,6 +65,25 @@ class Words(ServerTest):
         if got is not None:
             self.assertEqual(d["words"], got[0])
 
+    def test_builtin_length_and_tone_through_the_api(self):
+        """§17: short about half of medium, long about twice; tones differ (the unit
+        test, tests/unit/test_builtin_text.c, covers every template)."""
+        words = {}
+        for length in ("short", "medium", "long"):
+            d = self.make_doc(prompt="a post about growing tomatoes on a balcony", template_id=9,
+                              length=length, creativity=0)
+            self.assertEqual(d["length"], length)
+            words[length] = d["words"]
+        self.assertTrue(0.3 <= words["short"] / words["medium"] <= 0.75, words)
+        self.assertTrue(1.5 <= words["long"] / words["medium"] <= 2.8, words)
+        texts = {}
+        for tone in ("neutral", "formal", "casual", "witty"):
+            d = self.make_doc(prompt="a post about growing tomatoes on a balcony", template_id=9,
+                              tone=tone, creativity=0)
+            self.assertEqual(d["tone"], tone)
+            texts[tone] = d["result"]
+        self.assertEqual(len(set(texts.values())), 4, texts)
+
 
 if __name__ == "__main__":
     import unittest

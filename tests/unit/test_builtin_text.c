@@ -1258,6 +1258,82 @@ static void test_threads(void)
     }
 }
 
+/* §17: length and tone on every template. For each template and a few prompts (at
+ * creativity 0, and at 0.6 with a seed): short has 0.3-0.75 of medium's words and long
+ * 1.5-2.8 times them (summed over the prompts) where the template has a length, and the
+ * same text where it has none; the eight tones give eight different texts, pairwise;
+ * neutral and medium are the writer's own text (builtin_text). */
+static void test_length_and_tone(void)
+{
+    static const char *const lt_prompts[] = {
+        "a post about growing tomatoes on a balcony for beginners",
+        "coffee roasting at home",
+        "remote work tips for small teams. Keep meetings short and write things down.",
+        "Our new running shoe is light, cheap and lasts for years.",
+    };
+    static const char *const tones[] = {"neutral", "friendly", "professional", "casual",
+                                        "persuasive", "witty", "formal", "empathetic"};
+    static const char *const lengths[] = {"short", "medium", "long"};
+    for (int id = 1; id <= 52; id++) {
+        for (int pass = 0; pass < 2; pass++) {
+            double c = pass ? 0.6 : 0;
+            uint64_t seed = pass ? 99 : 0;
+            long long words[3] = {0, 0, 0};
+            bool same_all = true;
+            for (size_t p = 0; p < ARRAY_LEN(lt_prompts); p++) {
+                buf_t b[3];
+                for (int l = 0; l < 3; l++) {
+                    buf_init(&b[l]);
+                    builtin_text_styled(id, lt_prompts[p], c, seed, NULL, lengths[l], &b[l]);
+                    words[l] += words_of(b[l].data);
+                }
+                same_all &= strcmp(b[0].data, b[1].data) == 0 && strcmp(b[1].data, b[2].data) == 0;
+                buf_t plain;
+                buf_init(&plain);
+                builtin_text(id, lt_prompts[p], c, seed, &plain);
+                CHECK_MSG(strcmp(plain.data, b[1].data) == 0, "template %d: medium is not the writer's text", id);
+                buf_free(&plain);
+                for (int l = 0; l < 3; l++)
+                    buf_free(&b[l]);
+
+                buf_t t[8];
+                for (int k = 0; k < 8; k++) {
+                    buf_init(&t[k]);
+                    builtin_text_styled(id, lt_prompts[p], c, seed, tones[k], NULL, &t[k]);
+                }
+                for (int i = 0; i < 8; i++)
+                    for (int j = i + 1; j < 8; j++)
+                        CHECK_MSG(strcmp(t[i].data, t[j].data) != 0,
+                                  "template %d, prompt %zu: %s and %s give the same text", id, p,
+                                  tones[i], tones[j]);
+                for (int k = 0; k < 8; k++)
+                    buf_free(&t[k]);
+            }
+            if (builtin_length_applies(id)) {
+                double rs = (double)words[0] / (double)words[1];
+                double rl = (double)words[2] / (double)words[1];
+                CHECK_MSG(rs >= 0.3 && rs <= 0.75, "template %d (c=%g): short/medium %.2f", id, c, rs);
+                CHECK_MSG(rl >= 1.5 && rl <= 2.8, "template %d (c=%g): long/medium %.2f", id, c, rl);
+            } else {
+                CHECK_MSG(same_all, "template %d has no length, yet its texts differ", id);
+            }
+        }
+    }
+    /* a tone and a length together */
+    buf_t a, b;
+    buf_init(&a);
+    buf_init(&b);
+    builtin_text_styled(9, lt_prompts[0], 0, 0, "formal", "long", &a);
+    builtin_text_styled(9, lt_prompts[0], 0, 0, "casual", "long", &b);
+    CHECK(strcmp(a.data, b.data) != 0);
+    CHECK(words_of(a.data) > 300);
+    /* casual contracts ("is not" -> "isn't"...), formal does not */
+    CHECK(strstr(b.data, "n't") || strcasestr(b.data, "it's") || strcasestr(b.data, "'re"));
+    CHECK(!strstr(a.data, "n't") && !strcasestr(a.data, "it's") && !strcasestr(a.data, "'re"));
+    buf_free(&a);
+    buf_free(&b);
+}
+
 int main(void)
 {
     make_long_prompt();
@@ -1276,5 +1352,6 @@ int main(void)
     test_topic_choice();
     test_checkers_discriminate();
     test_threads();
+    test_length_and_tone();
     TEST_DONE();
 }
