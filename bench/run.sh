@@ -123,6 +123,9 @@ fi
 # Exports beside everyone else (bench/export_load.sh): 8 PDF exports of a 1 MB document
 # at once while another user's list and /healthz are measured (target p99 < 50 ms).
 export_load=$(BUILD=$BUILD bench/export_load.sh)
+# A flood of wrong sign-ins (bench/signin_flood.sh): 200 clients at once while another
+# user's list is measured (target p99 <= 50 ms; API.md §21, issue 34).
+signin_flood=$(BUILD=$BUILD bench/signin_flood.sh)
 
 printf '\n%-16s %12s %10s %10s %8s %12s %8s\n' scenario req/s p50 p99 non-2xx baseline ratio
 for i in "${!bases[@]}"; do
@@ -150,6 +153,7 @@ echo "$stream_memory"
 echo "$memory_large"
 [ -z "$memory_soak" ] || echo "$memory_soak"
 echo "$export_load"
+echo "$signin_flood"
 BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
 echo
 BUILD=$BUILD bench/quota.sh  # what quotas cost a create and a show (§19)

@@ -232,8 +232,25 @@ static void hj_suspended(http_req_t *r)
 static void hj_finish(app_t *app, http_req_t *r, hash_job_t *j);
 static void hj_resumed(void *appv, http_req_t *r);
 
-/* Runs j on the pool (the request suspended) or, without a pool, here; its end is
- * hj_resumed's. Answers 429 when the pool is full. */
+/* Takes a place on the pool for a job; false after answering 429 when it is full (at
+ * once: nothing is read or counted for a request that cannot be served). */
+static bool hj_reserve(app_t *app, http_req_t *r)
+{
+    if (!app->hashes || export_pool_reserve(app->hashes, 0) == 0)
+        return true;
+    http_add_header(r, "Retry-After", "1");
+    api_error(r, 429, "Too Many Attempts.");
+    return false;
+}
+
+static void hj_unreserve(app_t *app)
+{
+    if (app->hashes)
+        export_pool_unreserve(app->hashes, 0);
+}
+
+/* Runs j, whose place hj_reserve took, on the pool (the request suspended) or, without
+ * a pool, here; its end is hj_finish's. */
 static void hj_start(app_t *app, http_req_t *r, hash_job_t *j)
 {
     j->r = r;
@@ -246,14 +263,6 @@ static void hj_start(app_t *app, http_req_t *r, hash_job_t *j)
         password_free(j->new_pw);
         j->pw = j->new_pw = NULL;
         hj_finish(app, r, j);
-        return;
-    }
-    if (export_pool_reserve(app->hashes, 0) != 0) {
-        password_free(j->pw);
-        password_free(j->new_pw);
-        j->pw = j->new_pw = NULL;
-        http_add_header(r, "Retry-After", "1");
-        api_error(r, 429, "Too Many Attempts.");
         return;
     }
     http_suspend(r, hj_suspended, hj_resumed, j);
@@ -408,14 +417,18 @@ void api_session(app_t *app, http_req_t *r)
         api_validation_error(r, &v);
         return;
     }
-    store_conn_t *c = api_conn(app, r);
-    if (!c)
+    /* a password check's place first: a flood past the pool costs no more than this */
+    if (!has_key && !hj_reserve(app, r))
         return;
+    store_conn_t *c = api_conn(app, r);
     hash_job_t *j = hj_new(r, HJ_SIGNIN);
     buckets(r, has_key ? NULL : name, j->name_bucket, j->addr_bucket);
     j->minute = store_clock_us() / 60000000;
-    if (!signin_allowed(r, c, j))
+    if (!c || !signin_allowed(r, c, j)) {
+        if (!has_key)
+            hj_unreserve(app);
         return;
+    }
     if (has_key) { /* a key (the #key= link): no hashing, SHA-256 lookups as for requests */
         key_auth_t k;
         char *authz = arena_printf(http_arena(r), "Bearer %s", key);
@@ -434,6 +447,7 @@ void api_session(app_t *app, http_req_t *r)
     int rc = store_user_secret(c, name, &a, &j->user_id, &hash);
     if (rc != STORE_OK && rc != STORE_NOTFOUND) {
         arena_free(&a);
+        hj_unreserve(app);
         api_store_error(r, rc);
         return;
     }
@@ -492,8 +506,13 @@ void api_me_password(app_t *app, http_req_t *r)
         api_validation_error(r, &v);
         return;
     }
+    if (!hj_reserve(app, r)) {
+        password_free(nfc);
+        return;
+    }
     store_conn_t *c = api_conn(app, r);
     if (!c) {
+        hj_unreserve(app);
         password_free(nfc);
         return;
     }
@@ -510,6 +529,7 @@ void api_me_password(app_t *app, http_req_t *r)
     if (rc != STORE_OK) {
         arena_free(&a);
         password_free(nfc);
+        hj_unreserve(app);
         api_store_error(r, rc == STORE_NOTFOUND ? STORE_ERROR : rc);
         return;
     }
@@ -557,6 +577,10 @@ static void change_resumed(app_t *app, http_req_t *r, hash_job_t *j)
 void api_admin_password(app_t *app, http_req_t *r, int64_t id, const user_patch_t *p,
                         char *nfc)
 {
+    if (!hj_reserve(app, r)) {
+        password_free(nfc);
+        return;
+    }
     hash_job_t *j = hj_new(r, HJ_ADMIN);
     j->user_id = id;
     j->patch = *p;

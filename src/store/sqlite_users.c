@@ -790,7 +790,7 @@ int sq_signin_failures(store_conn_t *conn, const char *bucket, int64_t minute, b
                        int64_t *count)
 {
     sq_conn_t *c = sq(conn);
-    int rc = sq_tx_begin(c);
+    int rc = add ? sq_tx_begin(c) : sq_tx_begin_read(c); /* a look only reads */
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st;
