@@ -90,7 +90,7 @@ static int serve(int argc, char **argv)
     media_sweeper_t *sweeper = NULL;
     http_server_t *http = NULL;
     app_t app = {0};
-    char *dburl = NULL, *media_dir = NULL;
+    char *dburl = NULL;
     int lockfd = -1;
     proxies_t *proxies = NULL;
 
@@ -157,21 +157,24 @@ static int serve(int argc, char **argv)
             log_info("jobs: %lld interrupted job(s) of a previous server released",
                      (long long)released);
     }
-    buf_t md;
-    buf_init(&md);
-    buf_printf(&md, "%s/media", cfg.data_dir);
-    media_dir = buf_steal(&md);
-    if (!(media = media_open(media_dir, err, sizeof(err)))) {
+    if (!(media = media_open_cfg(&cfg, err, sizeof(err)))) {
         log_error("%s", err);
+        goto out;
+    }
+    if (cfg_switch_value(cfg.media_redirect) == 1 && !media_can_presign(media)) {
+        log_error("media-redirect needs an s3:// media store (--media-store)");
         goto out;
     }
     /* Alone on the directory (SQLite, locked), every temporary file is an interrupted
      * write and every picture no record refers to was left by a crash: all go now;
-     * shared (PostgreSQL), those older than --media-sweep-age. Then, on both backends,
-     * the sweeper does the same while serving (media/sweeper.h). */
-    media_sweep_once(media, store, lockfd >= 0 ? 0 : cfg.media_sweep_age); /* before serving */
-    if (!(sweeper = media_sweeper_start(media, store, cfg.media_sweep_age,
-                                        cfg.media_sweep_interval))) {
+     * shared (PostgreSQL, or a bucket, which other deployments' processes may write
+     * to), those older than --media-sweep-age (default 300 s, 3600 s for a bucket).
+     * Then, on both backends, the sweeper does the same while serving
+     * (media/sweeper.h). */
+    double sweep_age = cfg.media_sweep_age > 0 ? cfg.media_sweep_age
+                       : media_cfg_remote(&cfg) ? 3600 : 300;
+    media_sweep_once(media, store, lockfd >= 0 && !media_cfg_remote(&cfg) ? 0 : sweep_age);
+    if (!(sweeper = media_sweeper_start(media, store, sweep_age, cfg.media_sweep_interval))) {
         log_error("cannot start the media sweeper");
         goto out;
     }
@@ -264,7 +267,6 @@ out:
     store_close(store);
     datalock_release(lockfd);
     free(dburl);
-    free(media_dir);
     cfg_free(&cfg);
     if (rc == 0)
         log_info("stopped");

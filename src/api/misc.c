@@ -117,9 +117,29 @@ void api_media(app_t *app, http_req_t *r, const char *file)
         api_validation_error(r, &v);
         return;
     }
+    if (!w && cfg_switch_value(app->cfg->media_redirect) == 1 && media_can_presign(app->media)) {
+        /* §25: straight from the store, for a short while; the object's absence is the
+         * store's 404 (a deleted record's picture is removed with it) */
+        buf_t url;
+        buf_init(&url);
+        if (media_presign(app->media, key, 900, &url) == 0) {
+            http_add_header(r, "Location", buf_cstr(&url));
+            http_add_header(r, "Cache-Control", "private, max-age=60");
+            buf_free(&url);
+            http_respond(r, 302);
+            return;
+        }
+        buf_free(&url);
+    }
     int fd;
     uint64_t size;
-    if (media_open_file(app->media, key, &fd, &size) != 0) {
+    int mrc = media_open_file(app->media, key, &fd, &size);
+    if (mrc == MEDIA_UNAVAILABLE) {
+        http_add_header(r, "Retry-After", "1");
+        api_error(r, 503, "The picture store is unavailable.");
+        return;
+    }
+    if (mrc != 0) {
         api_not_found(r);
         return;
     }

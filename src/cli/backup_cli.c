@@ -3,8 +3,11 @@
  * SQLite: FILE gets a consistent copy of the database (store_sqlite_backup: the online
  * backup API, safe while the server runs), then FILE.media/ gets every picture that
  * copy refers to (hard links when on the same file system, else copies; pictures are
- * never rewritten, so a link is a copy). Restoring is copying both back with the
- * server stopped (docs/deployment.md). PostgreSQL: pg_dump does this job; the command
+ * never rewritten, so a link is a copy). With an s3:// media store (--media-store) the
+ * pictures the copy refers to are downloaded from the bucket into FILE.media/ instead,
+ * so a backup holds its pictures whichever the store. Restoring is copying both back
+ * with the server stopped (docs/deployment.md; `inkwell media copy` puts a directory
+ * back into a bucket). PostgreSQL: pg_dump does this job; the command
  * says so and exits 2. */
 #include "cli/cli.h"
 
@@ -25,14 +28,40 @@ static void usage(void)
 {
     fputs("usage: inkwell backup --to FILE [--data-dir DIR | --database URL]\n"
           "  writes a consistent copy of the SQLite database to FILE and the pictures it\n"
-          "  refers to to FILE.media/ (safe while the server runs)\n",
+          "  refers to to FILE.media/ (safe while the server runs; with an s3:// --media-store\n"
+          "  they are downloaded from the bucket)\n",
           stderr);
 }
 
 typedef struct {
     const char *from, *to; /* media directories */
     long copied, missing, failed;
+    media_t *remote;       /* an s3:// store: from is unused */
 } media_copy_t;
+
+/* A picture of an object store into to/<key>.png (written whole, then renamed). */
+static int fetch_remote(media_copy_t *m, const char *key, const char *to)
+{
+    buf_t b;
+    buf_init(&b);
+    int rc = media_get(m->remote, key, &b);
+    if (rc != 0) {
+        buf_free(&b);
+        return rc;
+    }
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", to);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(b.data, 1, b.len, f) == b.len;
+    ok = f && fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
+    if (f && fclose(f) != 0)
+        ok = false;
+    ok = ok && rename(tmp, to) == 0;
+    if (!ok)
+        unlink(tmp);
+    buf_free(&b);
+    return ok ? 0 : -1;
+}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -80,6 +109,18 @@ static void each_key(void *arg, const char *key)
     struct stat st;
     if (stat(to, &st) == 0) {
         m->copied++; /* already there from an earlier backup to the same place */
+        return;
+    }
+    if (m->remote) {
+        int rc = fetch_remote(m, key, to);
+        if (rc == 0)
+            m->copied++;
+        else if (rc == MEDIA_MISSING)
+            m->missing++; /* deleted after the snapshot (as below) */
+        else {
+            m->failed++;
+            fprintf(stderr, "inkwell: cannot download picture %s\n", key);
+        }
         return;
     }
     if (link(from, to) == 0 || (errno != ENOENT && copy_file(from, to) == 0)) {
@@ -147,7 +188,14 @@ int cli_backup(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    media_copy_t m = {buf_cstr(&from), buf_cstr(&dir), 0, 0, 0};
+    media_copy_t m = {buf_cstr(&from), buf_cstr(&dir), 0, 0, 0, NULL};
+    if (media_cfg_remote(&cfg) && !(m.remote = media_open_cfg(&cfg, err, sizeof(err)))) {
+        fprintf(stderr, "inkwell: %s\n", err);
+        buf_free(&from);
+        buf_free(&dir);
+        rc = 1;
+        goto out;
+    }
     if (store_sqlite_backup(path, to, each_key, &m, err, sizeof(err)) != 0) {
         fprintf(stderr, "inkwell: %s\n", err);
         rc = 1;
@@ -158,6 +206,7 @@ int cli_backup(int argc, char **argv)
                m.missing ? ", some deleted meanwhile" : "");
         rc = 0;
     }
+    media_close(m.remote);
     buf_free(&from);
     buf_free(&dir);
 out:

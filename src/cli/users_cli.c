@@ -214,8 +214,7 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
         rc = set_password(c, a->name, u.id);
     } else if (strcmp(cmd, "delete") == 0) {
         char err[256];
-        char *dir = arena_printf(&ar, "%s/media", cfg->data_dir);
-        media_t *m = media_open(dir, err, sizeof(err));
+        media_t *m = media_open_cfg(cfg, err, sizeof(err));
         if (!m) {
             fprintf(stderr, "inkwell: %s\n", err);
             goto out;

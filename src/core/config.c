@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef enum { T_STR, T_LONG, T_DOUBLE } ctype_t;
 
@@ -75,12 +76,37 @@ static const setting_t settings[] = {
     L("export-max", export_max, "16", 1, 64, "exports made or waiting at once; past it an export answers 503 with Retry-After"),
     L("export-per-user", export_per_user, "2", 1, 64, "exports made or waiting at once for one user; past it 429 with Retry-After"),
     L("export-cache-mb", export_cache_mb, "32", 0, 65536, "memory for made exports, kept by document version (ETag); 0 turns it off"),
-    D("media-sweep-age", media_sweep_age, "300", 1, 604800, "seconds after which a temporary media file or a picture no record refers to is removed (far above any write's duration)"),
+    D("media-sweep-age", media_sweep_age, "0", 0, 604800, "seconds after which a temporary media file or a picture no record refers to is removed (far above any write's duration); 0 = 300, or 3600 with an s3:// store"),
+    /* pictures in object storage (API.md §25; media/media.h) */
+    S("media-store", media_store, "", "where pictures live: a directory, or s3://BUCKET/PREFIX (default: <data-dir>/media)"),
+    S("s3-endpoint", s3_endpoint, "", "S3-compatible endpoint URL, e.g. http://minio.internal:9000 (default: https://s3.<region>.amazonaws.com)"),
+    S("s3-region", s3_region, "us-east-1", "region the S3 requests are signed for"),
+    S("s3-path-style", s3_path_style, "0", "a switch: the bucket in the path (http://host/BUCKET/KEY) instead of the host name"),
+    S("s3-access-key", s3_access_key, "", "S3 access key id (also AWS_ACCESS_KEY_ID)"),
+    S("s3-secret-key", s3_secret_key, "", "S3 secret key (also AWS_SECRET_ACCESS_KEY); never logged"),
+    S("media-redirect", media_redirect, "0", "a switch: GET /media/<key>.png answers 302 to a presigned URL of the store (s3:// only)"),
     D("media-sweep-interval", media_sweep_interval, "60", 0, 86400, "seconds between two sweeps of the media directory while serving; 0 = only at start"),
     L("builtin-delay-ms", builtin_delay_ms, "0", 0, 3600000, "tests and demos: each builtin generation takes this long"),
     L("builtin-busy-ms", builtin_busy_ms, "0", 0, 3600000, "tests: each builtin generation first keeps a CPU busy this long without reporting progress"),
     S("builtin-fail-pattern", builtin_fail_pattern, "", "tests and demos: builtin generations whose input contains this text fail"),
 };
+
+bool cfg_is_switch(const char *name)
+{
+    return strcmp(name, "s3-path-style") == 0 || strcmp(name, "media-redirect") == 0;
+}
+
+int cfg_switch_value(const char *v)
+{
+    static const char *on[] = {"1", "true", "on", "yes"}, *off[] = {"0", "false", "off", "no", ""};
+    for (size_t i = 0; i < ARRAY_LEN(on); i++)
+        if (strcasecmp(v, on[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < ARRAY_LEN(off); i++)
+        if (strcasecmp(v, off[i]) == 0)
+            return 0;
+    return -1;
+}
 
 static char **str_field(cfg_t *c, const setting_t *s)
 {
@@ -238,6 +264,8 @@ int cfg_load(cfg_t *c, int argc, char **argv, bool *help, char *err, size_t errl
         }
         if (eq) {
             val = eq + 1;
+        } else if (cfg_is_switch(s->name) && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)) {
+            val = "1"; /* a switch given alone is on */
         } else if (i + 1 < argc) {
             val = argv[++i];
         } else {
@@ -262,7 +290,9 @@ int cfg_load(cfg_t *c, int argc, char **argv, bool *help, char *err, size_t errl
     /* OPENAI_* are honoured below INKWELL_* */
     static const struct {
         const char *var, *setting;
-    } openai_vars[] = {{"OPENAI_API_KEY", "openai-api-key"}, {"OPENAI_BASE_URL", "openai-base-url"}};
+    } openai_vars[] = {{"OPENAI_API_KEY", "openai-api-key"}, {"OPENAI_BASE_URL", "openai-base-url"},
+                       {"AWS_ACCESS_KEY_ID", "s3-access-key"},
+                       {"AWS_SECRET_ACCESS_KEY", "s3-secret-key"}};
     for (size_t i = 0; i < ARRAY_LEN(openai_vars); i++) {
         const setting_t *s = find_setting(openai_vars[i].setting, strlen(openai_vars[i].setting));
         const char *v = getenv(openai_vars[i].var);
@@ -277,6 +307,10 @@ int cfg_load(cfg_t *c, int argc, char **argv, bool *help, char *err, size_t errl
 
     if (log_level_parse(c->log_level) < 0) {
         snprintf(err, errlen, "log-level must be error, warn, info or debug");
+        return -1;
+    }
+    if (cfg_switch_value(c->s3_path_style) < 0 || cfg_switch_value(c->media_redirect) < 0) {
+        snprintf(err, errlen, "s3-path-style and media-redirect take 1/true/on or 0/false/off");
         return -1;
     }
     if (strcmp(c->metrics, "on") != 0 && strcmp(c->metrics, "off") != 0) {

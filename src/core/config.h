@@ -56,6 +56,9 @@ typedef struct {
     long export_cache_mb;  /* rendered exports kept by document version */
     double media_sweep_age; /* seconds: temporary and unreferenced media older are removed */
     double media_sweep_interval; /* seconds between two sweeps while serving; 0 = off */
+    char *media_store;           /* "" (<data-dir>/media), a directory or s3://BUCKET/PREFIX */
+    char *s3_endpoint, *s3_region, *s3_path_style, *s3_access_key, *s3_secret_key;
+    char *media_redirect;        /* switches: cfg_switch_value */
     long builtin_delay_ms;       /* tests and demos: each builtin generation sleeps this long */
     long builtin_busy_ms;        /* tests: each builtin generation first spins this long */
     char *builtin_fail_pattern;  /* tests and demos: prompts/descriptions containing it fail */
@@ -64,6 +67,10 @@ typedef struct {
 /* Fills cfg from argv (after the subcommand), the environment and the config file.
  * Returns 0, or -1 with a message in err. Sets *help when --help was given. */
 int cfg_load(cfg_t *cfg, int argc, char **argv, bool *help, char *err, size_t errlen);
+/* A switch setting (--s3-path-style, --media-redirect) takes no value on the command
+ * line; its value: 1 (1/true/on/yes), 0 (0/false/off/no/empty) or -1. */
+bool cfg_is_switch(const char *name);
+int cfg_switch_value(const char *v);
 void cfg_free(cfg_t *cfg);
 void cfg_print_help(const char *prog);
 
