@@ -37,7 +37,9 @@ static void usage(void)
           "       inkwell key revoke ID\n"
           "       inkwell user create|list|show|set-quota|delete ... (inkwell user)\n"
           "       inkwell usage [--period YYYY-MM]\n"
-          "       inkwell backup --to FILE      consistent copy of the SQLite data\n",
+          "       inkwell backup --to FILE      consistent copy of the SQLite data\n"
+          "       inkwell media copy --from STORE --to STORE   pictures between a directory\n"
+          "                                     and s3://BUCKET/PREFIX (inkwell media)\n",
           stderr);
 }
 
@@ -293,6 +295,8 @@ int main(int argc, char **argv)
         return cli_usage(argc - 1, argv + 1);
     if (strcmp(argv[1], "backup") == 0)
         return cli_backup(argc - 1, argv + 1);
+    if (strcmp(argv[1], "media") == 0)
+        return cli_media(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage();
         return 0;
