@@ -7,6 +7,8 @@ faults, and the figures of each.
            --database (direct: LISTEN, owner lock) -> "host=primary,standby
                                                        target_session_attrs=read-write"
     PostgreSQL primary -> streaming standby (synchronous replication)
+    pictures in S3 (API.md §25: s3rver behind the SigV4-checking proxy of tests/s3/):
+      each process has its own --data-dir, none is shared
 
 Phases, in order (each with the load running): baseline; a rolling restart of the
 three processes one by one (SIGTERM drain, start again): no failed request, every
@@ -15,7 +17,8 @@ the primary stopped and the standby promoted (PgBouncer re-pointed and reloaded,
 a failover manager does): only 503s with Retry-After in the gap, none after;
 PgBouncer restarted: the same. Then every acknowledged write is checked (present,
 with its last acknowledged name; deleted ones gone; a create retried with its
-Idempotency-Key made one record). Prints requests, errors by status, p50/p99 and the
+Idempotency-Key made one record; every completed image's picture is in the bucket
+and served through nginx by any process; every request to S3 was well signed). Prints requests, errors by status, p50/p99 and the
 time to recover for each phase. Exit status 0 when every check held.
 
 Environment: INKWELL_BIN (default build/inkwell), CLUSTER_KEEP=1 keeps the directory."""
@@ -36,7 +39,9 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "http"))
+sys.path.insert(0, os.path.join(HERE, "..", "s3"))
 from bouncer import Bouncer  # noqa: E402
+import s3env  # noqa: E402
 
 BIN = os.environ.get("INKWELL_BIN", os.path.abspath("build/inkwell"))
 PGBIN = sorted(d for d in (f"/usr/lib/postgresql/{v}/bin" for v in os.listdir("/usr/lib/postgresql"))
@@ -197,15 +202,19 @@ def wait_port(port, timeout=30):
 # ---- inkwell processes --------------------------------------------------------------
 
 class Inkwell:
-    def __init__(self, root, n, args):
+    def __init__(self, root, n, args, env=None):
         self.root, self.n, self.args = root, n, args
         self.port = free_port()
         self.proc = None
+        self.env = dict(os.environ, **(env or {}))
+        self.data = f"{root}/data-{n}"  # its own: nothing on disk is shared
+        os.makedirs(self.data, exist_ok=True)
 
     def start(self):
         log = open(f"{self.root}/inkwell-{self.n}.log", "ab")
-        self.proc = subprocess.Popen([BIN, "serve", "--listen", f"127.0.0.1:{self.port}"] + self.args,
-                                     stdout=log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen([BIN, "serve", "--listen", f"127.0.0.1:{self.port}",
+                                      "--data-dir", self.data] + self.args,
+                                     stdout=log, stderr=subprocess.STDOUT, env=self.env)
         deadline = time.time() + 30
         while time.time() < deadline:
             try:
@@ -482,22 +491,23 @@ def main():
     os.chmod(root, 0o755)
     print(f"cluster test in {root}", flush=True)
     pg = Postgres(root)
-    bouncer = nginx = None
+    bouncer = nginx = s3 = None
     servers = []
     try:
+        s3 = s3env.S3().start()
         pg.start()
         pg.psql(pg.p1, "CREATE DATABASE inkwell")
         direct = pg.direct_url("inkwell")
         bouncer = Bouncer(f"postgres://inkwell@127.0.0.1:{pg.p1}/postgres", "transaction", pool_size=30)
         bouncer.start()
         pooled = bouncer.url("postgres://inkwell@127.0.0.1/inkwell")
-        data = f"{root}/data"
-        os.makedirs(data)
-        args = ["--data-dir", data, "--database", direct, "--database-pooled", pooled,
+        args = ["--media-store", f"s3://{s3.bucket}/cluster", "--s3-endpoint", s3.url,
+                "--s3-path-style", "--database", direct, "--database-pooled", pooled,
                 "--trusted-proxies", "127.0.0.1", "--drain-delay", "1", "--shutdown-grace", "30",
                 "--builtin-delay-ms", "1500", "--workers", "4", "--threads", "4",
                 "--rate-limit", "1000000", "--log-level", "info"]
-        servers = [Inkwell(root, i, args) for i in range(3)]
+        creds = {"AWS_ACCESS_KEY_ID": s3env.ACCESS, "AWS_SECRET_ACCESS_KEY": s3env.SECRET}
+        servers = [Inkwell(root, i, args, env=creds) for i in range(3)]
         for s in servers:
             s.start()
         key = subprocess.run([BIN, "key", "create", "--user", "load", "--database", direct],
@@ -589,6 +599,7 @@ def main():
               f"with Last-Event-ID, {len(load.streams['incomplete'])} ended by an error "
               f"({[x for x in load.streams['incomplete']][:4]})")
         verify(load)
+        verify_pictures(load, s3, len(load.kills))
         # a failover takes every owner lock away at once: no process may take a live
         # one's jobs for a dead one's (pg_owner.c's settle), only kill -9 releases leases
         released = []
@@ -609,6 +620,8 @@ def main():
         if bouncer:
             bouncer.stop()
         pg.stop()
+        if s3:
+            s3.stop()
         if os.environ.get("CLUSTER_KEEP") != "1" and not failures:
             shutil.rmtree(root, ignore_errors=True)
     took = time.time() - t_start
@@ -666,6 +679,40 @@ def verify(load):
     check(not doubled, f"Idempotency-Key creates doubled: {doubled[:5]}")
     print(f"verified: {len(load.records)} acknowledged records, {len(load.idem)} keyed creates, "
           f"{sum(1 for v in load.records.values() if v['uncertain'])} left uncertain by a failed request")
+
+
+def verify_pictures(load, s3, kills):
+    """No record says it has a picture the bucket lacks; every picture is served through
+    nginx (whichever process answers); pictures no record names can only be a killed
+    process's upload whose record never committed (the sweeper's, after an hour)."""
+    named, lacking, unserved = set(), [], []
+    page = 1
+    while True:
+        st, d = load.request("GET", f"/api/v1/images?per_page=100&page={page}")
+        if st != 200 or not d["data"]:
+            break
+        for rec in d["data"]:
+            if rec["state"] == "completed" and rec["url"]:
+                named.add(rec["url"].rsplit("/", 1)[1])
+        page += 1
+    objects = {k.rsplit("/", 1)[1] for k in s3.keys("cluster/")}
+    lacking = sorted(named - objects)
+    for name in sorted(named)[:30]:
+        c = http.client.HTTPConnection("127.0.0.1", load.port, timeout=30)
+        c.request("GET", f"/media/{name}")
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        if r.status != 200 or not body.startswith(b"\x89PNG"):
+            unserved.append((name, r.status))
+    orphans = objects - named
+    check(not lacking, f"records whose picture is not in the bucket: {lacking[:5]}")
+    check(not unserved, f"pictures not served: {unserved[:5]}")
+    check(len(orphans) <= 4 * kills, f"{len(orphans)} objects no record names")
+    check(not s3.rejected, f"S3 requests refused as badly signed: {s3.rejected[:3]}")
+    print(f"pictures: {len(named)} images with their object in the bucket, "
+          f"{min(len(named), 30)} served through nginx, {len(orphans)} object(s) of a killed "
+          f"process's unfinished create, {s3.requests} S3 requests all well signed", flush=True)
 
 
 if __name__ == "__main__":
