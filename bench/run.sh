@@ -157,6 +157,8 @@ echo "$signin_flood"
 BUILD=$BUILD bench/metrics.sh  # what counting costs: --metrics on vs off
 echo
 BUILD=$BUILD bench/quota.sh  # what quotas cost a create and a show (§19)
+echo; echo "== image creates, pictures in S3 vs a directory (bench/s3_images.py)"
+python3 bench/s3_images.py "$BUILD/inkwell" || true
 for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done
