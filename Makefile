@@ -1,9 +1,13 @@
 # inkwell — plain Makefile. Honours CC, CFLAGS, LDFLAGS, PREFIX, DESTDIR.
-#   make            build ./build/inkwell
-#   make run        install missing Debian packages, build, serve on 127.0.0.1:8080
+#   make            build ./build/inkwell (a test build: with the test controls,
+#                   core/testhooks.h; TEST_HOOKS=0 leaves them out)
+#   make release    build ./build/release/inkwell without the test controls
+#   make run        install missing Debian packages, build the release, serve on 127.0.0.1:8080
+#   make install    install the release build
 #   make check      install test dependencies, build, run every suite
 #   make bench      wrk benchmark (not part of check)
-#   make SANITIZE=address,undefined check   the suites under ASan + UBSan
+#   make SANITIZE=address,undefined check   the unit and HTTP suites under ASan + UBSan
+#   make SANITIZE=thread check      the unit tests and the threaded HTTP files under TSan
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
 #   make deb        the Debian package, into build/deb/ (debian/, dpkg-buildpackage)
 #   make soak       crash-consistency soak (kill -9 cycles; SOAK_CYCLES, SOAK_PG_CYCLES)
@@ -17,11 +21,23 @@ SANITIZE ?=
 CFLAGS   ?= -O2 -g
 WARN     := -std=c17 -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -Isrc
+# The test controls (core/testhooks.h: the test clock, kill and hold hooks) are compiled
+# into test builds only, as SQLite's SQLITE_TEST: `make`, `make check` and the sanitizer
+# builds have them; `make release` (and so run, install, deb) does not.
+TEST_HOOKS ?= 1
+ifeq ($(TEST_HOOKS),1)
+CPPFLAGS += -DINK_TEST_HOOKS
+endif
+RELEASE  := build/release
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIBS     := -lpthread -lm
 
-ifneq ($(SANITIZE),)
+ifneq ($(findstring thread,$(SANITIZE)),)
+# ThreadSanitizer cannot be combined with ASan: its own build directory
+BUILD    ?= build/tsan
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+else ifneq ($(SANITIZE),)
 BUILD    ?= build/san
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
@@ -44,7 +60,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all run check bench fuzz print-pkgs install clean unit deps valgrind soak deb cluster-test FORCE
+.PHONY: all release run check bench fuzz print-pkgs install clean unit deps valgrind soak deb cluster-test FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -91,14 +107,35 @@ $(BUILD)/bench-%: bench/bench_%.c $(BUILD)/libinkwell.a
 deps:
 	@scripts/deps.sh build
 
-run: deps
-	@$(MAKE) --no-print-directory $(BUILD)/inkwell
-	@BUILD=$(BUILD) scripts/run.sh
+# The binary people run: no test controls, its own objects (build/release).
+release:
+	@$(MAKE) --no-print-directory BUILD=$(RELEASE) TEST_HOOKS=0 SANITIZE= $(RELEASE)/inkwell
+
+run: deps release
+	@BUILD=$(RELEASE) scripts/run.sh
+
+# What `make check` runs (tests/run.sh; docs/testing.md says why each pass runs what):
+# every group plainly; the sanitizer passes the unit tests and the HTTP suite (the
+# browser and OpenAPI checks drive the same server code through the same routes), and
+# under ThreadSanitizer only the HTTP files whose servers run threads against each
+# other: streams, jobs, revisions, leases, the record cache, several processes.
+ifneq ($(findstring thread,$(SANITIZE)),)
+SUITES     ?= units http
+HTTP_TESTS ?= test_stream.py test_jobs.py test_revisions.py test_leases.py test_actions.py \
+              test_idempotency.py test_documents.py test_pg_stream.py test_pg_events.py \
+              test_pg_revisions.py test_pg_actions.py test_pg_multi.py test_pg_drain.py
+else ifneq ($(SANITIZE),)
+SUITES     ?= units http
+HTTP_TESTS ?=
+else
+SUITES     ?= units http web openapi
+HTTP_TESTS ?=
+endif
 
 check:
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory all
-	@BUILD=$(BUILD) tests/run.sh
+	@BUILD=$(BUILD) SUITES="$(SUITES)" HTTP_TESTS="$(HTTP_TESTS)" tests/run.sh
 
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
@@ -133,9 +170,9 @@ valgrind:
 	@$(MAKE) --no-print-directory all
 	@INKWELL_BIN=$(CURDIR)/$(BUILD)/inkwell INKWELL_TEST_VALGRIND=1 python3 tests/http/run.py
 
-install: $(BUILD)/inkwell
+install: release
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(BUILD)/inkwell $(DESTDIR)$(PREFIX)/bin/inkwell
+	install -m 0755 $(RELEASE)/inkwell $(DESTDIR)$(PREFIX)/bin/inkwell
 
 # The Debian package: the source (tracked and new files, not build/) is copied to
 # build/deb/inkwell-VERSION and built there, so every output lands in build/deb/.

@@ -15,6 +15,7 @@
 
 #include "api/export_pool.h"
 #include "export/export.h"
+#include "core/testhooks.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -71,12 +72,12 @@ static void render_failed(http_req_t *r)
     api_error(r, 500, "The document could not be exported.");
 }
 
-/* Tests only: with INKWELL_TEST_EXPORT_HOLD=PATH, a job on the pool appends a line to
+/* Tests only (core/testhooks.h): with INKWELL_TEST_EXPORT_HOLD=PATH, a job on the pool appends a line to
  * PATH.log and waits until PATH exists, so that a test holds places without depending
  * on how long a file takes to make. */
 static void test_hold(void)
 {
-    const char *hold = getenv("INKWELL_TEST_EXPORT_HOLD");
+    const char *hold = test_hook_env("INKWELL_TEST_EXPORT_HOLD");
     if (!hold || !*hold)
         return;
     char log[4096];

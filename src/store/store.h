@@ -521,9 +521,11 @@ int store_template_update(store_conn_t *c, int64_t user_id, int64_t id,
 int store_template_delete(store_conn_t *c, int64_t user_id, int64_t id);
 
 /* ---- users, keys and usage (store/users.c) ---- */
-/* The clock of quotas and key expiry: now_us(), or the fixed time of the test-only
- * environment variable INKWELL_TEST_NOW (an RFC 3339 time), so tests can stand on
- * either side of a month's end. */
+/* The clock of quotas, key and session expiry, and of anything else a test must move:
+ * now_us(), or in a test build the test clock (core/testhooks.h): INKWELL_TEST_NOW (a
+ * fixed RFC 3339 time) plus the seconds in the file INKWELL_TEST_CLOCK_FILE (read at
+ * every call), so tests can stand on either side of a month's end or move time on. The
+ * one test clock: use it rather than a new one. */
 int64_t store_clock_us(void);
 /* "YYYY-MM" of a time (UTC). */
 void store_period(int64_t us, char out[8]);

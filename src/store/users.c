@@ -5,6 +5,7 @@
 #include "store/store_int.h"
 
 #include "core/log.h"
+#include "core/testhooks.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -44,8 +45,9 @@ static int64_t parse_test_now(const char *s)
     return (int64_t)timegm(&tm) * 1000000;
 }
 
-/* INKWELL_TEST_CLOCK_FILE (tests only): a file holding seconds added to the real clock,
- * read at every call, so a test moves time on while a server runs (session expiry). */
+/* INKWELL_TEST_CLOCK_FILE (tests only, core/testhooks.h): a file holding seconds added
+ * to the clock, read at every call, so a test moves time on while a server runs
+ * (session expiry). */
 static const char *skew_file;
 
 static int64_t skew_us(void)
@@ -60,12 +62,13 @@ static int64_t skew_us(void)
     return (int64_t)(sec * 1e6);
 }
 
+/* The test clock (core/testhooks.h); in a release build test_hook_env is NULL. */
 static void clock_init(void)
 {
-    const char *sf = getenv("INKWELL_TEST_CLOCK_FILE");
+    const char *sf = test_hook_env("INKWELL_TEST_CLOCK_FILE");
     if (sf && *sf)
         skew_file = sf;
-    const char *t = getenv("INKWELL_TEST_NOW");
+    const char *t = test_hook_env("INKWELL_TEST_NOW");
     if (t && *t) {
         fixed_now = parse_test_now(t);
         if (!fixed_now)
@@ -75,6 +78,8 @@ static void clock_init(void)
 
 int64_t store_clock_us(void)
 {
+    if (!TEST_HOOKS)
+        return now_us();
     pthread_once(&clock_once, clock_init);
     return (fixed_now ? fixed_now : now_us()) + (skew_file ? skew_us() : 0);
 }

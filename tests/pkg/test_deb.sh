@@ -42,6 +42,8 @@ fi
 apt install -y -qq "./$deb" >"$work/install.log" 2>&1
 check "apt-get install ./$(basename "$deb")" test $? -eq 0
 check "binary installed" test -x /usr/bin/inkwell
+# a release build: no test control (core/testhooks.h) is compiled in, so none is named
+check "no test controls in the binary" sh -c "! grep -a -q INKWELL_TEST_ /usr/bin/inkwell"
 check "man page installed" test -f /usr/share/man/man1/inkwell.1.gz
 check "unit installed" test -f /lib/systemd/system/inkwell.service
 check "config is a conffile" sh -c "dpkg-query -W -f='\${Conffiles}' inkwell | grep -q /etc/inkwell/inkwell.conf"
