@@ -199,9 +199,15 @@ static int serve(int argc, char **argv)
     records_deps_t deps = {.cfg = &cfg, .store = store, .media = media, .prov = prov,
                            .changed = app.rcache ? rcache_changed : NULL,
                            .changed_arg = app.rcache, .writer = writer};
-    app.records = records_start(&deps);
+    if (!(app.records = records_start(&deps))) {
+        log_error("cannot start the records service");
+        goto out;
+    }
     obs_observe_records(app.records);
-    jobs = jobs_start(&cfg, store, media, prov, app.records);
+    if (!(jobs = jobs_start(&cfg, store, media, prov, app.records))) {
+        log_error("cannot start the job workers");
+        goto out;
+    }
     records_set_jobs(app.records, jobs);
     if (!(proxies = proxies_parse(cfg.trusted_proxies, err, sizeof(err)))) {
         log_error("%s", err);

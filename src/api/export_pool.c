@@ -2,8 +2,10 @@
 #include "api/export_pool.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -146,15 +148,17 @@ export_pool_t *export_pool_start(int threads, int total, int per_user, size_t ca
 {
     export_pool_t *p = xcalloc(1, sizeof(*p));
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
+    thread_cond_init(&p->cv);
     pthread_mutex_init(&p->cmu, NULL);
     p->total = total < USER_SLOTS ? total : USER_SLOTS;
     p->per_user = per_user;
     p->cache_max = cache_bytes;
     p->threads = xcalloc((size_t)threads, sizeof(*p->threads));
     for (int i = 0; i < threads; i++) {
-        if (pthread_create(&p->threads[i], NULL, pool_main, p) != 0)
-            break;
+        char name[16];
+        snprintf(name, sizeof(name), "ink-export-%u", (unsigned)i % 1000u);
+        if (!thread_start(&p->threads[i], name, pool_main, p))
+            break; /* (logged) fewer threads serve the exports */
         p->nthreads++;
     }
     if (p->nthreads == 0) {

@@ -2,6 +2,7 @@
 #include "http/gate.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -187,7 +188,7 @@ gate_t *gate_start(struct MHD_Daemon *d, conn_table_t *ct, lingerer_t *l, double
     g->timeout_s = timeout_s;
     g->ep = epoll_create1(EPOLL_CLOEXEC);
     pthread_mutex_init(&g->mu, NULL);
-    if (g->ep < 0 || pthread_create(&g->thread, NULL, gate_main, g) != 0) {
+    if (g->ep < 0 || !thread_start(&g->thread, "ink-gate", gate_main, g)) {
         if (g->ep >= 0)
             close(g->ep);
         pthread_mutex_destroy(&g->mu);

@@ -16,6 +16,7 @@
 #include "http/server_int.h"
 
 #include "core/json.h"
+#include "core/thread.h"
 #include "http/gate.h"
 #include "http/limits.h"
 #include "http/proxies.h"
@@ -122,8 +123,14 @@ static void conn_set_receiving(http_server_t *s, http_conn_t *hc, double since)
 /* A request's own memory, and its count in flight. */
 static void req_free(http_server_t *s, http_req_t *r)
 {
-    if (r->hc && r->hc->req == r)
-        r->hc->req = NULL;
+    if (r->hc) {
+        pthread_mutex_lock(&s->conns_mu);
+        if (r->hc->req == r) {
+            r->hc->req = NULL;
+            r->hc->req_seen = false;
+        }
+        pthread_mutex_unlock(&s->conns_mu);
+    }
     if (r->counted) {
         atomic_fetch_sub(&s->inflight, 1);
         metrics_http_done((metrics_route_t)r->metric_route, r->method, r->status,
@@ -266,8 +273,12 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     r->hc = ci ? ci->socket_context : NULL;
-    if (r->hc)
+    if (r->hc) {
+        pthread_mutex_lock(&s->conns_mu);
         r->hc->req = r;
+        r->hc->req_seen = false;
+        pthread_mutex_unlock(&s->conns_mu);
+    }
     return r;
 }
 
@@ -478,6 +489,11 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         return MHD_NO;
     if (!r->seen) {
         r->seen = true;
+        if (r->hc) {
+            pthread_mutex_lock(&s->conns_mu);
+            r->hc->req_seen = true;
+            pthread_mutex_unlock(&s->conns_mu);
+        }
         r->method = arena_strdup(&r->arena, method);
         r->counted = true;
         atomic_fetch_add(&s->inflight, 1);
@@ -563,9 +579,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         r->resumed = false;
         r->on_resumed(s->o.app, r);
     }
-    conn_set_receiving(s, r->hc, mono_s()); /* a keep-alive connection's next request */
-    if (r->hc)
+    if (r->hc) { /* a keep-alive connection's next request */
+        pthread_mutex_lock(&s->conns_mu);
+        r->hc->receiving_since = mono_s();
         r->hc->served = true;
+        pthread_mutex_unlock(&s->conns_mu);
+    }
     req_free(s, r);
     *con_cls = NULL;
 }
@@ -676,7 +695,13 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout, MHD_OPTION_END);
     if (s->d)
         s->gate = gate_start(s->d, s->ct, s->lingerer, o->request_timeout);
-    if (!s->d || !s->gate || pthread_create(&s->acceptor, NULL, acceptor_main, s) != 0) {
+    /* the watchdog enforces --request-timeout: no server without it */
+    bool watchdog = s->d && s->gate && thread_start(&s->watchdog, "ink-watchdog", watchdog_main, s);
+    if (!watchdog || !thread_start(&s->acceptor, "ink-acceptor", acceptor_main, s)) {
+        if (watchdog) {
+            atomic_store(&s->stopping, true);
+            pthread_join(s->watchdog, NULL);
+        }
         gate_stop(s->gate);
         snprintf(err, errlen, "cannot serve on %s", o->listen);
         if (s->d)
@@ -689,7 +714,6 @@ http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
         return NULL;
     }
     s->accepting = true;
-    pthread_create(&s->watchdog, NULL, watchdog_main, s);
     return s;
 }
 

@@ -90,7 +90,7 @@ int http_connections_busy(http_server_t *s)
     double now = mono_s();
     pthread_mutex_lock(&s->conns_mu);
     for (http_conn_t *hc = s->conns; hc; hc = hc->next)
-        if (!hc->shut && ((hc->req && hc->req->seen) || input_pending(hc->fd) ||
+        if (!hc->shut && (hc->req_seen || input_pending(hc->fd) ||
                           (!hc->served && now - hc->receiving_since < HTTP_FIRST_REQUEST_S)))
             n++;
     pthread_mutex_unlock(&s->conns_mu);

@@ -27,9 +27,12 @@ typedef struct http_conn {
      * calls no completion for a request it refuses before the handler ever saw it (e.g.
      * its headers overflow the connection's memory), so the close frees it */
     struct http_req *req;
+    bool req_seen; /* req reached the handler (on_access) */
     struct sockaddr_storage addr; /* counted in the server's conn_table until the close */
     bool counted;
     bool served; /* a request was answered on it (a keep-alive connection, idle between) */
+    /* req, req_seen, served, shut and receiving_since are read by other threads (the
+     * watchdog, a drain): they change under the server's conns_mu only */
 } http_conn_t;
 
 struct http_stream {

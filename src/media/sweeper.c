@@ -2,6 +2,7 @@
 #include "media/sweeper.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 #include "core/util.h"
 
 #include <pthread.h>
@@ -47,12 +48,8 @@ static void *sweeper_main(void *arg)
     media_sweeper_t *s = arg;
     pthread_mutex_lock(&s->mu);
     while (!s->stop && s->interval_s > 0) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        double t = (double)until.tv_sec + until.tv_nsec / 1e9 + s->interval_s;
-        until.tv_sec = (time_t)t;
-        until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
-        while (!s->stop && pthread_cond_timedwait(&s->cv, &s->mu, &until) == 0) {
+        double until = mono_s() + s->interval_s;
+        while (!s->stop && thread_cond_wait_until(&s->cv, &s->mu, until)) {
         }
         if (s->stop)
             break;
@@ -72,8 +69,8 @@ media_sweeper_t *media_sweeper_start(media_t *m, store_t *store, double age_s, d
     s->age_s = age_s;
     s->interval_s = interval_s;
     pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
-    if (pthread_create(&s->thread, NULL, sweeper_main, s) != 0) {
+    thread_cond_init(&s->cv);
+    if (!thread_start(&s->thread, "ink-sweeper", sweeper_main, s)) {
         pthread_mutex_destroy(&s->mu);
         pthread_cond_destroy(&s->cv);
         free(s);

@@ -6,10 +6,14 @@
  *
  * One mutex guards a small hash table of records that have subscribers or a
  * generation running here. Subscribers are called under it, so after
- * records_unsubscribe returns no callback can run; observers are called outside it. */
+ * records_unsubscribe returns no callback can run; observers are called outside it.
+ * The entries that have subscribers are also on one list (watched), which the ticker
+ * walks: a tick costs one call per subscriber, and with none the ticker sleeps until
+ * one subscribes. */
 #include "records/records_int.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,6 +35,7 @@ typedef struct {
 
 struct hub_entry {
     hub_entry_t *next;
+    hub_entry_t *wprev, *wnext; /* on the watched list while it has subscribers */
     rec_kind_t kind;
     int64_t id, user_id;
     records_sub_t *subs;
@@ -41,12 +46,14 @@ struct hub_entry {
     piece_t *pieces; /* cut in its pieces */
     size_t npieces, cap;
     int64_t seq;   /* the last number the subscribers got */
+    unsigned seq_types; /* which of TEXT and REVISION they got with it (shared_bit) */
 };
 
 struct hub {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     hub_entry_t *buckets[NBUCKETS];
+    hub_entry_t *watched; /* the entries that have subscribers */
     bool closing, stopping;
     struct {
         records_event_fn fn;
@@ -79,6 +86,30 @@ static hub_entry_t *entry_find(hub_t *h, rec_kind_t kind, int64_t id, bool creat
     e->next = *pp;
     *pp = e;
     return e;
+}
+
+/* An entry's first subscriber puts it on the watched list, its last one takes it off
+ * (under the lock); the ticker is woken when the list was empty. */
+static void watch(hub_t *h, hub_entry_t *e)
+{
+    e->wprev = NULL;
+    e->wnext = h->watched;
+    if (h->watched)
+        h->watched->wprev = e;
+    else
+        pthread_cond_broadcast(&h->cv);
+    h->watched = e;
+}
+
+static void unwatch(hub_t *h, hub_entry_t *e)
+{
+    if (e->wprev)
+        e->wprev->wnext = e->wnext;
+    else if (h->watched == e)
+        h->watched = e->wnext;
+    if (e->wnext)
+        e->wnext->wprev = e->wprev;
+    e->wprev = e->wnext = NULL;
 }
 
 /* Frees the entry when nothing needs it any more (under the lock). */
@@ -148,31 +179,30 @@ static void replay(hub_entry_t *e, records_sub_t *sub, int64_t from)
     }
 }
 
+/* Every tick_s (monotonic) while some record has subscribers, each subscriber gets a
+ * REV_TICK; with none the ticker waits until one subscribes. */
 static void *ticker_main(void *arg)
 {
     hub_t *h = arg;
     pthread_mutex_lock(&h->mu);
+    double next = mono_s() + h->tick_s;
     while (!h->stopping) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        long ns = (long)(h->tick_s * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec += ns % 1000000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
+        if (!h->watched) {
+            pthread_cond_wait(&h->cv, &h->mu);
+            next = mono_s() + h->tick_s;
+            continue;
         }
-        pthread_cond_timedwait(&h->cv, &h->mu, &ts);
-        if (h->stopping)
-            break;
-        rev_t ev = {.type = REV_TICK, .now_mono = mono_s()};
-        for (size_t b = 0; b < NBUCKETS; b++)
-            for (hub_entry_t *e = h->buckets[b]; e; e = e->next)
-                for (records_sub_t *sub = e->subs; sub; sub = sub->next) {
-                    ev.kind = e->kind;
-                    ev.id = e->id;
-                    sub->fn(sub->arg, &ev);
-                }
+        if (thread_cond_wait_until(&h->cv, &h->mu, next))
+            continue; /* woken (or spuriously): the deadline stays */
+        double now = mono_s();
+        next = next + h->tick_s > now ? next + h->tick_s : now + h->tick_s;
+        rev_t ev = {.type = REV_TICK, .now_mono = now};
+        for (hub_entry_t *e = h->watched; e; e = e->wnext)
+            for (records_sub_t *sub = e->subs; sub; sub = sub->next) {
+                ev.kind = e->kind;
+                ev.id = e->id;
+                sub->fn(sub->arg, &ev);
+            }
     }
     pthread_mutex_unlock(&h->mu);
     return NULL;
@@ -182,9 +212,15 @@ hub_t *hub_new(double tick_s)
 {
     hub_t *h = xcalloc(1, sizeof(*h));
     pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->cv, NULL);
+    thread_cond_init(&h->cv);
     h->tick_s = tick_s > 0 ? tick_s : 1;
-    h->ticker_started = pthread_create(&h->ticker, NULL, ticker_main, h) == 0;
+    /* without the ticker no wait limit would ever expire: no hub */
+    if (!(h->ticker_started = thread_start(&h->ticker, "ink-ticker", ticker_main, h))) {
+        pthread_cond_destroy(&h->cv);
+        pthread_mutex_destroy(&h->mu);
+        free(h);
+        return NULL;
+    }
     return h;
 }
 
@@ -196,8 +232,7 @@ void hub_free(hub_t *h)
     h->stopping = true;
     pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
-    if (h->ticker_started)
-        pthread_join(h->ticker, NULL);
+    thread_join(h->ticker, h->ticker_started);
     for (size_t b = 0; b < NBUCKETS; b++) {
         hub_entry_t *e = h->buckets[b];
         while (e) {
@@ -245,6 +280,8 @@ records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t
     e->user_id = user_id;
     sub->entry = e;
     replay(e, sub, from_seq);
+    if (!e->subs)
+        watch(h, e);
     sub->next = e->subs;
     e->subs = sub;
     pthread_mutex_unlock(&h->mu);
@@ -263,6 +300,8 @@ void hub_unsubscribe(hub_t *h, records_sub_t *sub)
             pp = &(*pp)->next;
         if (*pp)
             *pp = sub->next;
+        if (!e->subs)
+            unwatch(h, e);
         entry_maybe_free(h, e);
     }
     pthread_mutex_unlock(&h->mu);
@@ -312,6 +351,22 @@ static void hold(hub_entry_t *e, const rev_t *ev, bool local)
     }
 }
 
+/* A revision made while a generation runs (an edit, a restore) takes the stored number
+ * G+1, which the generation's first piece has in memory too (records.h): the two kinds
+ * may share a number, each once; any other number is delivered once. */
+static unsigned shared_bit(rev_type_t type)
+{
+    return type == REV_TEXT ? 1u : type == REV_REVISION ? 2u : 0u;
+}
+
+static bool fresh_for_subscribers(const hub_entry_t *e, const rev_t *ev)
+{
+    if (ev->seq <= 0 || ev->seq > e->seq)
+        return true;
+    unsigned bit = shared_bit(ev->type);
+    return ev->seq == e->seq && bit && e->seq_types && !(e->seq_types & bit);
+}
+
 void hub_publish(hub_t *h, const rev_t *ev, bool local)
 {
     pthread_mutex_lock(&h->mu);
@@ -319,11 +374,13 @@ void hub_publish(hub_t *h, const rev_t *ev, bool local)
     hub_entry_t *e = entry_find(h, ev->kind, ev->id, need && ev->id > 0);
     if (e) {
         /* a number the subscribers had already (or an older one) is not theirs again */
-        bool fresh = ev->seq <= 0 || ev->seq > e->seq;
+        bool fresh = fresh_for_subscribers(e, ev);
         if (local || fresh)
             hold(e, ev, local);
-        if (fresh && ev->seq > 0)
+        if (fresh && ev->seq > 0) {
+            e->seq_types = (ev->seq == e->seq ? e->seq_types : 0) | shared_bit(ev->type);
             e->seq = ev->seq;
+        }
         for (records_sub_t *sub = fresh ? e->subs : NULL; sub; sub = sub->next)
             sub->fn(sub->arg, ev);
         entry_maybe_free(h, e);
@@ -355,18 +412,20 @@ void hub_release(hub_t *h)
 {
     pthread_mutex_lock(&h->mu);
     h->closing = true;
-    for (size_t b = 0; b < NBUCKETS; b++)
-        for (hub_entry_t *e = h->buckets[b]; e; e = e->next) {
-            rev_t ev = {.type = REV_RELEASED, .kind = e->kind, .id = e->id};
-            records_sub_t *sub = e->subs;
-            e->subs = NULL;
-            while (sub) {
-                records_sub_t *next = sub->next;
-                sub->entry = NULL;
-                sub->fn(sub->arg, &ev);
-                sub = next;
-            }
+    for (hub_entry_t *e = h->watched, *wnext; e; e = wnext) {
+        wnext = e->wnext;
+        rev_t ev = {.type = REV_RELEASED, .kind = e->kind, .id = e->id};
+        records_sub_t *sub = e->subs;
+        e->subs = NULL;
+        e->wprev = e->wnext = NULL;
+        while (sub) {
+            records_sub_t *next = sub->next;
+            sub->entry = NULL;
+            sub->fn(sub->arg, &ev);
+            sub = next;
         }
+    }
+    h->watched = NULL;
     pthread_mutex_unlock(&h->mu);
 }
 
@@ -376,14 +435,12 @@ size_t hub_watched(hub_t *h, rec_kind_t *kinds, int64_t *user_ids, int64_t *ids,
 {
     size_t n = 0;
     pthread_mutex_lock(&h->mu);
-    for (size_t b = 0; b < NBUCKETS && n < max; b++)
-        for (hub_entry_t *e = h->buckets[b]; e && n < max; e = e->next)
-            if (e->subs) {
-                kinds[n] = e->kind;
-                user_ids[n] = e->user_id;
-                ids[n] = e->id;
-                n++;
-            }
+    for (hub_entry_t *e = h->watched; e && n < max; e = e->wnext) {
+        kinds[n] = e->kind;
+        user_ids[n] = e->user_id;
+        ids[n] = e->id;
+        n++;
+    }
     pthread_mutex_unlock(&h->mu);
     return n;
 }

@@ -13,6 +13,7 @@
 #include "records/jobs.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 #include "gen/templates.h"
 
 #include <pthread.h>
@@ -53,11 +54,13 @@ struct jobs {
 
     pthread_t *workers;
     int nworkers;
+    int nstarted; /* workers[0..nstarted) are running threads */
 
     pthread_mutex_t lease_mu;
     pthread_cond_t lease_cv; /* signalled at stop */
     lease_slot_t *slots;     /* one per worker */
     pthread_t renewer;
+    bool renewer_started;
 };
 
 typedef struct {
@@ -144,16 +147,7 @@ static void *renewer_main(void *arg)
     double every = j->cfg->job_lease / 4;
     pthread_mutex_lock(&j->lease_mu);
     while (!atomic_load(&j->stopping)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        long ns = (long)(every * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec += ns % 1000000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&j->lease_cv, &j->lease_mu, &ts);
+        thread_cond_wait_for(&j->lease_cv, &j->lease_mu, every);
         if (atomic_load(&j->stopping))
             break;
         char err[256];
@@ -319,16 +313,8 @@ out:
 static void idle_wait(jobs_t *j, unsigned long seen)
 {
     pthread_mutex_lock(&j->mu);
-    if (j->work_seq == seen && !atomic_load(&j->stopping)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += IDLE_POLL_MS * 1000000L;
-        while (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&j->work_cv, &j->mu, &ts);
-    }
+    if (j->work_seq == seen && !atomic_load(&j->stopping))
+        thread_cond_wait_for(&j->work_cv, &j->mu, IDLE_POLL_MS / 1e3);
     pthread_mutex_unlock(&j->mu);
 }
 
@@ -411,18 +397,29 @@ jobs_t *jobs_start(const cfg_t *cfg, store_t *store, media_t *media, const provi
     j->records = records;
     j->shared = store_shared(store);
     pthread_mutex_init(&j->mu, NULL);
-    pthread_cond_init(&j->work_cv, NULL);
+    thread_cond_init(&j->work_cv);
     pthread_mutex_init(&j->lease_mu, NULL);
-    pthread_cond_init(&j->lease_cv, NULL);
+    thread_cond_init(&j->lease_cv);
     j->nworkers = (int)cfg->workers;
     j->workers = xcalloc((size_t)j->nworkers, sizeof(pthread_t));
     j->slots = xcalloc((size_t)j->nworkers, sizeof(lease_slot_t));
-    pthread_create(&j->renewer, NULL, renewer_main, j);
-    for (int i = 0; i < j->nworkers; i++) {
+    /* all or nothing: a worker without the renewer would lose its leases, and fewer
+     * workers than --workers is not what the operator asked for */
+    bool ok = j->renewer_started = thread_start(&j->renewer, "ink-renewer", renewer_main, j);
+    for (int i = 0; ok && i < j->nworkers; i++) {
         worker_arg_t *wa = xcalloc(1, sizeof(*wa));
         wa->j = j;
         wa->slot = i;
-        pthread_create(&j->workers[i], NULL, worker_main, wa);
+        char name[16];
+        snprintf(name, sizeof(name), "ink-worker-%u", (unsigned)i % 1000u);
+        if ((ok = thread_start(&j->workers[i], name, worker_main, wa)))
+            j->nstarted++;
+        else
+            free(wa);
+    }
+    if (!ok) {
+        jobs_stop(j);
+        return NULL;
     }
     return j;
 }
@@ -449,9 +446,9 @@ void jobs_stop(jobs_t *j)
     pthread_mutex_lock(&j->lease_mu);
     pthread_cond_broadcast(&j->lease_cv);
     pthread_mutex_unlock(&j->lease_mu);
-    pthread_join(j->renewer, NULL);
-    for (int i = 0; i < j->nworkers; i++)
-        pthread_join(j->workers[i], NULL);
+    thread_join(j->renewer, j->renewer_started);
+    for (int i = 0; i < j->nstarted; i++)
+        thread_join(j->workers[i], true);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->work_cv);
     pthread_mutex_destroy(&j->lease_mu);

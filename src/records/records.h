@@ -36,9 +36,11 @@
  * regeneration queued +1; a revision made +1. A document created on the inline path is
  * stored completed at once: its one event, COMPLETED, is 1. Unnumbered (seq 0): UNSTORED
  * (this process's only; nothing changed), RELEASED, TICK. DELETED is last whatever came
- * before it: RECORDS_SEQ_END. Known gap: a revision made (restore, edit) while a
- * generation runs takes the stored number G+1, which the running generation's first
- * piece has in memory too; subscribers still see both (the piece's order is by offset).
+ * before it: RECORDS_SEQ_END. One number is shared: a revision made (restore, edit)
+ * while a generation runs takes the stored number G+1, which the running generation's
+ * first piece has in memory too. The hub delivers both, whichever comes first (each
+ * once: REV_TEXT and REV_REVISION may share a number, nothing else may;
+ * tests/unit/test_records.c); a piece's place in the text is its offset.
  *
  * Events are published after the change is committed: in this process directly, to
  * other processes (PostgreSQL) by NOTIFY (records/remote.c) — the text pieces too, each
@@ -232,6 +234,7 @@ typedef struct {
     struct writer *writer; /* group commit for inline generations; NULL = none */
 } records_deps_t;
 
+/* NULL when a thread of its own could not start (logged). */
 records_t *records_start(const records_deps_t *deps);
 void records_set_jobs(records_t *s, struct jobs *jobs);
 /* The server is stopping: every subscriber gets REV_RELEASED (waiting creates answer

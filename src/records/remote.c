@@ -34,6 +34,7 @@
 #include "records/records_int.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -272,15 +273,8 @@ static bool requeue(remote_t *r, pending_t *p)
 /* Waits ms or until a stop (under r->mu). */
 static void pause_locked(remote_t *r, long ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    while (!r->stopping && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
+    double until = mono_s() + ms / 1e3;
+    while (!r->stopping && thread_cond_wait_until(&r->cv, &r->mu, until))
         ;
 }
 
@@ -372,8 +366,14 @@ remote_t *remote_start(records_t *s)
     r->s = s;
     random_hex(r->tag, 8);
     pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
-    r->sender_started = pthread_create(&r->sender, NULL, sender_main, r) == 0;
+    thread_cond_init(&r->cv);
+    /* without the sender no other process would hear this one's generations */
+    if (!(r->sender_started = thread_start(&r->sender, "ink-remote", sender_main, r))) {
+        pthread_cond_destroy(&r->cv);
+        pthread_mutex_destroy(&r->mu);
+        free(r);
+        return NULL;
+    }
     r->listener = store_listen(s->d.store, on_payload, on_connected, r);
     if (!r->listener)
         log_error("records: cannot follow the records of other processes");
@@ -389,8 +389,7 @@ void remote_stop(remote_t *r)
     r->stopping = true;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
-    if (r->sender_started)
-        pthread_join(r->sender, NULL);
+    thread_join(r->sender, r->sender_started);
     while (r->queue) { /* pieces handed over after the sender ended */
         pending_t *next = r->queue->next;
         buf_free(&r->queue->text);

@@ -16,6 +16,7 @@
 #include "core/unicode.h"
 
 #include "core/log.h"
+#include "core/testhooks.h"
 #include "records/jobs.h"
 #include "gen/templates.h"
 #include "store/writer.h"
@@ -50,14 +51,19 @@ records_t *records_start(const records_deps_t *deps)
 {
     records_t *s = xcalloc(1, sizeof(*s));
     s->d = *deps;
-    s->hub = hub_new(records_tick_s(s));
+    if (!(s->hub = hub_new(records_tick_s(s)))) { /* (its thread could not start: logged) */
+        free(s);
+        return NULL;
+    }
     s->quota = quota_new();
-    /* test-only: die right after a create whose Idempotency-Key answer was committed
+    /* test-only (core/testhooks.h): die right after a create whose Idempotency-Key answer was committed
      * with it (tests/http/test_idempotency.py: the key outlives the crash) */
-    const char *crash = getenv("INKWELL_TEST_EXIT_AFTER_KEPT_COMMIT");
+    const char *crash = test_hook_env("INKWELL_TEST_EXIT_AFTER_KEPT_COMMIT");
     s->exit_after_kept_commit = crash && *crash == '1';
-    if (store_shared(deps->store))
-        s->remote = remote_start(s);
+    if (store_shared(deps->store) && !(s->remote = remote_start(s))) {
+        records_stop(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -445,8 +451,11 @@ void records_create(records_t *s, records_create_t *cr)
         return;
     }
     p->deadline = mono_s() + s->d.cfg->wait_limit;
-    p->sub = hub_subscribe(s->hub, cr->rec.kind, cr->rec.user_id, cr->rec.id, cr->rec.event_seq,
-                           on_wait_event, p);
+    /* once subscribed, the completion may copy the stored record into cr->rec from
+     * another thread (on_wait_event): what is read below is taken before */
+    rec_kind_t kind = cr->rec.kind;
+    int64_t user_id = cr->rec.user_id, id = cr->rec.id;
+    p->sub = hub_subscribe(s->hub, kind, user_id, id, cr->rec.event_seq, on_wait_event, p);
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
     /* The job may have ended before the subscription. (p lives in the request's arena:
@@ -455,7 +464,7 @@ void records_create(records_t *s, records_create_t *cr)
     arena_t a;
     arena_init(&a);
     record_t now;
-    rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL, &a, &now);
+    rc = store_record_get(c, kind, user_id, id, NULL, NULL, &a, &now);
     if (rc == STORE_OK && records_last_failed(&now)) {
         rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error,
                         .failure = records_failure_of(now.error)};
@@ -467,7 +476,7 @@ void records_create(records_t *s, records_create_t *cr)
         rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error};
         on_wait_event(p, &failed);
     } else if (rc == STORE_NOTFOUND) {
-        rev_t deleted = {.type = REV_DELETED, .kind = cr->rec.kind, .id = cr->rec.id};
+        rev_t deleted = {.type = REV_DELETED, .kind = kind, .id = id};
         on_wait_event(p, &deleted);
     }
     arena_free(&a);

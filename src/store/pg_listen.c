@@ -9,6 +9,7 @@
 #include "store/store_int.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 
 #include <libpq-fe.h>
 #include <poll.h>
@@ -89,7 +90,7 @@ struct store_listener *pg_listen_start(store_t *s, void (*fn)(void *arg, const c
     l->fn = fn;
     l->connected = connected;
     l->arg = arg;
-    if (pthread_create(&l->thread, NULL, listen_main, l) != 0) {
+    if (!thread_start(&l->thread, "ink-listen", listen_main, l)) {
         free(l->url);
         free(l);
         return NULL;

@@ -21,6 +21,7 @@
 #include "store/sqlite_ckpt.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -121,10 +122,10 @@ int sq_ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
     unsigned long *count = NULL; /* the checkpoint this commit runs itself, if any */
     pthread_mutex_lock(&k->mu);
     if (!k->started && !k->failed && !k->stopping) {
-        if (pthread_create(&k->thread, NULL, ckpt_main, k) == 0)
+        if (thread_start(&k->thread, "ink-checkpoint", ckpt_main, k))
             k->started = true;
         else
-            k->failed = true;
+            k->failed = true; /* (logged) each commit checkpoints itself */
     }
     if (atomic_load(&k->finish)) {
         atomic_store(&k->finish, false);

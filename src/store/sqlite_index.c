@@ -53,6 +53,7 @@
 #include "store/sqlite_int.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -401,10 +402,10 @@ void sq_index_poke(sq_index_t *x)
     }
     atomic_store(&x->poked, true);
     if (!x->started && !x->stopping) {
-        if (pthread_create(&x->thread, NULL, index_main, x) == 0)
+        if (thread_start(&x->thread, "ink-index", index_main, x))
             x->started = true;
         else
-            log_warn("sqlite: cannot start the search index thread: %s", strerror(errno));
+            atomic_store(&x->poked, false); /* (logged) the next write tries again */
     }
     x->pending = true;
     pthread_cond_signal(&x->cv);
@@ -438,11 +439,7 @@ sq_index_t *sq_index_new(const char *path, int (*hook)(void *, sqlite3 *, const 
     x->hook = hook;
     x->hook_arg = hook_arg;
     pthread_mutex_init(&x->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&x->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    thread_cond_init(&x->cv);
     return x;
 }
 

@@ -3,6 +3,7 @@
 #include "store/store_int.h"
 
 #include "core/log.h"
+#include "core/thread.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -94,7 +95,7 @@ writer_t *writer_start(store_t *store, int max_batch)
     w->max_batch = max_batch > 0 ? max_batch : 1;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
-    if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+    if (!thread_start(&w->thread, "ink-writer", writer_main, w)) {
         pthread_cond_destroy(&w->cv);
         pthread_mutex_destroy(&w->mu);
         free(w);

@@ -5,7 +5,8 @@
  * delivered again; another process's pieces are held for replays while subscribers
  * follow them; observers see local events and not other processes'; unsubscribe stops
  * delivery; release tells every subscriber and later subscriptions at once; ticks
- * come; many threads' pieces arrive in order, numbered without a gap. */
+ * come, and only while somebody is subscribed; a revision and a piece that share a
+ * number both arrive; many threads' pieces arrive in order, numbered without a gap. */
 #include "records/records_int.h"
 #include "test.h"
 
@@ -28,7 +29,8 @@ typedef struct {
 static void on_event(void *arg, const rev_t *ev)
 {
     seen_t *s = arg;
-    s->n[ev->type]++;
+    /* atomic: the tests poll the count of ticks while the ticker adds to it */
+    __atomic_fetch_add(&s->n[ev->type], 1, __ATOMIC_RELEASE);
     if (ev->type != REV_TICK && s->nseqs < 64)
         s->seqs[s->nseqs++] = ev->seq;
     if (ev->seq > 0) {
@@ -184,9 +186,70 @@ static void test_ticks_and_watched(void)
     CHECK_INT(hub_watched(h, kinds, users, ids, 4), 1);
     CHECK_INT(users[0], 4);
     CHECK_INT(ids[0], 11);
-    CHECK(a.n[REV_TICK] >= 4); /* two subscriptions, every 50 ms */
+    CHECK(__atomic_load_n(&a.n[REV_TICK], __ATOMIC_ACQUIRE) >= 4); /* two subscriptions, every 50 ms */
     hub_unsubscribe(h, s2);
     CHECK_INT(hub_watched(h, kinds, users, ids, 4), 0);
+    hub_free(h);
+    buf_free(&a.text);
+}
+
+/* A revision made while a generation runs (an edit, a restore) takes the stored number
+ * G+1, which the generation's first piece has in memory too: every subscriber gets
+ * both, whichever comes first, each once, and the pieces after them (records.h). */
+static void test_revision_shares_a_number(void)
+{
+    for (int order = 0; order < 2; order++) {
+        hub_t *h = hub_new(30);
+        seen_t a = {0};
+        buf_init(&a.text);
+        records_sub_t *sa = hub_subscribe(h, KIND_DOC, 7, 5, 0, on_event, &a);
+        rev_t gen = {.type = REV_GENERATING, .kind = KIND_DOC, .id = 5, .user_id = 7,
+                     .seq = 10, .gen_seq = 10};
+        hub_publish(h, &gen, true);
+        rev_t rev = {.type = REV_REVISION, .kind = KIND_DOC, .id = 5, .user_id = 7, .seq = 11};
+        int64_t off = 0, seq = 0;
+        if (order == 0) {
+            hub_publish(h, &rev, true);
+            hub_publish(h, &rev, false); /* the same again (another path): not twice */
+        }
+        publish_piece(h, 5, 10, "one ", &off, &seq, true); /* 11 */
+        if (order == 1)
+            hub_publish(h, &rev, true);
+        int64_t off2 = 0, seq2 = 0; /* the first piece again, from another process */
+        publish_piece(h, 5, 10, "one ", &off2, &seq2, false);
+        publish_piece(h, 5, 10, "two", &off, &seq, true); /* 12 */
+        hub_publish(h, &rev, true); /* older now */
+        CHECK_INT(a.n[REV_GENERATING], 1);
+        CHECK_INT(a.n[REV_REVISION], 1);
+        CHECK_INT(a.n[REV_TEXT], 2);
+        CHECK_STR(a.text.data, "one two");
+        CHECK_INT(a.last_seq, 12);
+        hub_unsubscribe(h, sa);
+        hub_free(h);
+        buf_free(&a.text);
+    }
+}
+
+/* The ticker with nobody subscribed does nothing (it waits for a subscriber); the
+ * first subscription gets ticks at once again. */
+static void test_ticker_idle(void)
+{
+    hub_t *h = hub_new(0.02);
+    seen_t a = {0};
+    buf_init(&a.text);
+    records_sub_t *s1 = hub_subscribe(h, KIND_DOC, 3, 10, 0, on_event, &a);
+    for (int i = 0; i < 1000 * test_slow() && __atomic_load_n(&a.n[REV_TICK], __ATOMIC_ACQUIRE) < 2; i++)
+        usleep(10 * 1000);
+    hub_unsubscribe(h, s1);
+    int ticks = a.n[REV_TICK];
+    CHECK(ticks >= 2);
+    usleep(100 * 1000); /* a window in which nothing may happen: nobody is subscribed */
+    CHECK_INT(a.n[REV_TICK], ticks);
+    s1 = hub_subscribe(h, KIND_DOC, 3, 10, 0, on_event, &a);
+    for (int i = 0; i < 1000 * test_slow() && __atomic_load_n(&a.n[REV_TICK], __ATOMIC_ACQUIRE) < ticks + 2; i++)
+        usleep(10 * 1000);
+    hub_unsubscribe(h, s1);
+    CHECK(a.n[REV_TICK] >= ticks + 2);
     hub_free(h);
     buf_free(&a.text);
 }
@@ -298,6 +361,8 @@ int main(void)
     CHECK_INT(rec_state_parse("queued"), REC_QUEUED);
     test_delivery_and_replay();
     test_ticks_and_watched();
+    test_ticker_idle();
+    test_revision_shares_a_number();
     test_followed();
     test_threads();
     TEST_DONE();
