@@ -62,6 +62,10 @@ int api_failure_status(rec_failure_t failure, const char *error, const char **me
         *message = "Storage is full; please try again later.";
         return 503;
     }
+    if (failure == RF_CHANGED) { /* API.md §24 */
+        *message = STORE_CHANGED_ERROR;
+        return 409;
+    }
     *message = error ? error : "Generation failed.";
     return 502;
 }

@@ -475,11 +475,30 @@ static int follow(sse_t *x, store_conn_t *c, record_t *now, arena_t *a)
 {
     /* every event this process holds of the record is replayed to on_event (the text so
      * so far of a generation running or followed here, piece by piece), then the rest */
-    x->sub = records_subscribe(x->app->records, x->kind, x->user_id, x->id, 0, on_event, x);
+    x->sub = x->job_id ? records_subscribe_job(x->app->records, x->kind, x->user_id, x->id, 0,
+                                               x->job_id, on_event, x)
+                       : records_subscribe(x->app->records, x->kind, x->user_id, x->id, 0,
+                                           on_event, x);
     store_read_end(c); /* a fresh read, after the subscription */
+    /* a create's own generation may have ended before the subscription, and another
+     * begun since (a regeneration accepted): asked before the record is read, so a
+     * record read unfinished after its job ended is the later generation's */
+    bool ended = false;
+    if (x->job_id)
+        records_job_ended(x->app->records, c, x->job_id, &ended);
     int rc = records_get(x->app->records, c, x->kind, x->user_id, x->id, NULL, NULL, a, now);
     pthread_mutex_lock(&x->mu);
-    if (rc == STORE_OK && x->end == END_NONE) {
+    if (rc == STORE_OK && x->end == END_NONE && ended && !record_finished(now)) {
+        record_t as_left = *now; /* the record as this generation left it */
+        if (now->error) {
+            x->end = END_FAILED;
+            x->failure = records_failure_of(now->error);
+            snprintf(x->error, sizeof(x->error), "%s", now->error);
+        } else {
+            as_left.state = REC_COMPLETED;
+            learn_final(x, &as_left);
+        }
+    } else if (rc == STORE_OK && x->end == END_NONE) {
         /* a regeneration that failed leaves its record completed, with error set */
         bool failed = x->is_regen ? records_last_failed(now) : now->state == REC_FAILED;
         if (now->state == REC_COMPLETED && !failed)

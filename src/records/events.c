@@ -26,6 +26,7 @@ struct records_sub {
     hub_entry_t *entry; /* NULL once released */
     records_event_fn fn;
     void *arg;
+    int64_t job_id; /* the client of one generation (hub_subscribe_job), else 0 */
 };
 
 /* A piece of the text held: it ends at byte end and its number is seq. */
@@ -266,9 +267,17 @@ void hub_observe(hub_t *h, records_event_fn fn, void *arg)
 records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id,
                              int64_t from_seq, records_event_fn fn, void *arg)
 {
+    return hub_subscribe_job(h, kind, user_id, id, from_seq, 0, fn, arg);
+}
+
+records_sub_t *hub_subscribe_job(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id,
+                                 int64_t from_seq, int64_t job_id, records_event_fn fn,
+                                 void *arg)
+{
     records_sub_t *sub = xcalloc(1, sizeof(*sub));
     sub->fn = fn;
     sub->arg = arg;
+    sub->job_id = job_id;
     pthread_mutex_lock(&h->mu);
     if (h->closing) {
         pthread_mutex_unlock(&h->mu);
@@ -373,16 +382,25 @@ void hub_publish(hub_t *h, const rev_t *ev, bool local)
     bool need = local && (ev->type == REV_GENERATING || ev->type == REV_TEXT);
     hub_entry_t *e = entry_find(h, ev->kind, ev->id, need && ev->id > 0);
     if (e) {
-        /* a number the subscribers had already (or an older one) is not theirs again */
+        /* a number the subscribers had already (or an older one) is not theirs again —
+         * except a job's end for that job's own clients: the record's number may have
+         * moved past it (the next regeneration was accepted between the end's commit
+         * and this event), and the end is theirs all the same */
         bool fresh = fresh_for_subscribers(e, ev);
-        if (local || fresh)
-            hold(e, ev, local);
+        bool end = ev->job_id && (ev->type == REV_COMPLETED || ev->type == REV_FAILED ||
+                                  ev->type == REV_UNSTORED);
+        if (fresh || (local && !end))
+            hold(e, ev, local); /* (a stale end is not the text held now) */
         if (fresh && ev->seq > 0) {
             e->seq_types = (ev->seq == e->seq ? e->seq_types : 0) | shared_bit(ev->type);
             e->seq = ev->seq;
         }
-        for (records_sub_t *sub = fresh ? e->subs : NULL; sub; sub = sub->next)
-            sub->fn(sub->arg, ev);
+        for (records_sub_t *sub = e->subs, *next; sub; sub = next) {
+            next = sub->next;
+            bool theirs = !ev->job_id || !sub->job_id || ev->job_id == sub->job_id;
+            if (fresh ? theirs : end && sub->job_id == ev->job_id)
+                sub->fn(sub->arg, ev);
+        }
         entry_maybe_free(h, e);
     }
     int nobs = h->nobservers;

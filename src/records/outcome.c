@@ -89,6 +89,14 @@ int records_store_outcome(records_t *s, store_conn_t *c, const job_t *claimed,
     }
     if (why && rc == STORE_OK)
         log_info("job=%lld: failed (%s)", (long long)job->id, why);
+    if (rc == STORE_CHANGED) {
+        /* an action that lost the race to another revision (API.md §24): the job ended,
+         * the record keeps the newer revision; its waiter or stream gets the 409 */
+        log_info("job=%lld: not stored (%s)", (long long)job->id, STORE_CHANGED_ERROR);
+        publish_job(s, job, REV_FAILED, &stored, STORE_CHANGED_ERROR, RF_CHANGED, o);
+        arena_free(&a);
+        return STORE_OK;
+    }
     if (rc == STORE_STALE)
         log_warn("job=%lld: result discarded (lease lost or record deleted)", (long long)job->id);
     else if (rc != STORE_OK)

@@ -109,6 +109,7 @@ typedef enum {
     RF_STORAGE_FULL, /* a picture found no room (media.h MEDIA_FULL) */
     RF_UNSTORED,     /* the outcome could not be stored (REV_UNSTORED) */
     RF_DELETED,      /* the record was deleted before its generation finished */
+    RF_CHANGED,      /* an action lost the race to another revision (API.md §24: 409) */
 } rec_failure_t;
 
 typedef struct {
@@ -168,8 +169,22 @@ typedef struct records_sub records_sub_t;
  * follows. The callback gets a REV_TICK every RECORDS_TICK_S too. */
 records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id,
                                  int64_t from_seq, records_event_fn fn, void *arg);
+/* The same for the client of one generation (a waiting or streamed create, regenerate
+ * or action): events of other jobs are not given to it, and its own job's end
+ * (COMPLETED, FAILED, UNSTORED carrying job_id) is given to it even when the record's
+ * number has moved past it (another regeneration accepted between the end's commit and
+ * its event: before, that end was dropped as older and the client waited in vain). */
+records_sub_t *records_subscribe_job(records_t *s, rec_kind_t kind, int64_t user_id,
+                                     int64_t id, int64_t from_seq, int64_t job_id,
+                                     records_event_fn fn, void *arg);
 /* After it returns, the callback is never called again. NULL is ignored. */
 void records_unsubscribe(records_t *s, records_sub_t *sub);
+
+/* Whether generation job_id has ended (its job row is gone: completed, failed, or its
+ * record deleted). A client that subscribed after its job may have ended asks this
+ * BEFORE reading the record: a record read after a true answer that is not finished
+ * is already another generation's (the client's own ended first). */
+int records_job_ended(records_t *s, store_conn_t *c, int64_t job_id, bool *ended);
 
 /* Publishes an event: to the record's subscribers, the observers and (PostgreSQL)
  * other processes. For the workers (records/jobs.c) and the service itself. */

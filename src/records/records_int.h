@@ -13,6 +13,10 @@ void hub_free(hub_t *h);
 void hub_observe(hub_t *h, records_event_fn fn, void *arg);
 records_sub_t *hub_subscribe(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id,
                              int64_t from_seq, records_event_fn fn, void *arg);
+/* The same for the client of one generation (job_id, records_subscribe_job). */
+records_sub_t *hub_subscribe_job(hub_t *h, rec_kind_t kind, int64_t user_id, int64_t id,
+                                 int64_t from_seq, int64_t job_id, records_event_fn fn,
+                                 void *arg);
 void hub_unsubscribe(hub_t *h, records_sub_t *sub);
 int hub_subscribers(hub_t *h, rec_kind_t kind, int64_t id);
 /* local: published by this process (observers see it); else an event of another

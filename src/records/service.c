@@ -106,6 +106,22 @@ records_sub_t *records_subscribe(records_t *s, rec_kind_t kind, int64_t user_id,
     return hub_subscribe(s->hub, kind, user_id, id, from_seq, fn, arg);
 }
 
+records_sub_t *records_subscribe_job(records_t *s, rec_kind_t kind, int64_t user_id,
+                                     int64_t id, int64_t from_seq, int64_t job_id,
+                                     records_event_fn fn, void *arg)
+{
+    return hub_subscribe_job(s->hub, kind, user_id, id, from_seq, job_id, fn, arg);
+}
+
+int records_job_ended(records_t *s, store_conn_t *c, int64_t job_id, bool *ended)
+{
+    (void)s;
+    bool exists = true;
+    int rc = store_job_exists(c, job_id, &exists);
+    *ended = rc == STORE_OK && !exists;
+    return rc;
+}
+
 void records_unsubscribe(records_t *s, records_sub_t *sub)
 {
     hub_unsubscribe(s->hub, sub);
@@ -171,6 +187,8 @@ rec_failure_t records_failure_of(const char *stored_error)
         return RF_STORAGE_FULL;
     if (stored_error && strcmp(stored_error, RECORDS_UNSTORED_ERROR) == 0)
         return RF_UNSTORED;
+    if (stored_error && strcmp(stored_error, STORE_CHANGED_ERROR) == 0)
+        return RF_CHANGED;
     return RF_GENERATION;
 }
 
@@ -455,17 +473,32 @@ void records_create(records_t *s, records_create_t *cr)
      * another thread (on_wait_event): what is read below is taken before */
     rec_kind_t kind = cr->rec.kind;
     int64_t user_id = cr->rec.user_id, id = cr->rec.id;
-    p->sub = hub_subscribe(s->hub, kind, user_id, id, cr->rec.event_seq, on_wait_event, p);
+    p->sub = hub_subscribe_job(s->hub, kind, user_id, id, cr->rec.event_seq, job_id,
+                               on_wait_event, p);
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
     /* The job may have ended before the subscription. (p lives in the request's arena:
      * a resolution above resumes the connection, which the HTTP server hands back to this
-     * same thread only after this returns, so p is still there.) */
+     * same thread only after this returns, so p is still there.) Whether it ended is
+     * asked first: a record then read unfinished is a later generation's (another
+     * regeneration accepted since), and this one's end is the record's latest state. */
+    bool ended = false;
+    records_job_ended(s, c, job_id, &ended);
     arena_t a;
     arena_init(&a);
     record_t now;
     rc = store_record_get(c, kind, user_id, id, NULL, NULL, &a, &now);
-    if (rc == STORE_OK && records_last_failed(&now)) {
+    if (rc == STORE_OK && ended && !record_finished(&now)) {
+        if (now.error) {
+            rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id,
+                            .error = now.error, .failure = records_failure_of(now.error)};
+            on_wait_event(p, &failed);
+        } else {
+            now.state = REC_COMPLETED; /* as this generation left it */
+            rev_t done = {.type = REV_COMPLETED, .kind = now.kind, .id = now.id, .rec = &now};
+            on_wait_event(p, &done);
+        }
+    } else if (rc == STORE_OK && records_last_failed(&now)) {
         rev_t failed = {.type = REV_FAILED, .kind = now.kind, .id = now.id, .error = now.error,
                         .failure = records_failure_of(now.error)};
         on_wait_event(p, &failed);

@@ -34,9 +34,12 @@ enum {
     S_JOB_RENEW,
     S_JOB_RELEASE_DEAD,
     S_JOB_COMPLETE,
+    S_ACTION_CHECK,
+    S_ACTION_END,
     S_JOB_COMPLETE_IMG,
     S_JOB_FAIL,
     S_JOB_COUNT,
+    S_JOB_EXISTS,
     S_JOB_COUNTS,
     S_RATE_HIT,
     S_RATE_PRUNE,
@@ -243,6 +246,7 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
 int pg_job_fail(store_conn_t *sc, const job_t *job, const char *error);
 int pg_job_count(store_conn_t *sc, int64_t *n);
 int pg_job_counts(store_conn_t *sc, int64_t *queued, int64_t *running);
+int pg_job_exists(store_conn_t *sc, int64_t job_id, bool *exists);
 int pg_job_progress(store_conn_t *sc, int64_t job_id, const char *token, int64_t start,
                     const char *pieces, int64_t seq, const char *payload);
 int pg_record_partial(store_conn_t *sc, rec_kind_t kind, int64_t id, arena_t *a,

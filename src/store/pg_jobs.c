@@ -46,7 +46,8 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
     }
     const char *action = pg_col_str(r, 0, 14, a);
     int64_t sel_start = PQgetisnull(r, 0, 15) ? -1 : pg_col_i64(r, 0, 15),
-            sel_end = PQgetisnull(r, 0, 16) ? -1 : pg_col_i64(r, 0, 16);
+            sel_end = PQgetisnull(r, 0, 16) ? -1 : pg_col_i64(r, 0, 16),
+            base_revision = PQgetisnull(r, 0, 17) ? -1 : pg_col_i64(r, 0, 17);
     PQclear(r);
     pg_num_t jid = pg_num_i64(job_id), rid = pg_num_i64(record_id);
     if (kind == KIND_DOC || kind == KIND_IMG) {
@@ -64,6 +65,7 @@ static int claim_one(pg_conn_t *c, int64_t now, const char *token, double lease_
             out->action = action;
             out->sel_start = sel_start;
             out->sel_end = sel_end;
+            out->base_revision = base_revision;
             if (regen)
                 store_job_inputs(out, &in);
             *claimed = true;
@@ -171,18 +173,42 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
     arena_t scratch;
     arena_init(&scratch);
     if ((rc = pg_command(c, "BEGIN", "job complete begin")) == STORE_OK) {
-        rc = pg_one_record(c, is_img ? S_JOB_COMPLETE_IMG : S_JOB_COMPLETE,
-                           is_img ? img : doc, in->kind, a && out ? a : &scratch, &r);
-        if (rc == STORE_OK)
+        /* an action (API.md §24): stored only on the revision it was asked on; the same
+         * text makes no revision */
+        bool same_rev = true, same_text = false;
+        if (job->action && job->base_revision > 0 && !is_img) {
+            const char *q[] = {id.s, job->token, result ? result : ""};
+            PGresult *res;
+            if ((rc = pg_run(c, S_ACTION_CHECK, q, &res)) == STORE_OK) {
+                if (PQntuples(res) == 0)
+                    rc = STORE_NOTFOUND;
+                else {
+                    same_rev = PQgetvalue(res, 0, 0)[0] == 't';
+                    same_text = PQgetvalue(res, 0, 1)[0] == 't';
+                }
+                PQclear(res);
+            }
+        }
+        if (rc == STORE_OK && (!same_rev || same_text)) {
+            const char *e[] = {id.s, job->token, same_rev ? NULL : STORE_CHANGED_ERROR, now.s,
+                               pieces.s};
+            rc = pg_one_record(c, S_ACTION_END, e, in->kind, a && out ? a : &scratch, &r);
+        } else if (rc == STORE_OK) {
+            rc = pg_one_record(c, is_img ? S_JOB_COMPLETE_IMG : S_JOB_COMPLETE,
+                               is_img ? img : doc, in->kind, a && out ? a : &scratch, &r);
+        }
+        if (rc == STORE_OK && same_rev) /* a lost race counts nothing (§24) */
             rc = store_usage_add_job(sc, job, words, media_key);
         if (rc == STORE_OK)
             rc = pg_command(c, "COMMIT", "job complete commit");
         else
             pg_rollback(c);
+        if (rc == STORE_OK && !same_rev)
+            rc = STORE_CHANGED;
     }
     arena_free(&scratch);
     free(rf);
-    if (rc == STORE_OK && out)
+    if ((rc == STORE_OK || rc == STORE_CHANGED) && out)
         *out = r;
     return rc == STORE_NOTFOUND ? STORE_STALE : rc;
 }
@@ -209,6 +235,22 @@ int pg_job_count(store_conn_t *sc, int64_t *n)
     if ((rc = pg_run(c, S_JOB_COUNT, NULL, &r)) != STORE_OK)
         return rc;
     *n = pg_col_i64(r, 0, 0);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int pg_job_exists(store_conn_t *sc, int64_t job_id, bool *exists)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t id = pg_num_i64(job_id);
+    const char *p[] = {id.s};
+    PGresult *r;
+    if ((rc = pg_run(c, S_JOB_EXISTS, p, &r)) != STORE_OK)
+        return rc;
+    *exists = PQgetvalue(r, 0, 0)[0] == 't';
     PQclear(r);
     return STORE_OK;
 }

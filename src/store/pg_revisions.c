@@ -137,13 +137,14 @@ int pg_record_regenerate(store_conn_t *sc, const record_t *in, const rec_action_
     } else if (rc == STORE_OK) {
         pg_num_t kind = pg_num_i64(in->kind), cr = pg_num_f64(in->creativity),
                  tpl = pg_num_i64(in->template_id),
-                 s0 = pg_num_i64(act ? act->sel_start : -1), s1 = pg_num_i64(act ? act->sel_end : -1);
+                 s0 = pg_num_i64(act ? act->sel_start : -1), s1 = pg_num_i64(act ? act->sel_end : -1),
+                 base = pg_num_i64(r.revision); /* an action's (API.md §24) */
         bool doc = in->kind == KIND_DOC;
         const char *j[] = {kind.s, rid.s, ts.s, doc ? in->prompt : NULL, doc ? cr.s : NULL,
                            doc ? tpl.s : NULL, doc ? in->tone : NULL, doc ? in->language : NULL,
                            doc ? in->length : NULL, doc ? NULL : in->description,
                            doc ? NULL : in->resolution, doc ? NULL : in->style,
-                           act ? act->name : NULL, s0.s, s1.s};
+                           act ? act->name : NULL, s0.s, s1.s, act ? base.s : NULL};
         PGresult *res;
         if ((rc = pg_run(c, S_JOB_INSERT_REGEN, j, &res)) == STORE_OK) {
             *job_id = pg_col_i64(res, 0, 0);

@@ -310,6 +310,9 @@ static const char *const migrations[] = {
     "  minute BIGINT NOT NULL,"
     "  n BIGINT NOT NULL,"
     "  PRIMARY KEY (bucket, minute));",
+    /* 16 (races, API.md §24): an action's job keeps the revision it was asked on; its
+     * outcome is stored only on that revision. */
+    "ALTER TABLE jobs ADD COLUMN base_revision BIGINT;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

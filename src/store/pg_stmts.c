@@ -123,7 +123,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                     " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
                     " RETURNING id, kind, record_id, attempts, regen, prompt, creativity,"
                     " template_id, tone, language, length, description, resolution, style,"
-                    " action, sel_start, sel_end"},
+                    " action, sel_start, sel_end, base_revision"},
     [S_DOC_CLAIM] = {"ink_doc_claim", 2,
                      "UPDATE documents SET state = 'generating', " SEQ("1") ", " BUMP("$2") " WHERE id = $1"
                      " RETURNING " DOC_COLS},
@@ -171,6 +171,22 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                         " RETURNING t.*),"
                         " dr AS (" DOC_REV_FROM("$16::text", "$18::text", "$5::bigint", "d") ")"
                         " SELECT " DOC_COLS " FROM d"},
+    /* an action's job (API.md §24), $1 job, $2 token: the document is still at the
+     * revision the action was asked on, and its text is $3 (the action changes nothing);
+     * the row locked until the outcome is stored */
+    [S_ACTION_CHECK] = {"ink_action_check", 3,
+                        "SELECT d.revision = j.base_revision, d.result IS NOT DISTINCT FROM $3::text"
+                        " FROM jobs j JOIN documents d ON d.id = j.record_id AND j.kind = 0"
+                        " WHERE j.id = $1 AND j.token = $2 FOR UPDATE OF d"},
+    /* an action that changed nothing (no revision; $3 NULL) or lost the race ($3 the
+     * error): $4 now, $5 the text pieces published */
+    [S_ACTION_END] = {"ink_action_end", 5,
+                      "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
+                      " RETURNING kind, record_id),"
+                      " d AS (UPDATE documents t SET state = 'completed', error = $3::text, "
+                      SEQ("1 + $5::bigint") ", " BUMP("$4") " FROM j WHERE j.kind = 0"
+                      " AND t.id = j.record_id RETURNING t.*)"
+                      " SELECT " DOC_COLS " FROM d"},
     /* $1 job, $2 token, $3 media_key, $4 revised_prompt, $5 now, $6 a regeneration (its
      * inputs $7-$9), $10 the revision's source */
     [S_JOB_COMPLETE_IMG] = {"ink_job_complete_img", 11,
@@ -197,6 +213,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                                " END, error = $3::text, " SEQ("1 + $5::bigint") ", " BUMP("$4"),
                                "")},
     [S_JOB_COUNT] = {"ink_job_count", 0, "SELECT count(*) FROM jobs"},
+    [S_JOB_EXISTS] = {"ink_job_exists", 1, "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1)"},
     /* $1 now */
     [S_JOB_COUNTS] = {"ink_job_counts", 1,
                       "SELECT count(*) FILTER (WHERE token IS NULL OR lease_until_us < $1),"
@@ -299,11 +316,12 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                           " dr AS (" DOC_REV_FROM("'regeneration'", "NULL", "$15::bigint", "d") ")"
                           " SELECT " DOC_COLS " FROM d"},
     /* $1 kind, $2 record, $3 now, then the inputs */
-    [S_JOB_INSERT_REGEN] = {"ink_job_insert_regen", 15,
+    [S_JOB_INSERT_REGEN] = {"ink_job_insert_regen", 16,
                             "INSERT INTO jobs (kind, record_id, created_us, regen, prompt,"
                             " creativity, template_id, tone, language, length, description,"
-                            " resolution, style, action, sel_start, sel_end) VALUES ($1, $2, $3,"
-                            " true, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+                            " resolution, style, action, sel_start, sel_end, base_revision)"
+                            " VALUES ($1, $2, $3, true, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+                            " $13, $14, $15, $16)"
                             " RETURNING id"},
     /* $1 user, $2 id, $3 number, $4 now (, $5 media key) */
     [S_DOC_RESTORE] = {"ink_doc_restore", 4,

@@ -50,6 +50,7 @@ enum {
     ST_FAIL_DOC,
     ST_FAIL_IMG,
     ST_JOB_COUNT,
+    ST_JOB_EXISTS,
     ST_JOB_COUNTS,
     ST_USER_TOTAL,
     ST_RATE_HIT,
@@ -78,6 +79,9 @@ enum {
     ST_JOB_INSERT_REGEN,
     ST_RESTORE_DOC,
     ST_RESTORE_IMG,
+    ST_ACTION_CHECK, /* (races: API.md §24) */
+    ST_ACTION_SAME,
+    ST_ACTION_CHANGED,
     ST_COUNT
 };
 
@@ -290,6 +294,7 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
 int sq_job_fail(store_conn_t *conn, const job_t *job, const char *error);
 int sq_job_count(store_conn_t *conn, int64_t *n);
 int sq_job_counts(store_conn_t *conn, int64_t *queued, int64_t *running);
+int sq_job_exists(store_conn_t *conn, int64_t job_id, bool *exists);
 int sq_job_release_all(store_conn_t *conn, int64_t *n);
 /* sqlite_limits.c */
 int sq_rate_gcra(store_conn_t *conn, const char *bucket, int64_t now, int64_t interval,

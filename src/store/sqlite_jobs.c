@@ -47,6 +47,9 @@ static int claim_next(sq_conn_t *c, double lease_s, const char *busy, job_t *job
                                                                      : sqlite3_column_int64(st, 15);
         job->sel_end = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1
                                                                    : sqlite3_column_int64(st, 16);
+        job->base_revision = sqlite3_column_type(st, 17) == SQLITE_NULL
+                                 ? -1
+                                 : sqlite3_column_int64(st, 17);
         sq_stmt_done(st);
     }
     return rc;
@@ -128,6 +131,28 @@ int sq_job_renew(store_conn_t *conn, int64_t job_id, const char *token, double l
     return sq_tx_end(c, rc);
 }
 
+/* An action's job (API.md §24): whether the document is still at the revision the
+ * action was asked on, and whether its text is the action's (result). NOTFOUND: the job
+ * (with this token) or its record is gone. */
+static int action_check(sq_conn_t *c, const job_t *job, const char *result, int *same_rev,
+                        int *same_text)
+{
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_ACTION_CHECK, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, job->id);
+    sq_bind_text(st, 2, job->token);
+    sq_bind_result(st, 3, result ? result : "");
+    rc = sq_step_row(c, st, "job_complete");
+    if (rc == STORE_OK) {
+        *same_rev = sqlite3_column_int(st, 0);
+        *same_text = sqlite3_column_int(st, 1);
+        sq_stmt_done(st);
+    }
+    return rc;
+}
+
 /* Deletes the job while its token matches: STORE_STALE when it no longer does. */
 static int finish_job(sq_conn_t *c, const job_t *job, rec_kind_t *kind, int64_t *record_id)
 {
@@ -157,9 +182,33 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
+    /* an action (API.md §24): stored only on the revision it was asked on; the same text
+     * makes no revision */
+    int same_rev = 1, same_text = 0;
+    if (job->action && job->base_revision > 0 && job->rec.kind == KIND_DOC &&
+        (rc = action_check(c, job, result, &same_rev, &same_text)) != STORE_OK)
+        goto out;
     if ((rc = finish_job(c, job, &kind, &record_id)) != STORE_OK)
         goto out;
     sqlite3_stmt *st;
+    if (!same_rev || same_text) {
+        if ((rc = sq_stmt(c, same_rev ? ST_ACTION_SAME : ST_ACTION_CHANGED, &st)) != STORE_OK)
+            goto out;
+        sqlite3_bind_int64(st, 1, record_id);
+        sqlite3_bind_int64(st, 2, now_us());
+        if (!same_rev)
+            sq_bind_text(st, 3, STORE_CHANGED_ERROR);
+        sqlite3_bind_int64(st, 4, job->pieces);
+        if ((rc = sq_step_row(c, st, "job_complete")) != STORE_OK)
+            goto out;
+        rc = out ? sq_read_record(st, kind, a, &r) : STORE_OK;
+        sq_stmt_done(st);
+        if (rc == STORE_OK && same_rev) /* its words count (§24); a lost race counts nothing */
+            rc = store_usage_add_job(conn, job, words, NULL);
+        if (rc == STORE_OK && !same_rev)
+            rc = STORE_CHANGED;
+        goto out;
+    }
     if ((rc = sq_stmt(c, ST_COMPLETE_DOC + (kind == KIND_IMG), &st)) != STORE_OK)
         goto out;
     sqlite3_bind_int64(st, 1, record_id);
@@ -197,6 +246,12 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
     if (rc == STORE_OK) /* usage (§19), in the same transaction */
         rc = store_usage_add_job(conn, job, words, media_key);
 out:
+    if (rc == STORE_CHANGED) { /* committed: the job ended, the record as it stands */
+        rc = sq_tx_end(c, STORE_OK);
+        if (rc == STORE_OK && out)
+            *out = r;
+        return rc == STORE_OK ? STORE_CHANGED : rc;
+    }
     rc = sq_tx_end(c, rc);
     if (rc == STORE_OK && out)
         *out = r;
@@ -235,6 +290,22 @@ int sq_job_count(store_conn_t *conn, int64_t *n)
     rc = sq_step_row(c, st, "job_count");
     if (rc == STORE_OK) {
         *n = sqlite3_column_int64(st, 0);
+        sq_stmt_done(st);
+    }
+    return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+int sq_job_exists(store_conn_t *conn, int64_t job_id, bool *exists)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_JOB_EXISTS, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, job_id);
+    rc = sq_step_row(c, st, "job_exists");
+    if (rc == STORE_OK) {
+        *exists = sqlite3_column_int(st, 0) != 0;
         sq_stmt_done(st);
     }
     return rc == STORE_NOTFOUND ? STORE_ERROR : rc;

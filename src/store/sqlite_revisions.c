@@ -138,6 +138,8 @@ int sq_record_regenerate(store_conn_t *conn, const record_t *in, const rec_actio
     sq_bind_text(st, 13, act ? act->name : NULL);
     sqlite3_bind_int64(st, 14, act ? act->sel_start : -1);
     sqlite3_bind_int64(st, 15, act ? act->sel_end : -1);
+    if (act) /* the revision it is asked on (API.md §24) */
+        sqlite3_bind_int64(st, 16, r.revision);
     if ((rc = sq_run(c, st, "regenerate")) != STORE_OK)
         goto out;
     *job_id = sqlite3_last_insert_rowid(c->db);

@@ -516,6 +516,9 @@ static const char *const migrations[] = {
     "  n INTEGER NOT NULL,"
     "  PRIMARY KEY (bucket, minute)"
     ") STRICT, WITHOUT ROWID;",
+    /* 22 (races, API.md §24): an action's job keeps the revision it was asked on; its
+     * outcome is stored only on that revision. */
+    "ALTER TABLE jobs ADD COLUMN base_revision INTEGER;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -592,7 +595,7 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                      "ORDER BY id LIMIT 1) "
                      "RETURNING id, kind, record_id, attempts, regen, prompt, creativity, "
                      "template_id, tone, language, length, description, resolution, style, "
-                     "action, sel_start, sel_end",
+                     "action, sel_start, sel_end, base_revision",
     [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1",
     [ST_START_DOC] = "UPDATE documents SET state = 'generating', " SEQ("1") ", " BUMP("?2") " "
                      "WHERE id = ?1 RETURNING " DOC_COLS,
@@ -604,6 +607,17 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_JOB_FINISH] = "DELETE FROM jobs WHERE id = ?1 AND token = ?2 RETURNING kind, record_id",
     /* ?8 (a regeneration): its inputs ?9... become the record's */
     [ST_COMPLETE_DOC] = "UPDATE documents SET " COMPLETE_DOC_SET " WHERE id = ?1 RETURNING " DOC_COLS,
+    /* an action's job (API.md §24): ?1 job, ?2 token; the record's revision is still the
+     * one it was asked on, and its text is ?3 (the action changes nothing) */
+    [ST_ACTION_CHECK] = "SELECT d.revision IS j.base_revision, d.result IS ?3 FROM jobs j "
+                        "JOIN documents d ON d.id = j.record_id WHERE j.id = ?1 AND j.token = ?2 "
+                        "AND j.kind = 0",
+    /* an action that changed nothing (no revision; its usage counts) or that lost the
+     * race (?3 the error): ?1 id, ?2 now, ?4 the text pieces published */
+    [ST_ACTION_SAME] = "UPDATE documents SET state = 'completed', error = NULL, " SEQ("1 + ?4") ", "
+                       BUMP("?2") " WHERE id = ?1 RETURNING " DOC_COLS,
+    [ST_ACTION_CHANGED] = "UPDATE documents SET state = 'completed', error = ?3, " SEQ("1 + ?4") ", "
+                          BUMP("?2") " WHERE id = ?1 RETURNING " DOC_COLS,
     /* a regeneration made in the request (sq_record_regenerated): queued and completed
      * in one statement (?15 1: the sequence moves on by both), ?16 the user */
     [ST_REGENERATED_DOC] = "UPDATE documents SET " COMPLETE_DOC_SET " WHERE id = ?1 AND "
@@ -620,6 +634,7 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     [ST_FAIL_IMG] = "UPDATE images SET state = CASE WHEN revision > 0 THEN 'completed' "
                     "ELSE 'failed' END, error = ?3, " SEQ("1 + ?4") ", " BUMP("?2") " WHERE id = ?1",
     [ST_JOB_COUNT] = "SELECT COUNT(*) FROM jobs",
+    [ST_JOB_EXISTS] = "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?1)",
     /* ?1 now */
     [ST_JOB_COUNTS] = "SELECT COUNT(*) FILTER (WHERE token IS NULL OR lease_until_us < ?1), "
                       "COUNT(*) FILTER (WHERE token IS NOT NULL AND lease_until_us >= ?1) FROM jobs",
@@ -689,8 +704,9 @@ const char *const sq_stmt_sql[ST_COUNT] = {
     /* ?1 kind, ?2 record, ?3 now, then the inputs */
     [ST_JOB_INSERT_REGEN] = "INSERT INTO jobs(kind, record_id, attempts, created_us, regen, prompt, "
                             "creativity, template_id, tone, language, length, description, "
-                            "resolution, style, action, sel_start, sel_end) VALUES (?1, ?2, 0, ?3, 1, "
-                            "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                            "resolution, style, action, sel_start, sel_end, base_revision) VALUES "
+                            "(?1, ?2, 0, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                            "?16)",
     /* ?1 id, ?2 user, ?3 number, ?4 now (, ?5 media key) */
     [ST_RESTORE_DOC] = "UPDATE documents SET (prompt, creativity, template_id, tone, language, "
                        "length, result, words, prompt_tokens, completion_tokens, truncated) = "

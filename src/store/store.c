@@ -100,6 +100,7 @@ const char *store_rc_name(int rc)
     case STORE_NOTFOUND: return "not found";
     case STORE_STALE: return "stale lease";
     case STORE_CONFLICT: return "conflict";
+    case STORE_CHANGED: return "changed since asked";
     case STORE_UNAVAILABLE: return "database unavailable";
     default: return "database error";
     }
@@ -364,6 +365,11 @@ int store_docs_create_completed(store_conn_t *c, record_t *const *recs,
                                 idem_keep_t *const *keeps, size_t n)
 {
     return c->ops->docs_create_completed(c, recs, keeps, n);
+}
+
+int store_job_exists(store_conn_t *c, int64_t job_id, bool *exists)
+{
+    return c->ops->job_exists(c, job_id, exists);
 }
 
 int store_job_counts(store_conn_t *c, int64_t *queued, int64_t *running)

@@ -32,9 +32,15 @@ typedef enum {
     STORE_STALE = 2,     /* a job lease token no longer matches: the effect was not applied */
     STORE_CONFLICT = 3,  /* a unique value already exists */
     STORE_BUSY = 4,      /* the record is being generated (a regenerate must wait) */
+    STORE_CHANGED = 5,   /* an action's outcome: another revision was stored since it was
+                          * asked (API.md §24); the job ended, its record's error is
+                          * STORE_CHANGED_ERROR, nothing of it stored or counted */
     STORE_UNAVAILABLE = -1, /* the database cannot be reached now: 503 */
     STORE_ERROR = -2,       /* anything else: logged, 500 */
 } store_rc_t;
+
+/* The error an action that lost the race to another revision leaves (API.md §24). */
+#define STORE_CHANGED_ERROR "The document changed while it was being rewritten."
 
 typedef enum { KIND_DOC = 0, KIND_IMG = 1 } rec_kind_t;
 
@@ -229,6 +235,9 @@ typedef struct {
      * selection in code points of the record's result (-1 and -1: the whole text). */
     const char *action;
     int64_t sel_start, sel_end;
+    /* An action: the record's revision it was asked on (API.md §24: job_complete stores
+     * its outcome only on that revision); -1 (or 0) for none. */
+    int64_t base_revision;
     record_t rec;     /* kind, id, user_id and the input fields */
     /* Set by the worker before job_complete / job_fail: the text pieces its generation
      * published (each one an event of the record's sequence, records.h). */
@@ -462,6 +471,8 @@ int store_docs_create_completed(store_conn_t *c, record_t *const *recs,
                                 idem_keep_t *const *keeps, size_t n);
 /* Queued and running jobs (store_ops_t.job_counts). */
 int store_job_counts(store_conn_t *c, int64_t *queued, int64_t *running);
+/* Whether a job is still there: false once it completed or failed (or its record went). */
+int store_job_exists(store_conn_t *c, int64_t job_id, bool *exists);
 /* Revisions (see store_ops_t.record_regenerate...). */
 int store_record_regenerate(store_conn_t *c, const record_t *in, const rec_action_t *act,
                             idem_keep_t *keep, arena_t *a, record_t *out, int64_t *job_id);

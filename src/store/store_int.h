@@ -197,6 +197,8 @@ typedef struct store_ops {
     /* The queue as /readyz and /metrics show it: jobs waiting for a worker (never
      * claimed, or their lease ran out) and jobs a worker holds now. */
     int (*job_counts)(store_conn_t *c, int64_t *queued, int64_t *running);
+    /* Whether a job is still there (not yet completed or failed): *exists. */
+    int (*job_exists)(store_conn_t *c, int64_t job_id, bool *exists);
     /* Optional (NULL when a backend is shared by several processes): drops every job
      * lease, so each job is claimable at once; *n gets how many were held. Only for a
      * server that knows no other process can hold one (SQLite, with the data-directory
@@ -429,6 +431,7 @@ store_pages_t *store_pages(store_t *s);
     .job_claim = p##_job_claim, .job_renew = p##_job_renew,                               \
     .job_complete = p##_job_complete, .job_fail = p##_job_fail,                           \
     .job_count = p##_job_count, .job_counts = p##_job_counts, .rate_gcra = p##_rate_gcra,    \
+    .job_exists = p##_job_exists,                                                            \
     .idem_begin = p##_idem_begin, .idem_finish = p##_idem_finish,                         \
     .idem_abort = p##_idem_abort, .idem_keep = p##_idem_keep,                               \
     .media_keys = p##_media_keys, .record_regenerate = p##_record_regenerate,             \

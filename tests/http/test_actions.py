@@ -123,8 +123,9 @@ class Actions(ServerTest):
         d = self.doc_with(UNI)
         out = self.ok(d["id"], {"action": "improve", "selection_start": 5, "selection_end": 5})
         self.assertEqual(out["result"], UNI)
-        self.assertEqual(out["revision"], 3)
-        self.assertEqual(self.latest_revision(d["id"])["action"], "improve")
+        # the same text: no revision (API.md §24), the record as it was
+        self.assertEqual(out["revision"], 2)
+        self.assertEqual(self.latest_revision(d["id"])["source"], "edit")
         # continue writes after selection_end, in a paragraph of its own
         text = "First paragraph.\n\nSecond paragraph."
         d = self.doc_with(text)
@@ -154,7 +155,8 @@ class Actions(ServerTest):
                 self.assertEqual(list(r.json["message"]), [field], r)
         # the length in code points: the last character, however many bytes it has, is in range
         self.ok(d["id"], {"action": "shorten", "selection_start": n, "selection_end": n})
-        self.assertEqual(self.req("GET", f"{API}/documents/{d['id']}").json["data"]["revision"], 3)
+        # (an empty selection changes nothing: no revision, API.md §24)
+        self.assertEqual(self.req("GET", f"{API}/documents/{d['id']}").json["data"]["revision"], 2)
 
     # ---- validation, 404, 405, 409 ----
 
@@ -179,8 +181,9 @@ class Actions(ServerTest):
                 if msg:
                     self.assertEqual(r.json["message"][field], [msg])
         # JSON bodies work too
-        r = self.act(d["id"], json_body={"action": "shorten", "selection_start": 0, "selection_end": 3})
+        r = self.act(d["id"], json_body={"action": "fix_grammar", "selection_start": 0, "selection_end": 9})
         self.assertEqual(r.status, 200, r)
+        self.assertNotEqual(r.json["data"]["result"], TEXT)
         # nothing was made by the refusals
         self.assertEqual(self.req("GET", f"{API}/documents/{d['id']}").json["data"]["revision"], 3)
 
