@@ -115,6 +115,9 @@ stream_memory=$( (ulimit -n 4096; python3 bench/stream_memory.py "$BUILD/inkwell
 # 100 documents of 100 KB and the exports of a 1 MB document, 50 readers each. With
 # BENCH_SOAK_SECONDS (e.g. 1800), also the mixed soak: RSS over time (docs/benchmarks.md).
 memory_large=$( (ulimit -n 4096; python3 bench/memory_soak.py "$BUILD/inkwell" large) )
+# ... and of slow readers of lists (bench/slow_lists.py, issue 38 item 5): 1,000 templates
+# of 8,000 characters, pages of 100 documents and of 50 revisions of 20 KB, 40 readers each.
+slow_lists=$( (ulimit -n 4096; python3 bench/slow_lists.py "$BUILD/inkwell" 40) )
 memory_soak=""
 if [ -n "${BENCH_SOAK_SECONDS:-}" ]; then
   memory_soak=$(python3 bench/memory_soak.py "$BUILD/inkwell" soak "$BENCH_SOAK_SECONDS" || true)
@@ -151,6 +154,7 @@ echo "$sse_regen"
 echo "$sse_streams"
 echo "$stream_memory"
 echo "$memory_large"
+echo "$slow_lists"
 [ -z "$memory_soak" ] || echo "$memory_soak"
 echo "$export_load"
 echo "$signin_flood"
@@ -159,7 +163,8 @@ echo
 BUILD=$BUILD bench/quota.sh  # what quotas cost a create and a show (§19)
 echo; echo "== image creates, pictures in S3 vs a directory (bench/s3_images.py)"
 python3 bench/s3_images.py "$BUILD/inkwell" || true
-for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics; do
+for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics \
+         "$BUILD"/bench-compress; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done
 # the scale scenario (bench/scale.sh): BENCH_SCALE=10000,100000 for smaller sizes,

@@ -28,16 +28,32 @@ export function tplView(root) {
     const li = h('li', {class: 'card'});
     const view = () => fill(li, h('div', {class: 'body'},
       h('h2', {class: 'title', text: t.name}), h('p', {class: 'tdesc', text: t.description}),
-      h('details', {}, h('summary', {text: 'Instruction'}), h('p', {class: 'doc-text small', text: t.instruction || ''})),
+      instructionDetails(t),
       h('div', {class: 'actions'},
         h('a', {class: 'btn small', href: `#/documents/new?template_id=${t.id}`, text: 'Write with it', 'aria-label': `Write with it: “${t.name}”`}),
-        h('button', {type: 'button', class: 'btn small', text: 'Edit', 'aria-label': `Edit “${t.name}”`, onclick: () => {
+        h('button', {type: 'button', class: 'btn small', text: 'Edit', 'aria-label': `Edit “${t.name}”`, onclick: async () => {
+          try { t = await whole(t); } catch (err) { if (err.status !== 401) toast(err.message); return; }
           fill(li, form(t, () => { view(); li.querySelector('button').focus(); }, (r) => { t = r; view(); }));
           li.querySelector('input').focus();
         }}),
         h('button', {type: 'button', class: 'btn small danger', text: 'Delete', 'aria-label': `Delete “${t.name}”`, onclick: () => remove(t)}))));
     view();
     return li;
+  }
+
+  // the list shows no instruction (§24): a template is read whole when it is needed
+  async function whole(t) {
+    return t.instruction === undefined ? (await api('GET', `/templates/${t.id}`)).data : t;
+  }
+
+  function instructionDetails(t) {
+    const text = h('p', {class: 'doc-text small', text: t.instruction || ''});
+    const d = h('details', {}, h('summary', {text: 'Instruction'}), text);
+    d.addEventListener('toggle', async () => {
+      if (!d.open || t.instruction !== undefined) return;
+      try { text.textContent = (await whole(t)).instruction; } catch (err) { if (err.status !== 401) text.textContent = err.message; }
+    });
+    return d;
   }
 
   // the form of a new template (t null) or of an edit; saved(record) after a 200/201

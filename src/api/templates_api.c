@@ -32,7 +32,8 @@ static void builtin_json(jw_t *w, const template_t *t)
     jw_obj_end(w);
 }
 
-static void custom_json(jw_t *w, const custom_template_t *t)
+/* with_instruction: a template shown alone; a list shows none (API.md §24). */
+static void custom_json(jw_t *w, const custom_template_t *t, bool with_instruction)
 {
     char ts[32];
     jw_obj_begin(w);
@@ -42,8 +43,10 @@ static void custom_json(jw_t *w, const custom_template_t *t)
     jw_str(w, t->name);
     jw_key(w, "description");
     jw_str(w, t->description);
-    jw_key(w, "instruction");
-    jw_str(w, t->instruction);
+    if (with_instruction) {
+        jw_key(w, "instruction");
+        jw_str(w, t->instruction ? t->instruction : "");
+    }
     jw_key(w, "custom");
     jw_bool(w, true);
     jw_key(w, "created_at");
@@ -64,7 +67,7 @@ static void respond_one(http_req_t *r, int status, const template_t *b,
     if (b)
         builtin_json(&w, b);
     else
-        custom_json(&w, c);
+        custom_json(&w, c, true);
     api_data_end(r, &w, status);
 }
 
@@ -101,7 +104,7 @@ static void templates_list(app_t *app, http_req_t *r)
     for (int id = 1; id <= TEMPLATE_COUNT; id++)
         builtin_json(&w, template_get(id));
     for (size_t i = 0; i < n; i++)
-        custom_json(&w, &own[i]);
+        custom_json(&w, &own[i], false);
     jw_arr_end(&w);
     jw_key(&w, "status");
     jw_int(&w, 200);

@@ -38,7 +38,7 @@ typedef enum {
 #define HTTP_COMPRESS_MIN 1024
 
 /* The levels (docs/benchmarks.md "Compression" measured them on list pages). */
-#define HTTP_GZIP_LEVEL 5
+#define HTTP_GZIP_LEVEL 4
 #define HTTP_BR_LEVEL 4
 #define HTTP_ZSTD_LEVEL 3
 

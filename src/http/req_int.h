@@ -61,6 +61,7 @@ struct http_req {
     size_t target_len;
     bool bad_target, too_many_params;
     bool spilled; /* the answer was sent from a spill file (http_opts_t.spill_dir) */
+    bool released; /* a large answer's arena was given back once it was queued */
 
     void *app_state; /* the handler's own (http_set_app_state) */
 };

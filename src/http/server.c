@@ -141,7 +141,7 @@ static void req_free(http_server_t *s, http_req_t *r)
     buf_free(&r->body);
     buf_free(&r->resp);
     arena_free(&r->arena);
-    if (r->spilled) /* the watchdog gives what a large answer's request freed back */
+    if (r->spilled || r->released) /* the watchdog gives what a large answer freed back */
         atomic_fetch_add(&s->streams_closed, 1);
     free(r);
 }
@@ -373,10 +373,36 @@ static int spill(http_req_t *r)
     return fd;
 }
 
+/* After a large answer is queued, what the handler read to make it (rows in the
+ * request's arena) is not kept while a slow client reads: the arena is replaced by one
+ * holding only what the completion still reads (method and path, for the access log).
+ * The handler is done with the request by then (it answered and will not be called
+ * again); the headers were copied into libmicrohttpd's response. GET and HEAD only. */
+#define HTTP_RELEASE_MIN (64 * 1024)
+
+static void release_arena(http_req_t *r)
+{
+    arena_t keep;
+    arena_init(&keep);
+    r->method = r->method ? arena_strdup(&keep, r->method) : NULL;
+    r->path = r->path ? arena_strdup(&keep, r->path) : NULL;
+    r->query = "";
+    r->nhdr = 0;
+    r->app_state = NULL;
+    r->wait = NULL;
+    r->content_type = NULL;
+    arena_free(&r->arena);
+    r->arena = keep;
+    r->released = true;
+}
+
 static enum MHD_Result send_response(http_req_t *r)
 {
     struct MHD_Response *resp;
     bool vary = false;
+    /* reads only: a create's state may still be another thread's until completion */
+    bool large = !r->stream && r->resp_fd < 0 && r->resp.len >= HTTP_RELEASE_MIN && r->method &&
+                 (strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0);
     const char *coding = NULL;
     if (!r->stream && r->resp_fd < 0)
         coding = http_code_answer(r, &vary); /* §26: server_coding.c */
@@ -421,6 +447,8 @@ static enum MHD_Result send_response(http_req_t *r)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
+    if (large && ret == MHD_YES)
+        release_arena(r);
     return ret;
 }
 

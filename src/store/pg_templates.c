@@ -23,8 +23,10 @@ static const pg_stmt_t stmts[T_COUNT] = {
     [T_GET] = {"ink_t_get", 3,
                "SELECT " TPL_COLS " FROM templates WHERE id = $1::bigint AND user_id = $2::bigint"
                " AND ($3::boolean OR deleted_us IS NULL)"},
+    /* no instruction (NULL): the list does not show it (API.md §24) */
     [T_LIST] = {"ink_t_list", 1,
-                "SELECT " TPL_COLS " FROM templates WHERE user_id = $1::bigint"
+                "SELECT id, user_id, name, description, NULL::text, created_us, updated_us,"
+                " deleted_us IS NOT NULL FROM templates WHERE user_id = $1::bigint"
                 " AND deleted_us IS NULL ORDER BY id"},
     /* $3..$5 NULL = keep; a new name bumps the user's documents with the template */
     [T_UPDATE] = {"ink_t_update", 6,

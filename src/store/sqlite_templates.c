@@ -19,8 +19,9 @@ static const char *const sql[T_COUNT] = {
                  "templates WHERE user_id = ?1 AND deleted_us IS NULL) < ?5 RETURNING " TPL_COLS,
     [T_GET] = "SELECT " TPL_COLS " FROM templates WHERE id = ?1 AND user_id = ?2 "
               "AND (?3 OR deleted_us IS NULL)",
-    [T_LIST] = "SELECT " TPL_COLS " FROM templates WHERE user_id = ?1 AND deleted_us IS NULL "
-               "ORDER BY id",
+    /* no instruction (NULL): the list does not show it (API.md §24) */
+    [T_LIST] = "SELECT id, user_id, name, description, NULL, created_us, updated_us, deleted_us "
+               "FROM templates WHERE user_id = ?1 AND deleted_us IS NULL ORDER BY id",
     [T_UPDATE] = "UPDATE templates SET name = coalesce(?3, name), "
                  "description = coalesce(?4, description), "
                  "instruction = coalesce(?5, instruction), updated_us = max(?6, updated_us + 1) "

@@ -525,6 +525,7 @@ int store_template_create(store_conn_t *c, int64_t user_id, const char *name,
                           arena_t *a, custom_template_t *out);
 int store_template_get(store_conn_t *c, int64_t user_id, int64_t id, bool with_deleted,
                        arena_t *a, custom_template_t *out);
+/* The user's templates without their instruction (NULL: the list shows none, §24). */
 int store_template_list(store_conn_t *c, int64_t user_id, arena_t *a, custom_template_t **out,
                         size_t *n);
 int store_template_update(store_conn_t *c, int64_t user_id, int64_t id,

@@ -9,7 +9,7 @@ import http.client
 import subprocess
 import urllib.parse
 
-from harness import ServerTest, record_exchange, slow
+from harness import ServerTest, record_exchange, slow, wait_for
 
 API = "/api/v1"
 LONG = ("A garden of words, written slowly, read quickly. " * 60).strip()
@@ -173,6 +173,11 @@ class Compression(ServerTest):
         self.assertEqual(r.status, 304)
 
     def test_web_app_files_etag_per_coding(self):
+        # the br and zstd copies are made once, by a thread the first request starts:
+        # until then the file goes as it is (or gzipped); wait for them
+        wait_for(lambda: self.get("/app.js", "br", key=None).header("Content-Encoding") == "br"
+                 and self.get("/", "zstd", key=None).header("Content-Encoding") == "zstd",
+                 "the web app's br and zstd copies", timeout=30)
         self.check_etags("/app.js", key=None)
         self.check_etags("/", key=None)
 

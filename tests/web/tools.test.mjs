@@ -192,12 +192,16 @@ describe('my templates', () => {
     await page.waitForSelector('.cards h2:text-is("Tea haiku")');
     const mine = (await srv.api('GET', '/templates', key)).json.data.filter((t) => t.custom);
     assert.equal(mine.length, 1);
-    assert.deepEqual([mine[0].name, mine[0].description, mine[0].instruction],
-      ['Tea haiku', 'Writes a haiku about tea.', 'Write a haiku about the subject of the prompt.']);
     const id = mine[0].id;
+    assert.equal(mine[0].instruction, undefined, 'the list shows no instruction (§24)');
+    const one = await get(srv, key, `/templates/${id}`);
+    assert.deepEqual([one.name, one.description, one.instruction],
+      ['Tea haiku', 'Writes a haiku about tea.', 'Write a haiku about the subject of the prompt.']);
     // edit in place
     await page.click('button[aria-label="Edit “Tea haiku”"]');
+    await page.waitForSelector('.cards input[name=name]'); // read whole first (the list has no instruction)
     assert.equal(await page.locator('input[name=name]').count(), 1, 'the new-template form is gone');
+    assert.equal(await page.inputValue('.cards textarea[name=instruction]'), 'Write a haiku about the subject of the prompt.');
     await page.fill('.cards input[name=name]', 'Tea haiku, short');
     await page.click('button:text-is("Save")');
     await page.waitForSelector('.cards h2:text-is("Tea haiku, short")');
