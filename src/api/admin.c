@@ -394,7 +394,7 @@ static void user_one(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
     }
     if (strcmp(http_method(r), "DELETE") == 0) {
         size_t left;
-        int rc = users_delete(c, app->media, id, &left);
+        int rc = records_delete_user(app->records, c, app->media, id, &left);
         if (rc == STORE_NOTFOUND) {
             api_not_found(r);
         } else if (rc != STORE_OK) {

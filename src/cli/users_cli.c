@@ -5,6 +5,7 @@
 
 #include "auth/password.h"
 #include "auth/users.h"
+#include "records/records.h"
 #include "core/log.h"
 #include "core/utf8.h"
 #include "http/decode.h"
@@ -220,7 +221,7 @@ static int run(const char *cmd, args_t *a, cfg_t *cfg, store_conn_t *c)
             goto out;
         }
         size_t left;
-        src = users_delete(c, m, u.id, &left);
+        src = records_delete_user(NULL, c, m, u.id, &left);
         media_close(m);
         if (src == STORE_OK) {
             fprintf(stderr, "inkwell: user '%s' deleted with its keys, records and pictures\n",

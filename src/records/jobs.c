@@ -269,8 +269,12 @@ static void run_job(jobs_t *j, store_conn_t *c, void *ws, const job_t *job, leas
     }
     records_flush_pieces(j->records, job->id); /* the others hear of the end after the text */
     lease_drop(j, slot); /* no renewal from here on: the outcome is ours to store */
-    if (atomic_load(&slot->lost))
-        goto out; /* someone else owns the job now: touch nothing */
+    if (atomic_load(&slot->lost)) {
+        /* someone else owns the job now, or it is gone with its record: touch nothing
+         * (a record deleted where no event reached this process is told here) */
+        records_job_lost(j->records, c, job);
+        goto out;
+    }
     if (ok != 0 && atomic_load(&j->stopping)) {
         /* interrupted by shutdown: release the job so the next start resumes it */
         store_job_release(c, job->id, job->token);

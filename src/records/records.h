@@ -367,6 +367,21 @@ int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
                    const record_patch_t *p, arena_t *a, record_t *out);
 /* Deletes the record, its media file and its cached rendering. */
 int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id);
+/* Removes a user and everything of it (API.md §19; issue 33): every row it owns in
+ * every table, in one transaction (store_user_delete: the store's one list), then every
+ * picture file of its records and their revisions, then tells of each record's
+ * deletion as records_delete does: REV_DELETED to this process's streams, waiters and
+ * jobs, and one notification to other processes (PostgreSQL), which end theirs. s may
+ * be NULL (the command line: no process of its own to tell; media is used for the
+ * files). STORE_NOTFOUND when there is no such user. *files_left: pictures that could
+ * not be removed (logged; swept at the next start). */
+int records_delete_user(records_t *s, store_conn_t *c, media_t *media, int64_t user_id,
+                        size_t *files_left);
+/* A worker lost its job (jobs.c: the lease renewal found it gone): when its record is
+ * gone too — deleted by a process whose events do not reach this one, the command line
+ * beside a SQLite server — its streams and waiters here hear REV_DELETED. */
+void records_job_lost(records_t *s, store_conn_t *c, const job_t *job);
+
 /* A generation the client waited for failed: the record goes, as with delete (errors
  * are logged, not returned). */
 void records_discard(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id);

@@ -66,6 +66,10 @@ void remote_stop(remote_t *r);
 /* A local generation ended (REV_COMPLETED/REV_FAILED) or a record was deleted
  * (REV_DELETED): tells the other processes. */
 void remote_announce(remote_t *r, const rev_t *ev);
+/* A user and every record of it were deleted (records_delete_user): one NOTIFY tells
+ * the other processes, which read each record of the user they follow again (gone:
+ * REV_DELETED). r may be NULL (the command line, which follows nothing): c is used. */
+void remote_announce_user(remote_t *r, store_conn_t *c, int64_t user_id);
 /* records_send_piece / records_flush_pieces for the service. */
 void remote_send_piece(remote_t *r, const job_t *job, const rev_t *ev);
 void remote_flush_pieces(remote_t *r, int64_t job_id);

@@ -22,6 +22,9 @@
  *         it would not fit a payload (TEXT_IN_PAYLOAD; then it is read from the row)
  *   c ... [<part_start> <part_after>]   completed (an action's bounds, API.md §17)
  *   f ..., d ...                        failed, deleted
+ *   u 0 0 <user_id>                     the user and all its records were deleted
+ *                                       (records_delete_user; the sender may be the
+ *                                       command line, tag "-")
  *
  * Receiving: the store's listener thread (LISTEN on its own connection) calls
  * on_payload; only records with subscribers here are looked at. Pieces that continue
@@ -167,6 +170,23 @@ static void on_pieces(remote_t *r, rec_kind_t kind, int64_t id, int64_t user_id,
         fill(r, c, kind, user_id, id, gen_seq);
 }
 
+/* A 'u' payload: every record of the user followed here is read again (gone: DELETED,
+ * as a 'd' for each would). */
+static void user_gone(remote_t *r, int64_t user_id)
+{
+    rec_kind_t *kinds = xcalloc(MAX_WATCHED, sizeof(*kinds));
+    int64_t *ids = xcalloc(MAX_WATCHED, sizeof(*ids));
+    int64_t *users = xcalloc(MAX_WATCHED, sizeof(*users));
+    size_t n = hub_watched(r->s->hub, kinds, users, ids, MAX_WATCHED);
+    store_conn_t *c = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (users[i] == user_id && (c || (c = conn(r))))
+            refresh(r, c, kinds[i], users[i], ids[i], NULL);
+    free(kinds);
+    free(ids);
+    free(users);
+}
+
 static void on_payload(void *arg, const char *payload)
 {
     remote_t *r = arg;
@@ -176,7 +196,13 @@ static void on_payload(void *arg, const char *payload)
     if (sscanf(payload, "%16s %c %d %lld %lld%n", tag, &type, &kind, &id, &user_id, &n) < 5 ||
         (kind != KIND_DOC && kind != KIND_IMG))
         return;
-    if (strcmp(tag, r->tag) == 0 || hub_subscribers(r->s->hub, (rec_kind_t)kind, id) == 0)
+    if (strcmp(tag, r->tag) == 0)
+        return;
+    if (type == 'u') {
+        user_gone(r, user_id);
+        return;
+    }
+    if (hub_subscribers(r->s->hub, (rec_kind_t)kind, id) == 0)
         return;
     if (type == 't') {
         on_pieces(r, (rec_kind_t)kind, id, user_id, payload + n);
@@ -428,6 +454,22 @@ void remote_announce(remote_t *r, const rev_t *ev)
         log_warn("record=%lld: other processes could not be told that it ended: %s",
                  (long long)ev->id, store_rc_name(rc));
     buf_free(&p);
+}
+
+void remote_announce_user(remote_t *r, store_conn_t *c, int64_t user_id)
+{
+    char p[64];
+    snprintf(p, sizeof(p), "%s u 0 0 %lld", r ? r->tag : "-", (long long)user_id);
+    int rc = STORE_UNAVAILABLE;
+    for (int tries = 0; tries < ANNOUNCE_TRIES; tries++) {
+        rc = c ? store_notify(c, p) : STORE_UNAVAILABLE;
+        if (rc != STORE_UNAVAILABLE)
+            break;
+        sleep_ms(SEND_RETRY_MS);
+    }
+    if (rc != STORE_OK)
+        log_warn("user %lld: other processes could not be told of its deletion: %s",
+                 (long long)user_id, store_rc_name(rc));
 }
 
 const char *records_partial(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t id,

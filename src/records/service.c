@@ -602,6 +602,57 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
     return rc;
 }
 
+int records_delete_user(records_t *s, store_conn_t *c, media_t *media, int64_t user_id,
+                        size_t *files_left)
+{
+    arena_t a;
+    arena_init(&a);
+    user_removed_t gone;
+    *files_left = 0;
+    int rc = store_user_delete(c, user_id, &a, &gone);
+    if (rc == STORE_OK) {
+        for (size_t i = 0; s && i < gone.n_records; i++)
+            records_changed(s, gone.records[i].kind, gone.records[i].id);
+        /* after the commit: a picture whose record is gone is only a file; one left by
+         * a failure here is swept at the next start (main.c, media_sweep) */
+        for (size_t i = 0; i < gone.n_keys; i++)
+            if (media_remove(media, gone.media_keys[i]) != 0)
+                (*files_left)++;
+        if (*files_left)
+            log_warn("user %lld: %zu picture file(s) could not be removed",
+                     (long long)user_id, *files_left);
+        /* as records_delete tells of one record: here each, then the other processes
+         * all at once (remote_announce_user: one notification, not one a record) */
+        for (size_t i = 0; s && i < gone.n_records; i++) {
+            rev_t ev = {.type = REV_DELETED, .kind = gone.records[i].kind,
+                        .id = gone.records[i].id, .user_id = user_id,
+                        .seq = RECORDS_SEQ_END};
+            quota_event(s->quota, &ev);
+            hub_publish(s->hub, &ev, true);
+        }
+        remote_announce_user(s ? s->remote : NULL, c, user_id);
+    }
+    arena_free(&a);
+    return rc;
+}
+
+void records_job_lost(records_t *s, store_conn_t *c, const job_t *job)
+{
+    arena_t a;
+    arena_init(&a);
+    record_t now;
+    const record_t *rec = &job->rec;
+    if (store_record_get(c, rec->kind, rec->user_id, rec->id, NULL, NULL, &a, &now) ==
+        STORE_NOTFOUND) {
+        log_info("job=%lld: its record was deleted meanwhile", (long long)job->id);
+        rev_t ev = {.type = REV_DELETED, .kind = rec->kind, .id = rec->id,
+                    .user_id = rec->user_id, .seq = RECORDS_SEQ_END};
+        quota_event(s->quota, &ev);
+        hub_publish(s->hub, &ev, true);
+    }
+    arena_free(&a);
+}
+
 void records_discard(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id)
 {
     char err[256];

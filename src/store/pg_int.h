@@ -164,8 +164,7 @@ int pg_signin_failures(store_conn_t *conn, const char *bucket, int64_t minute, b
                        int64_t *count);
 int pg_user_update(store_conn_t *sc, int64_t id, const user_patch_t *p, arena_t *a,
                    user_info_t *out);
-int pg_user_delete(store_conn_t *sc, int64_t id, arena_t *a, const char ***media_keys,
-                   size_t *n);
+int pg_user_delete(store_conn_t *sc, int64_t id, arena_t *a, user_removed_t *out);
 int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex, const char *prefix,
                   key_scope_t scope, int64_t expires_us, int64_t *key_id);
 int pg_key_auth(store_conn_t *sc, const char *hash_hex, const char *period, key_auth_t *out);

@@ -16,7 +16,6 @@ enum {
     U_USER_GET_NAME,
     U_USER_LIST,
     U_USER_UPDATE,
-    U_USER_MEDIA,
     U_USER_DELETE,
     U_KEY_INSERT,
     U_KEY_AUTH,
@@ -68,23 +67,35 @@ static const pg_stmt_t stmts[U_COUNT] = {
                        " quota_words = CASE WHEN $3::boolean THEN $4::bigint ELSE quota_words END,"
                        " quota_images = CASE WHEN $5::boolean THEN $6::bigint ELSE quota_images END"
                        " WHERE id = $1 RETURNING " USER_COLS},
-    [U_USER_MEDIA] = {"ink_u_user_media", 1,
-                      "SELECT media_key FROM images WHERE user_id = $1 AND media_key IS NOT NULL"
-                      " FOR UPDATE"},
-    /* one statement: every row of the user goes or none (foreign keys are checked at
-     * its end) */
+    /* THE ONE PLACE A USER'S ROWS GO (API.md §19, issue 33; sqlite_users.c has the
+     * same list): one statement, so every row of the user goes or none (foreign keys
+     * are checked at its end). Every table that holds anything of a user — a row keyed
+     * by the user or by one of the user's records — has its DELETE here; a table added
+     * later adds its line (tests/http/test_pg_erasure.py and test_erasure.py dump every
+     * table after a user's deletion and fail on one missed). It answers the records
+     * removed ('d', 'i'), every picture of the images and their revisions, each once
+     * ('k'), and the user ('u': none when there is no such user). */
     [U_USER_DELETE] = {"ink_u_user_delete", 1,
                        "WITH d AS (DELETE FROM documents WHERE user_id = $1 RETURNING id),"
-                       " i AS (DELETE FROM images WHERE user_id = $1 RETURNING id),"
+                       " i AS (DELETE FROM images WHERE user_id = $1 RETURNING id, media_key),"
                        " j AS (DELETE FROM jobs WHERE (kind = 0 AND record_id IN (SELECT id FROM d))"
                        "  OR (kind = 1 AND record_id IN (SELECT id FROM i))),"
+                       " dr AS (DELETE FROM document_revisions"
+                       "  WHERE document_id IN (SELECT id FROM d)),"
+                       " ir AS (DELETE FROM image_revisions WHERE image_id IN (SELECT id FROM i)"
+                       "  RETURNING media_key),"
                        " x AS (DELETE FROM idempotency_keys WHERE user_id = $1),"
                        " g AS (DELETE FROM usage_months WHERE user_id = $1),"
                        " c AS (DELETE FROM record_counts WHERE user_id = $1),"
                        " t AS (DELETE FROM templates WHERE user_id = $1),"
                        " s AS (DELETE FROM sessions WHERE user_id = $1),"
-                       " k AS (DELETE FROM api_keys WHERE user_id = $1)"
-                       " DELETE FROM users WHERE id = $1 RETURNING id"},
+                       " k AS (DELETE FROM api_keys WHERE user_id = $1),"
+                       /* (later tables of a user's data: here) */
+                       " u AS (DELETE FROM users WHERE id = $1 RETURNING id)"
+                       " SELECT 'd', id, NULL FROM d UNION ALL SELECT 'i', id, NULL FROM i"
+                       " UNION ALL SELECT 'u', id, NULL FROM u UNION ALL SELECT 'k', 0, m.key"
+                       "  FROM (SELECT media_key FROM i UNION SELECT media_key FROM ir) m (key)"
+                       "  WHERE m.key IS NOT NULL"},
     [U_KEY_INSERT] = {"ink_u_key_insert", 6,
                       "INSERT INTO api_keys (user_id, hash, prefix, created_us, scope, expires_us)"
                       " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"},
@@ -361,8 +372,7 @@ int pg_user_update(store_conn_t *sc, int64_t id, const user_patch_t *pt, arena_t
     return one_user(c, U_USER_UPDATE, p, a, out);
 }
 
-int pg_user_delete(store_conn_t *sc, int64_t id, arena_t *a, const char ***media_keys,
-                   size_t *n)
+int pg_user_delete(store_conn_t *sc, int64_t id, arena_t *a, user_removed_t *out)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
@@ -370,28 +380,29 @@ int pg_user_delete(store_conn_t *sc, int64_t id, arena_t *a, const char ***media
         return rc;
     pg_num_t uid = pg_num_i64(id);
     const char *p[] = {uid.s};
-    if ((rc = pg_command(c, "BEGIN", "user delete begin")) != STORE_OK)
-        return rc;
     PGresult *r = NULL;
-    const char **keys = NULL;
-    size_t rows = 0;
-    if ((rc = run(c, U_USER_MEDIA, p, &r)) == STORE_OK) {
-        rows = (size_t)PQntuples(r);
-        keys = arena_alloc(a, (rows ? rows : 1) * sizeof(*keys));
-        for (size_t i = 0; i < rows; i++)
-            keys[i] = pg_col_str(r, (int)i, 0, a);
-        PQclear(r);
-        int64_t gone;
-        rc = find_id(c, U_USER_DELETE, p, &gone);
-    }
-    if (rc == STORE_OK)
-        rc = pg_command(c, "COMMIT", "user delete commit");
-    if (rc != STORE_OK) {
-        pg_rollback(c);
+    if ((rc = run(c, U_USER_DELETE, p, &r)) != STORE_OK)
         return rc;
+    size_t rows = (size_t)PQntuples(r);
+    out->records = arena_alloc(a, (rows ? rows : 1) * sizeof(*out->records));
+    out->media_keys = arena_alloc(a, (rows ? rows : 1) * sizeof(*out->media_keys));
+    bool user = false;
+    for (size_t i = 0; i < rows; i++) {
+        char type = *PQgetvalue(r, (int)i, 0);
+        if (type == 'u') {
+            user = true;
+        } else if (type == 'd' || type == 'i') {
+            out->records[out->n_records].kind = type == 'i' ? KIND_IMG : KIND_DOC;
+            out->records[out->n_records++].id = pg_col_i64(r, (int)i, 1);
+        } else if (type == 'k') {
+            out->media_keys[out->n_keys++] = pg_col_str(r, (int)i, 2, a);
+        }
     }
-    *media_keys = keys;
-    *n = rows;
+    PQclear(r);
+    if (!user) { /* (nothing else can have gone: every row hangs on the user's) */
+        memset(out, 0, sizeof(*out));
+        return STORE_NOTFOUND;
+    }
     return STORE_OK;
 }
 

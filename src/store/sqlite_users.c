@@ -345,12 +345,42 @@ int sq_user_update(store_conn_t *conn, int64_t id, const user_patch_t *p, arena_
     return sq_tx_end(c, rc);
 }
 
-/* The statements of a user's removal, in order (?1 the user). */
+/* ---- a user's removal ----
+ *
+ * THE ONE PLACE A USER'S ROWS GO (API.md §19, issue 33): every table that holds anything
+ * of a user — a row keyed by the user, or by one of the user's records — has its DELETE
+ * in delete_sql below, in this one transaction, and the same in pg_users.c's
+ * U_USER_DELETE. A table added later that holds a user's data adds its line to both
+ * lists (tests/http/test_erasure.py scans every table of the database for a deleted
+ * user's text and fails on a table missed). Before the deletes, the records and the
+ * media keys (the records' pictures and every revision's) are read, for the service
+ * to remove the files and tell of the deletions (records_delete_user).
+ *
+ * Not here: the search index's trigram rows (the FTS5 tables: a deleted record's
+ * trigrams may stay in its block until the block is rebuilt; never readable text) and
+ * search_changed, whose row of a document goes with it by the documents_fts_del
+ * trigger. */
+
+#define USER_DOCS "SELECT id FROM documents WHERE user_id = ?1"
+#define USER_IMGS "SELECT id FROM images WHERE user_id = ?1"
+
+/* ?1 the user: its records (kind, id). */
+static const char records_sql[] = "SELECT 0, id FROM documents WHERE user_id = ?1"
+                                  " UNION ALL SELECT 1, id FROM images WHERE user_id = ?1";
+/* ?1 the user: every media key of its images and their revisions, each once. */
+static const char media_sql[] =
+    "SELECT media_key FROM images WHERE user_id = ?1 AND media_key IS NOT NULL"
+    " UNION SELECT media_key FROM image_revisions WHERE image_id IN (" USER_IMGS ")"
+    " AND media_key IS NOT NULL";
+
+/* The statements of a user's removal, in order (?1 the user); the last one must remove
+ * the user's row (none removed: NOTFOUND). */
 static const char *const delete_sql[] = {
-    "DELETE FROM jobs WHERE (kind = 0 AND record_id IN (SELECT id FROM documents "
-    "WHERE user_id = ?1)) OR (kind = 1 AND record_id IN (SELECT id FROM images "
-    "WHERE user_id = ?1))",
-    "DELETE FROM documents WHERE user_id = ?1",
+    "DELETE FROM jobs WHERE (kind = 0 AND record_id IN (" USER_DOCS ")) OR (kind = 1 AND"
+    " record_id IN (" USER_IMGS "))",
+    "DELETE FROM document_revisions WHERE document_id IN (" USER_DOCS ")",
+    "DELETE FROM image_revisions WHERE image_id IN (" USER_IMGS ")",
+    "DELETE FROM documents WHERE user_id = ?1", /* (triggers: search_changed, name index) */
     "DELETE FROM images WHERE user_id = ?1",
     "DELETE FROM idempotency_keys WHERE user_id = ?1",
     "DELETE FROM usage_months WHERE user_id = ?1",
@@ -358,38 +388,61 @@ static const char *const delete_sql[] = {
     "DELETE FROM templates WHERE user_id = ?1",
     "DELETE FROM sessions WHERE user_id = ?1",
     "DELETE FROM api_keys WHERE user_id = ?1",
+    /* (later tables of a user's data: here, before the user's row) */
     "DELETE FROM users WHERE id = ?1",
 };
 
-int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, const char ***media_keys,
-                   size_t *n)
+/* Appends to a growing arena array of size elements (*len of *cap). */
+static void *grow(arena_t *a, void *v, size_t *cap, size_t len, size_t size)
+{
+    if (len < *cap)
+        return v;
+    *cap = *cap ? *cap * 2 : 16;
+    void *nv = arena_alloc(a, *cap * size);
+    if (len)
+        memcpy(nv, v, len * size);
+    return nv;
+}
+
+static int removal_reads(sq_conn_t *c, int64_t id, arena_t *a, user_removed_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc = sq_prepare(c, records_sql, &st, "user_delete");
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        out->records = grow(a, out->records, &cap, out->n_records, sizeof(*out->records));
+        out->records[out->n_records].kind = sqlite3_column_int(st, 0) ? KIND_IMG : KIND_DOC;
+        out->records[out->n_records++].id = sqlite3_column_int64(st, 1);
+    }
+    if (src != SQLITE_DONE)
+        rc = sq_error(c, src, "user_delete");
+    sqlite3_finalize(st);
+    if (rc != STORE_OK || (rc = sq_prepare(c, media_sql, &st, "user_delete")) != STORE_OK)
+        return rc;
+    cap = 0;
+    sqlite3_bind_int64(st, 1, id);
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        out->media_keys = grow(a, out->media_keys, &cap, out->n_keys, sizeof(*out->media_keys));
+        out->media_keys[out->n_keys++] = sq_col_text(st, 0, a);
+    }
+    if (src != SQLITE_DONE)
+        rc = sq_error(c, src, "user_delete");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, user_removed_t *out)
 {
     sq_conn_t *c = sq(conn);
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st = NULL;
-    const char **keys = NULL;
-    size_t len = 0, cap = 0;
-    rc = sq_prepare(c, "SELECT media_key FROM images WHERE user_id = ?1 AND media_key IS NOT NULL",
-                    &st, "user_delete");
-    if (rc == STORE_OK) {
-        sqlite3_bind_int64(st, 1, id);
-        int src;
-        while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-            if (len == cap) {
-                cap = cap ? cap * 2 : 16;
-                const char **nk = arena_alloc(a, cap * sizeof(*nk));
-                if (len)
-                    memcpy(nk, keys, len * sizeof(*nk));
-                keys = nk;
-            }
-            keys[len++] = sq_col_text(st, 0, a);
-        }
-        if (src != SQLITE_DONE)
-            rc = sq_error(c, src, "user_delete");
-        sqlite3_finalize(st);
-    }
+    rc = removal_reads(c, id, a, out);
     for (size_t i = 0; rc == STORE_OK && i < ARRAY_LEN(delete_sql); i++) {
         if ((rc = sq_prepare(c, delete_sql[i], &st, "user_delete")) != STORE_OK)
             break;
@@ -401,10 +454,8 @@ int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, const char ***med
             rc = STORE_NOTFOUND;
     }
     rc = sq_tx_end(c, rc);
-    if (rc == STORE_OK) {
-        *media_keys = keys;
-        *n = len;
-    }
+    if (rc != STORE_OK)
+        memset(out, 0, sizeof(*out));
     return rc;
 }
 

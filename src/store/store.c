@@ -311,10 +311,10 @@ int store_user_create(store_conn_t *c, const char *name, int64_t quota_words,
     return c->ops->user_create(c, name, quota_words, quota_images, a, out);
 }
 
-int store_user_delete(store_conn_t *c, int64_t id, arena_t *a, const char ***media_keys,
-                      size_t *n)
+int store_user_delete(store_conn_t *c, int64_t id, arena_t *a, user_removed_t *out)
 {
-    return c->ops->user_delete(c, id, a, media_keys, n);
+    memset(out, 0, sizeof(*out));
+    return c->ops->user_delete(c, id, a, out);
 }
 
 int store_user_get(store_conn_t *c, int64_t id, const char *name, arena_t *a, user_info_t *out)

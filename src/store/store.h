@@ -319,6 +319,18 @@ typedef struct idem_keep {
     bool stored; /* out, when the create returned STORE_OK: the answer was kept */
 } idem_keep_t;
 
+/* What a user's removal took (store_user_delete): every record of the user, and every
+ * media key of those records and of their revisions (each key once). */
+typedef struct {
+    struct removed_record {
+        rec_kind_t kind;
+        int64_t id;
+    } *records;
+    size_t n_records;
+    const char **media_keys;
+    size_t n_keys;
+} user_removed_t;
+
 typedef struct store store_t;
 typedef struct store_conn store_conn_t;
 struct store_ops;
@@ -430,8 +442,7 @@ int store_usage_list(store_conn_t *c, const char *period, int64_t user_id, int64
                      int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
 int store_user_create(store_conn_t *c, const char *name, int64_t quota_words,
                       int64_t quota_images, arena_t *a, user_info_t *out);
-int store_user_delete(store_conn_t *c, int64_t id, arena_t *a, const char ***media_keys,
-                      size_t *n);
+int store_user_delete(store_conn_t *c, int64_t id, arena_t *a, user_removed_t *out);
 int store_user_get(store_conn_t *c, int64_t id, const char *name, arena_t *a, user_info_t *out);
 int store_user_list(store_conn_t *c, int64_t limit, int64_t offset, arena_t *a,
                     user_info_t **out, size_t *n, int64_t *total);

@@ -48,11 +48,11 @@ typedef struct store_ops {
     /* NOTFOUND, or CONFLICT when the new name is taken. */
     int (*user_update)(store_conn_t *c, int64_t id, const user_patch_t *p, arena_t *a,
                        user_info_t *out);
-    /* Removes the user with its keys, records, jobs, idempotency keys and usage, in one
-     * transaction; *media_keys gets the media keys of its images (the caller removes
-     * the files after). */
-    int (*user_delete)(store_conn_t *c, int64_t id, arena_t *a, const char ***media_keys,
-                       size_t *n);
+    /* Removes the user and every row it owns, in every table (the backend's one list:
+     * sqlite_users.c, pg_users.c), in one transaction; out gets the records removed and
+     * every media key of them and their revisions (the caller removes the files and
+     * tells of the deletions after: records_delete_user). */
+    int (*user_delete)(store_conn_t *c, int64_t id, arena_t *a, user_removed_t *out);
     int (*key_insert)(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
                       key_scope_t scope, int64_t expires_us, int64_t *key_id);
     /* By SHA-256 hex of the key; NOTFOUND when unknown or revoked (expiry is the

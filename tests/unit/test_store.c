@@ -295,13 +295,14 @@ static void test_users_usage(ctx_t *t)
     CHECK_INT(ka.quota_images, -1);
     CHECK_INT(ka.used.words, 0);
     CHECK_INT(ka.used.images, 0);
-    const char **media;
-    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_OK);
-    CHECK_INT(n, 0);
+    user_removed_t gone = {0};
+    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &gone), STORE_OK);
+    CHECK_INT(gone.n_keys, 0);
+    CHECK_INT(gone.n_records, 0);
     CHECK_INT(t->ops->user_get(t->c, u.id, NULL, &t->a, &u2), STORE_NOTFOUND);
     CHECK_INT(t->ops->key_auth(t->c, h, "2026-12", &ka), STORE_NOTFOUND);
     CHECK_INT(t->ops->key_auth(t->c, h, NULL, &ka), STORE_NOTFOUND);
-    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_NOTFOUND);
+    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &gone), STORE_NOTFOUND);
 }
 
 /* ---- users' own templates (API.md §18) -------------------------------------------------- */
@@ -370,7 +371,8 @@ static void test_templates(ctx_t *t)
     user_info_t u;
     CHECK_INT(t->ops->user_create(t->c, "tpl-owner", -1, -1, &t->a, &u), STORE_OK);
     CHECK_INT(store_template_create(t->c, u.id, "Mine", "d", "i", 5, &t->a, &g), STORE_OK);
-    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &media, &n), STORE_OK);
+    user_removed_t gone = {0};
+    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &gone), STORE_OK);
     CHECK_INT(store_template_get(t->c, u.id, g.id, true, &t->a, &g), STORE_NOTFOUND);
 }
 
