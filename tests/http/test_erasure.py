@@ -150,7 +150,8 @@ class Person:
         self.ok(self.req("POST", f"/documents/{d['id']}/regenerate", form={"prompt": m("prompt2")}),
                 200, 201, 202)
         self.settle("documents", d["id"])
-        self.ok(self.req("PATCH", f"/documents/{d['id']}", form={"result": m("edited") + " words of mine"}))
+        self.ok(self.req("PATCH", f"/documents/{d['id']}", form={"result": " ".join(
+            f"Sentence {i} of {m('edited')}, words of my own." for i in range(12))}))
         self.ok(self.req("POST", f"/documents/{d['id']}/actions", form={"action": "shorten"}),
                 200, 201, 202)
         self.settle("documents", d["id"])
