@@ -37,6 +37,9 @@ typedef enum {
     ROUTE_ACTIONS,    /* POST /documents/{id}/actions (§17) */
     ROUTE_USAGE, /* GET /usage (§19) */
     ROUTE_ME,    /* GET /me: who the key is (any scope; docs/design.md) */
+    ROUTE_TAGS,  /* GET /tags (§23) */
+    ROUTE_BULK,  /* POST /{kind}/bulk (§23) */
+    ROUTE_DRAFT, /* GET, PUT, DELETE /documents/{id}/draft (§24) */
     /* /admin/… (§19), for admin keys only; the handler (admin.c) tells methods apart */
     ROUTE_ADMIN_USERS,     /* /admin/users */
     ROUTE_ADMIN_USER,      /* /admin/users/{id} */
@@ -87,6 +90,10 @@ void api_route_call(app_t *app, http_req_t *r, const route_match_t *m);
 int api_method_bit(const char *method);
 
 /* ---- common.c ---- */
+
+/* A JSON body's field that is an array (its JSON text in val): only the fields that take
+ * a list read it (tags, ids: API.md §23); others refuse it as not a string. */
+#define KV_ARRAY 101
 
 /* The API's own state of a request, kept with it (http_app_state) in its arena, made
  * (zeroed) on first use: what one step of the API leaves for a later one. */
@@ -337,5 +344,26 @@ void api_metrics(app_t *app, http_req_t *r);
 void api_openapi(app_t *app, http_req_t *r);
 /* The provider and job-queue fields of /readyz: ,"provider":{...},"jobs":{...} */
 void api_readyz_fields(app_t *app, store_conn_t *c, buf_t *out);
+
+/* ---- tags.c, bulk.c, drafts.c (API.md §23, §24) ---- */
+
+/* The `key` field's tags (comma-separated, or a JSON array in a JSON body): trimmed,
+ * NFC, distinct under the folding, in the order given, in *out and *n (0: clear them).
+ * False when the field is absent; true when present, with a 422 message added to v
+ * when it is not a list of at most STORE_MAX_TAGS tags. */
+bool api_tags_field(verrs_t *v, const kvlist_t *f, const char *key, arena_t *a,
+                    const char ***out, int *n);
+/* The folded tag a list's `tag` filter looks for; for a value that cannot be a tag, one
+ * no tag has. */
+const char *api_tag_filter(const char *raw, arena_t *a);
+/* tags[0..n) given the spellings the user's tags in use have (a new record's answer). */
+int api_tags_spell(store_conn_t *c, int64_t user_id, const char **tags, int n, arena_t *a);
+void api_tags_json(jw_t *w, const char *const *tags, int n);
+void api_tags_index(app_t *app, http_req_t *r);
+void api_bulk(app_t *app, http_req_t *r, rec_kind_t kind);
+void api_draft(app_t *app, http_req_t *r, int64_t id);
+/* A read key's POST /documents/bulk with action=export (§19 amended); false when it has
+ * answered (403, or the body's 4xx). */
+bool api_bulk_read_allowed(http_req_t *r, rec_kind_t kind);
 
 #endif

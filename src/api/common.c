@@ -222,11 +222,18 @@ static int json_fields(http_req_t *r, kvlist_t *out)
         case JSON_TRUE: kv->val = "true"; break;
         case JSON_FALSE: kv->val = "false"; break;
         case JSON_NULL: continue; /* null is the same as absent */
+        case JSON_ARRAY: { /* the fields that take a list read it (tags, ids: §23) */
+            char *d = json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
+            kv->val = d ? arena_strdup(http_arena(r), d) : NULL;
+            free(d);
+            kv->status = d ? (kv_status_t)KV_ARRAY : (kv_status_t)KV_NOT_SCALAR;
+            break;
+        }
         default:
             kv->val = NULL;
             kv->status = (kv_status_t)KV_NOT_SCALAR;
         }
-        if (kv->status == KV_OK && !json_is_string(val))
+        if (kv->val && !json_is_string(val))
             kv->val_len = strlen(kv->val);
         i++;
     }
@@ -406,6 +413,12 @@ void api_record_json(app_t *app, jw_t *w, const record_t *rec)
     }
     jw_key(w, "favorite");
     jw_bool(w, rec->favorite);
+    jw_key(w, "tags"); /* §23: the JSON array the store keeps */
+    jw_raw(w, rec->tags_json ? rec->tags_json : "[]");
+    if (rec->kind == KIND_DOC) {
+        jw_key(w, "has_draft"); /* §24 */
+        jw_bool(w, rec->has_draft);
+    }
     jw_key(w, "state");
     jw_str(w, rec_state_name(rec->state));
     jw_key(w, "error");

@@ -120,6 +120,8 @@ int api_list_params(http_req_t *r, rec_kind_t kind, list_query_t *lq, int64_t *p
     }
     if ((s = param_value(&v, &q, "favorite", "favorite")))
         lq->favorite = parse_bool(s); /* -1 (ignored) when not a boolean */
+    if ((s = param_value(&v, &q, "tag", "tag"))) /* §23 */
+        lq->tag = api_tag_filter(s, http_arena(r));
     if ((s = param_value(&v, &q, "sort_by", "sort by")))
         lq->sort_by_name = strcmp(s, "name") == 0;
     if ((s = param_value(&v, &q, "sort", "sort")))
@@ -523,6 +525,29 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     }
     else
         img_fields(&v, &f, &rec);
+    const char **tags = NULL; /* §23 */
+    int ntags = 0;
+    api_tags_field(&v, &f, "tags", http_arena(r), &tags, &ntags);
+    if (ntags > 0 && !verrs_any(&v)) {
+        /* the answer shows the spellings the user's tags have (the store gives them) */
+        store_conn_t *c = api_conn(app, r);
+        if (!c)
+            return;
+        int trc = api_tags_spell(c, rec.user_id, tags, ntags, http_arena(r));
+        if (trc != STORE_OK) {
+            api_store_error(r, trc);
+            return;
+        }
+        buf_t b;
+        buf_init(&b);
+        jw_t w;
+        jw_init(&w, &b);
+        api_tags_json(&w, tags, ntags);
+        rec.tags_json = arena_strdup(http_arena(r), buf_cstr(&b));
+        buf_free(&b);
+        rec.tags = tags;
+        rec.ntags = ntags;
+    }
     if (kind == KIND_DOC && !verrs_any(&v)) {
         int trc = api_template_check(app, r, &v, &rec);
         if (trc != STORE_OK) {
@@ -647,7 +672,7 @@ void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         return;
     verrs_t v;
     verrs_init(&v, http_arena(r));
-    record_patch_t p = {NULL, NULL, 0, -1};
+    record_patch_t p = {.favorite = -1};
     bool present;
     p.name = field_text(&v, &f, "name", "name", false, 255, &present);
     if (present && p.name && *p.name == '\0')
@@ -664,6 +689,9 @@ void api_records_update(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         if (p.result)
             p.words = uni_count_words(p.result, p.result ? strlen(p.result) : 0);
     }
+    const char **tags; /* §23 */
+    p.set_tags = api_tags_field(&v, &f, "tags", http_arena(r), &tags, &p.ntags);
+    p.tags = tags;
     const char *fav = field_text(&v, &f, "favorite", "favorite", false, 16, &present);
     if (fav) {
         p.favorite = parse_bool(fav);

@@ -108,7 +108,7 @@ static bool admit(app_t *app, http_req_t *r, route_t rt, key_auth_t *k)
 /* The key's scope (§19): admin keys take the /admin routes only, and only they do; read
  * keys only GET (and HEAD). Unknown paths and refused methods are answered 404/405 by
  * dispatch first. False when it has answered 403. */
-static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
+static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt, rec_kind_t kind)
 {
     if (rt == ROUTE_NOT_FOUND || rt == ROUTE_NOT_ALLOWED || rt == ROUTE_ME)
         return true; /* (who the key is: any key may ask) */
@@ -119,6 +119,8 @@ static bool scope_allows(http_req_t *r, const key_auth_t *k, route_t rt)
         api_error(r, 403, "This action is unauthorized.");
         return false;
     }
+    if (k->scope == SCOPE_READ && rt == ROUTE_BULK) /* §23: action=export only */
+        return api_bulk_read_allowed(r, kind);
     if (k->scope == SCOPE_READ && api_method_bit(http_method(r)) != M_GET) {
         api_error(r, 403, "This key may only read.");
         return false;
@@ -190,7 +192,7 @@ void api_handle(void *appv, http_req_t *r)
     if (!api || admit(app, r, rt, &key)) {
         if (http_body_too_large(r))
             api_error(r, 413, "Payload too large.");
-        else if (!api || (scope_allows(r, &key, rt) && quota_allows(app, r, &key, rt, kind)))
+        else if (!api || (scope_allows(r, &key, rt, kind) && quota_allows(app, r, &key, rt, kind)))
             dispatch(app, r, &m);
     }
     if (session)

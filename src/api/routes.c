@@ -50,6 +50,18 @@ static void h_delete(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_records_delete(a, r, m->kind, m->id);
 }
+static void h_tags(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_tags_index(a, r);
+}
+static void h_bulk(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_bulk(a, r, m->kind);
+}
+static void h_draft(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_draft(a, r, m->id);
+}
 static void h_export(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_export(a, r, m->id);
@@ -188,6 +200,10 @@ static const route_row_t routes[] = {
     {M_DELETE, "/api/v1/admin/keys/{id}", NULL, ROUTE_ADMIN_KEY, h_admin, L(MR_ADMIN_KEY)},
     /* documents and images (§4–§9), a document's export (§12), regeneration and
      * revisions (§16), actions (§17) */
+    {M_GET, "/api/v1/tags", NULL, ROUTE_TAGS, h_tags, L(MR_TAGS)},
+    {M_POST, "/api/v1/{kind}/bulk", NULL, ROUTE_BULK, h_bulk, {MR_DOCUMENTS_BULK, MR_IMAGES_BULK}},
+    {M_GET | M_PUT | M_DELETE, "/api/v1/documents/{id}/draft", NULL, ROUTE_DRAFT, h_draft,
+     L(MR_DOCUMENT_DRAFT)},
     {M_GET, "/api/v1/{kind}", NULL, ROUTE_LIST, h_list, COLLECTION},
     {M_POST, "/api/v1/{kind}", NULL, ROUTE_STORE, h_store, COLLECTION},
     {M_GET, "/api/v1/{kind}/{id}", NULL, ROUTE_SHOW, h_show, RECORD},

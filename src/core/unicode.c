@@ -11,6 +11,7 @@
 #include <unicode/ubrk.h>
 #include <unicode/ucol.h>
 #include <unicode/uchar.h>
+#include <unicode/unorm2.h>
 #include <unicode/utf8.h>
 #include <unicode/ustring.h>
 #include <unicode/utext.h>
@@ -314,4 +315,44 @@ long long uni_count_words(const char *s, size_t n)
     ubrk_setText(b, NULL, 0, &e2);
     utext_close(ut);
     return words;
+}
+
+/* ---- NFC (API.md §23: tags) ------------------------------------------------------------- */
+
+char *uni_nfc(const char *s, size_t n, size_t *out_len)
+{
+    UErrorCode e = U_ZERO_ERROR;
+    const UNormalizer2 *nfc = unorm2_getNFCInstance(&e);
+    if (U_FAILURE(e))
+        return NULL;
+    int32_t ulen, nlen, blen;
+    UChar *u = to_utf16(s, n, &ulen), *m = NULL;
+    char *o = NULL;
+    if (!u)
+        return NULL;
+    /* NFC of a text is at most three times its length in UTF-16 units */
+    int32_t cap = ulen * 3 + 1;
+    if (!(m = malloc((size_t)cap * sizeof(UChar))))
+        goto out;
+    nlen = unorm2_normalize(nfc, u, ulen, m, cap, &e);
+    if (U_FAILURE(e))
+        goto out;
+    u_strToUTF8(NULL, 0, &blen, m, nlen, &e);
+    if (e != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(e))
+        goto out;
+    e = U_ZERO_ERROR;
+    if (!(o = malloc((size_t)blen + 1)))
+        goto out;
+    u_strToUTF8(o, blen + 1, &blen, m, nlen, &e);
+    if (U_FAILURE(e)) {
+        free(o);
+        o = NULL;
+        goto out;
+    }
+    if (out_len)
+        *out_len = (size_t)blen;
+out:
+    free(u);
+    free(m);
+    return o;
 }

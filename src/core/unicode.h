@@ -47,6 +47,9 @@ int uni_name_cmp(const char *a, const char *b);
  * rule as the web app's live count (Intl.Segmenter, granularity "word", isWordLike).
  * 0 for NULL or "". */
 long long uni_count_words(const char *s, size_t n);
+/* The NFC normalisation of the valid UTF-8 s[0..n), NUL-terminated, malloc'd; *out_len
+ * (if given) gets its length. NULL when memory runs out or ICU fails. */
+char *uni_nfc(const char *s, size_t n, size_t *out_len);
 
 /* The ICU version the keys come from (e.g. "72.1"), for the log and the docs: keys
  * change with ICU's collation data, so a database moved to another ICU needs its name

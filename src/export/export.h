@@ -34,6 +34,17 @@ int export_render(export_format_t f, const char *name, const char *text, size_t 
  * quotes, control characters or leading dots, and bounded in length. */
 void export_disposition(buf_t *out, const char *name, export_format_t f);
 
+/* A document's file name inside a ZIP of exports (API.md §23): its name made safe as
+ * the filename* of export_disposition is, then " (copy)" when copy > 1, then the
+ * extension. */
+void export_file_name(buf_t *out, const char *name, export_format_t f, int copy);
+
+/* A ZIP archive (API.md §23: POST /documents/bulk action=export) of n documents, each
+ * rendered as f and named by export_file_name in the order given (a second of the same
+ * name "name (2).ext", and so on), UTF-8 names. 0, or -1 (logged). */
+int export_zip(export_format_t f, const char *const *names, const char *const *texts, size_t n,
+               buf_t *out);
+
 /* Releases the process-wide font and library caches of the PDF writer (at exit,
  * after the last export; exports must not run meanwhile). */
 void export_shutdown(void);

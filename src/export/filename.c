@@ -78,3 +78,13 @@ void export_disposition(buf_t *out, const char *name, export_format_t f)
     }
     buf_printf(out, ".%s", ext);
 }
+
+void export_file_name(buf_t *out, const char *name, export_format_t f, int copy)
+{
+    char utf8[NAME_MAX_UTF8 + 1];
+    safe_name(utf8, sizeof(utf8), name, false);
+    if (copy > 1)
+        buf_printf(out, "%s (%d).%s", utf8, copy, export_format_name(f));
+    else
+        buf_printf(out, "%s.%s", utf8, export_format_name(f));
+}

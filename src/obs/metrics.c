@@ -44,6 +44,10 @@ static const char *const route_names[MR_COUNT] = {
     [MR_ME_PASSWORD] = "/api/v1/me/password",
     [MR_KEYS] = "/api/v1/keys",
     [MR_KEY] = "/api/v1/keys/{id}",
+    [MR_TAGS] = "/api/v1/tags",
+    [MR_DOCUMENTS_BULK] = "/api/v1/documents/bulk",
+    [MR_IMAGES_BULK] = "/api/v1/images/bulk",
+    [MR_DOCUMENT_DRAFT] = "/api/v1/documents/{id}/draft",
 };
 
 enum { MM_GET, MM_HEAD, MM_POST, MM_PUT, MM_PATCH, MM_DELETE, MM_OTHER, MM_COUNT };

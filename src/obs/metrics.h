@@ -47,6 +47,10 @@ typedef enum {
     MR_ME_PASSWORD,
     MR_KEYS,
     MR_KEY,
+    MR_TAGS,           /* API.md §23 */
+    MR_DOCUMENTS_BULK,
+    MR_IMAGES_BULK,
+    MR_DOCUMENT_DRAFT, /* §24 */
     MR_COUNT
 } metrics_route_t;
 

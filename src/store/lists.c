@@ -25,6 +25,8 @@ unsigned store_list_key(rec_kind_t kind, const list_query_t *q)
         k |= LQ_STYLE;
     if (q->favorite >= 0)
         k |= LQ_FAVORITE;
+    if (q->tag)
+        k |= LQ_TAG;
     if (q->sort_by_name)
         k |= LQ_BY_NAME;
     if (q->asc)
@@ -93,6 +95,8 @@ static void count_key(buf_t *b, unsigned k, const list_query_t *q, bool order)
         buf_printf(b, "/%s", q->style);
     if (k & LQ_FAVORITE)
         buf_printf(b, "/%d", q->favorite != 0);
+    if (k & LQ_TAG) /* a tag has no comma (API.md §23) */
+        buf_printf(b, "/%zu,%s", strlen(q->tag), q->tag);
     if (k & LQ_SEARCH) {
         buf_puts(b, "/");
         buf_puts(b, q->search); /* last: it may hold '/' */

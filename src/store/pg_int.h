@@ -91,6 +91,7 @@ typedef struct {
     uint64_t prepared;    /* bit i: pg_stmts[i] is prepared on this connection */
     uint64_t users_prepared; /* the same for pg_users.c's statements */
     uint64_t tpl_prepared;   /* the same for pg_templates.c's statements */
+    uint64_t tags_prepared;  /* the same for pg_tags.c's statements */
     bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
     struct pg_trgm_stats *trgm;   /* trigram frequencies (pg_trgm.c); NULL until used */
     bool unnamed; /* through a transaction pooler: no named statement outlives a
@@ -226,6 +227,20 @@ int pg_revision_trim(store_conn_t *sc, rec_kind_t kind, int64_t id, int keep, ar
 void pg_collect_keys(const PGresult *r, arena_t *a, const char ***keys, size_t *n);
 
 /* ---- lists (pg_lists.c) */
+/* pg_tags.c (API.md §23, §24) */
+/* Inside a transaction: record id's tags become tags[0..n) (store.h record_t.tags);
+ * bump: move its updated_us forward (not for a record just inserted). */
+int pg_tags_write(pg_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                  const char *const *tags, int n, bool bump);
+int pg_tags_list(store_conn_t *sc, int64_t user_id, arena_t *a, tag_count_t **out, size_t *n);
+int pg_record_bulk(store_conn_t *sc, rec_kind_t kind, int64_t user_id, const int64_t *ids,
+                   size_t n, bulk_action_t action, const char *const *tags, int ntags,
+                   arena_t *a, int64_t **done, size_t *ndone);
+int pg_draft_put(store_conn_t *sc, int64_t user_id, int64_t id, const char *result,
+                 int64_t base, arena_t *a, draft_t *out);
+int pg_draft_get(store_conn_t *sc, int64_t user_id, int64_t id, arena_t *a, draft_t *out);
+int pg_draft_delete(store_conn_t *sc, int64_t user_id, int64_t id);
+
 int pg_record_list(store_conn_t *sc, rec_kind_t kind, const list_query_t *q, arena_t *a,
                    record_list_t *out);
 /* The folded form of a searched column the writes store beside it (name_fold,

@@ -57,6 +57,11 @@ static void list_where(buf_t *b, unsigned k, bool search)
         buf_printf(b, " AND style = $%d::text", ++n);
     if (k & LQ_FAVORITE)
         buf_printf(b, " AND favorite = $%d::boolean", ++n);
+    /* the tag's records of the kind, from record_tags' primary key (migration 17) */
+    if (k & LQ_TAG)
+        buf_printf(b, " AND id IN (SELECT record_id FROM record_tags WHERE tag_id ="
+                      " (SELECT id FROM tags WHERE user_id = $1 AND fold = $%d::text)"
+                      " AND kind = %d)", ++n, k & LQ_IMG ? 1 : 0);
     /* LQ_SEEK: after the boundary's key (its parameters follow limit and offset) */
     const char *op = k & LQ_ASC ? ">" : "<";
     if ((k & LQ_SEEK) && (k & LQ_BY_NAME))
@@ -70,7 +75,7 @@ static void list_where(buf_t *b, unsigned k, bool search)
 static int list_where_nparams(unsigned k)
 {
     return 1 + !!(k & LQ_SEARCH) + 2 * has_pieces(k) + !!(k & LQ_FILTER) + !!(k & LQ_STYLE) +
-           !!(k & LQ_FAVORITE);
+           !!(k & LQ_FAVORITE) + !!(k & LQ_TAG);
 }
 
 /* How many rows of the order an indexed search looks through first (see
@@ -141,7 +146,7 @@ static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char 
                     const char *offset, const store_page_key_t *seek, arena_t *a,
                     PGresult **out)
 {
-    const char *p[12];
+    const char *p[16];
     pg_num_t sid = pg_num_i64(seek ? seek->id : 0);
     int n = 0;
     pg_num_t uid = pg_num_i64(q->user_id), tpl = pg_num_i64(q->template_id);
@@ -165,6 +170,8 @@ static int list_run(pg_conn_t *c, unsigned k, const list_query_t *q, const char 
         p[n++] = q->style;
     if (k & LQ_FAVORITE)
         p[n++] = q->favorite ? "t" : "f";
+    if (k & LQ_TAG)
+        p[n++] = q->tag;
     if (!(k & LQ_COUNT)) {
         p[n++] = limit;
         p[n++] = offset;

@@ -56,6 +56,8 @@ static int pg_insert_record(pg_conn_t *c, const record_t *rec, int64_t now, bool
     }
     free(nf);
     free(rf);
+    if (rc == STORE_OK && rec->ntags > 0)
+        rc = pg_tags_write(c, rec->kind, rec->user_id, *id, rec->tags, rec->ntags, false);
     return rc;
 }
 
@@ -168,6 +170,14 @@ int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
+    /* tags (API.md §23): written first, in the update's transaction */
+    bool tx = pt->set_tags;
+    if (tx && (rc = pg_command(c, "BEGIN", "record update begin")) != STORE_OK)
+        return rc;
+    if (tx && (rc = pg_tags_write(c, kind, user_id, id, pt->tags, pt->ntags, true)) != STORE_OK) {
+        pg_rollback(c);
+        return rc;
+    }
     pg_num_t uid = pg_num_i64(user_id), rid = pg_num_i64(id), now = pg_num_i64(now_us());
     pg_num_t fav = pg_num_i64(pt->favorite < 0 ? -1 : pt->favorite ? 1 : 0);
     /* unicode (API.md §15): the folded name and result, stored beside them */
@@ -183,6 +193,10 @@ int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
     }
     free(nf);
     free(rf);
+    if (tx && rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "record update commit");
+    if (tx && rc != STORE_OK)
+        pg_rollback(c);
     return rc;
 }
 

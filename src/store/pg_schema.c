@@ -313,6 +313,44 @@ static const char *const migrations[] = {
     /* 16 (races, API.md §24): an action's job keeps the revision it was asked on; its
      * outcome is stored only on that revision. */
     "ALTER TABLE jobs ADD COLUMN base_revision BIGINT;",
+    /* 17 (API.md §23, §24): tags and drafts (pg_tags.c; SQLite migration 23). A tag is
+     * one row per user and folding (its spelling); record_tags links it to the records
+     * that carry it (its primary key serves a list's tag filter); the record's `tags`
+     * column is the JSON array it shows. A record's links go with it, and the tags no
+     * record carries any more then (a trigger, under the user's tags lock: pg_tags.c);
+     * its draft too (foreign key); a user's tags with the user. A change of a record's tags moves its
+     * user's version (totals, page boundaries). */
+    "ALTER TABLE documents ADD COLUMN tags TEXT,"
+    "  ADD COLUMN has_draft BOOLEAN NOT NULL DEFAULT false;"
+    "ALTER TABLE images ADD COLUMN tags TEXT;"
+    "CREATE TABLE tags (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,"
+    "  fold TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (user_id, fold));"
+    "CREATE TABLE record_tags (tag_id BIGINT NOT NULL REFERENCES tags (id) ON DELETE CASCADE,"
+    "  kind SMALLINT NOT NULL, record_id BIGINT NOT NULL, user_id BIGINT NOT NULL,"
+    "  pos INTEGER NOT NULL, PRIMARY KEY (tag_id, kind, record_id));"
+    "CREATE INDEX record_tags_record ON record_tags (kind, record_id, pos);"
+    /* under the user's tags lock (pg_tags.c PG_TAGS_LOCK): the record's links, then
+     * the tags no record carries any more */
+    "CREATE FUNCTION ink_record_tags_del() RETURNS trigger LANGUAGE plpgsql AS $$"
+    "  DECLARE ids BIGINT[]; BEGIN"
+    "  PERFORM pg_advisory_xact_lock(727370514152314 # OLD.user_id);"
+    "  WITH g AS (DELETE FROM record_tags WHERE kind = TG_ARGV[0]::smallint"
+    "    AND record_id = OLD.id RETURNING tag_id) SELECT array_agg(tag_id) INTO ids FROM g;"
+    "  DELETE FROM tags t WHERE t.id = ANY (ids)"
+    "    AND NOT EXISTS (SELECT 1 FROM record_tags r WHERE r.tag_id = t.id);"
+    "  RETURN NULL; END $$;"
+    "CREATE TRIGGER documents_tags_del AFTER DELETE ON documents FOR EACH ROW"
+    "  WHEN (OLD.tags IS NOT NULL) EXECUTE FUNCTION ink_record_tags_del('0');"
+    "CREATE TRIGGER images_tags_del AFTER DELETE ON images FOR EACH ROW"
+    "  WHEN (OLD.tags IS NOT NULL) EXECUTE FUNCTION ink_record_tags_del('1');"
+    "CREATE TRIGGER documents_count_tags AFTER UPDATE OF tags ON documents FOR EACH ROW"
+    "  WHEN (OLD.tags IS DISTINCT FROM NEW.tags) EXECUTE FUNCTION ink_count_records('0');"
+    "CREATE TRIGGER images_count_tags AFTER UPDATE OF tags ON images FOR EACH ROW"
+    "  WHEN (OLD.tags IS DISTINCT FROM NEW.tags) EXECUTE FUNCTION ink_count_records('1');"
+    "CREATE TABLE drafts (document_id BIGINT PRIMARY KEY"
+    "  REFERENCES documents (id) ON DELETE CASCADE, user_id BIGINT NOT NULL,"
+    "  result TEXT NOT NULL, base_revision BIGINT NOT NULL, updated_us BIGINT NOT NULL);",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

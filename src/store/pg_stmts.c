@@ -87,13 +87,16 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                       " words = CASE WHEN $4::boolean THEN $6::bigint ELSE words END,"
                       " favorite = CASE WHEN $7::int < 0 THEN favorite ELSE $7::int <> 0 END,"
                       " revision = revision + CASE WHEN $4::boolean THEN 1 ELSE 0 END,"
+                      " has_draft = has_draft AND NOT $4::boolean,"
                       " " SEQ("CASE WHEN $4::boolean THEN 1 ELSE 0 END") ","
                       " prompt_tokens = CASE WHEN $4::boolean THEN NULL ELSE prompt_tokens END,"
                       " completion_tokens = CASE WHEN $4::boolean THEN NULL"
                       " ELSE completion_tokens END,"
                       " truncated = CASE WHEN $4::boolean THEN false ELSE truncated END,"
                       " " BUMP("$8") " WHERE user_id = $1 AND id = $2 RETURNING *),"
-                      " r AS (" DOC_REV_FROM("'edit'", "NULL", "updated_us", "u WHERE $4::boolean") ")"
+                      " r AS (" DOC_REV_FROM("'edit'", "NULL", "updated_us", "u WHERE $4::boolean") "),"
+                      " dd AS (DELETE FROM drafts WHERE $4::boolean AND document_id IN"
+                      " (SELECT id FROM u))"
                       " SELECT " DOC_COLS " FROM u"},
     [S_IMG_UPDATE] = {"ink_img_update", 6,
                       "UPDATE images SET name = COALESCE($3::text, name),"

@@ -355,6 +355,8 @@ void pg_row_record(const PGresult *r, int row, rec_kind_t kind, arena_t *a, reco
     }
     out->revision = pg_col_i64(r, row, 16);
     out->event_seq = pg_col_i64(r, row, 20);
+    out->tags_json = pg_col_str(r, row, 21, a);
+    out->has_draft = pg_col_bool(r, row, 22);
 }
 
 const store_ops_t store_postgres_ops = {

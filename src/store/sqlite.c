@@ -214,6 +214,8 @@ static void sq_disconnect(store_conn_t *conn)
         sqlite3_finalize(c->users[i]);
     for (int i = 0; i < SQ_TPL_STMTS; i++)
         sqlite3_finalize(c->tpl[i]);
+    for (int i = 0; i < SQ_TAG_STMTS; i++)
+        sqlite3_finalize(c->tags[i]);
     sqlite3_finalize(c->upto);
     sqlite3_close(c->db);
     free(c);

@@ -103,6 +103,7 @@ extern const char *const sq_stmt_sql[ST_COUNT];
 
 #define SQ_USER_STMTS 40 /* statements of sqlite_users.c (users, keys, usage) */
 #define SQ_TPL_STMTS 8   /* statements of sqlite_templates.c (users' own templates) */
+#define SQ_TAG_STMTS 24  /* statements of sqlite_tags.c (tags, bulk actions, drafts) */
 
 typedef struct {
     store_conn_t base;
@@ -111,6 +112,7 @@ typedef struct {
     sqlite3_stmt *list[LQ_SLOTS];
     sqlite3_stmt *users[SQ_USER_STMTS]; /* sqlite_users.c's, prepared on first use */
     sqlite3_stmt *tpl[SQ_TPL_STMTS];    /* sqlite_templates.c's, prepared on first use */
+    sqlite3_stmt *tags[SQ_TAG_STMTS];   /* sqlite_tags.c's, prepared on first use */
     sqlite3_stmt *upto; /* the search index's watermark (sqlite_tail.c) */
     bool session; /* a read session (read_begin) holds a read transaction open */
     bool nested;  /* a read transaction of an operation runs inside the session */
@@ -168,6 +170,24 @@ int sq_text_register(sqlite3 *db);
 void sq_bind_tokens(sqlite3_stmt *st, int i, int64_t n);
 /* STORE_OK, or STORE_ERROR when the row's stored text is corrupt (sq_col_result). */
 int sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r);
+
+/* ---- tags and drafts (sqlite_tags.c) -------------------------------------------------- */
+
+/* Inside a write transaction: record id's tags become tags[0..n) (each with the user's
+ * spelling), its `tags` column their JSON array; bump: move its updated_us forward
+ * (not for a record just inserted). */
+int sq_tags_write(sq_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
+                  const char *const *tags, int n, bool bump);
+/* Inside a write transaction: document id's draft dropped (an update of its result). */
+int sq_draft_drop(sq_conn_t *c, int64_t user_id, int64_t id);
+int sq_tags_list(store_conn_t *conn, int64_t user_id, arena_t *a, tag_count_t **out, size_t *n);
+int sq_record_bulk(store_conn_t *conn, rec_kind_t kind, int64_t user_id, const int64_t *ids,
+                   size_t n, bulk_action_t action, const char *const *tags, int ntags,
+                   arena_t *a, int64_t **done, size_t *ndone);
+int sq_draft_put(store_conn_t *conn, int64_t user_id, int64_t id, const char *result,
+                 int64_t base, arena_t *a, draft_t *out);
+int sq_draft_get(store_conn_t *conn, int64_t user_id, int64_t id, arena_t *a, draft_t *out);
+int sq_draft_delete(store_conn_t *conn, int64_t user_id, int64_t id);
 
 /* ---- revisions (sqlite_revisions.c) ---------------------------------------------------- */
 

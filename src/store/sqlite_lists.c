@@ -105,7 +105,7 @@ __attribute__((constructor)) static void unicode_register(void)
 /* Parameter numbers used by every list statement. */
 enum {
     LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET, LP_MATCH,
-    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID, LP_TAIL_IDS, LP_TAIL_HI
+    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID, LP_TAIL_IDS, LP_TAIL_HI, LP_TAG
 };
 
 /* How many rows of the order a name-ordered search looks through before it asks the
@@ -122,6 +122,11 @@ static void list_filters(int k, buf_t *b)
         buf_puts(b, " AND style = ?4");
     if (k & LQ_FAVORITE)
         buf_puts(b, " AND favorite = ?5");
+    /* the tag's records of the kind, from record_tags' primary key (migration 23) */
+    if (k & LQ_TAG)
+        buf_printf(b, " AND id IN (SELECT record_id FROM record_tags WHERE tag_id ="
+                      " (SELECT id FROM tags WHERE user_id = ?1 AND fold = ?14) AND kind = %d)",
+                   k & LQ_IMG ? 1 : 0);
 }
 
 /* LQ_SEEK: only the rows after the boundary ?10, ?11 in the order (lists.c). */
@@ -401,6 +406,8 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list
         sq_bind_text(st, LP_STYLE, q->style);
     if (k & LQ_FAVORITE)
         sqlite3_bind_int(st, LP_FAVORITE, q->favorite != 0);
+    if (k & LQ_TAG)
+        sq_bind_text(st, LP_TAG, q->tag);
 }
 
 /* Whether the name search of count key k has more than COMMON_ROWS candidates in the

@@ -56,6 +56,8 @@ int sq_read_record(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, record_t *r)
     }
     r->revision = sqlite3_column_int64(st, 16);
     r->event_seq = sqlite3_column_int64(st, 20);
+    r->tags_json = sq_col_text(st, 21, a);
+    r->has_draft = sqlite3_column_int(st, 22) != 0;
     return rc;
 }
 
@@ -95,6 +97,10 @@ static int insert_record(sq_conn_t *c, const record_t *rec, int64_t now, bool do
     /* its row of the search index is written after the commit (sqlite_index.c) */
     *id = sqlite3_last_insert_rowid(c->db);
     sq_tail_added(c, rec, *id); /* searched there until then (sqlite_tail.c) */
+    if (rec->ntags > 0 &&
+        (rc = sq_tags_write(c, rec->kind, rec->user_id, *id, rec->tags, rec->ntags, false)) !=
+            STORE_OK)
+        return rc;
     /* a document generated in the request: its first revision */
     return done ? sq_rev_snapshot(c, KIND_DOC, *id, SRC_GENERATION, NULL, now) : STORE_OK;
 }
@@ -209,6 +215,12 @@ int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st;
+    /* tags (API.md §23) and the dropped draft (§24) first: the update's row shows them */
+    if (p->set_tags &&
+        (rc = sq_tags_write(c, kind, user_id, id, p->tags, p->ntags, true)) != STORE_OK)
+        goto out;
+    if (kind == KIND_DOC && p->result && (rc = sq_draft_drop(c, user_id, id)) != STORE_OK)
+        goto out;
     if ((rc = sq_stmt(c, ST_UPDATE_DOC + (kind == KIND_IMG), &st)) != STORE_OK)
         goto out;
     sqlite3_bind_int64(st, 1, id);

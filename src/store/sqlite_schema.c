@@ -519,6 +519,41 @@ static const char *const migrations[] = {
     /* 22 (races, API.md §24): an action's job keeps the revision it was asked on; its
      * outcome is stored only on that revision. */
     "ALTER TABLE jobs ADD COLUMN base_revision INTEGER;",
+    /* 23 (API.md §23, §24): tags and drafts (sqlite_tags.c). A tag is one row per user
+     * and folding (its spelling); record_tags links it to the records that carry it
+     * (the primary key serves a list's tag filter: the tag's records of a kind); the
+     * record's own `tags` column is the JSON array it shows. A tag no record carries
+     * any more goes at once (trigger), so the next to store it gives its spelling. A
+     * change of a record's tags moves its user's version (totals, page boundaries). */
+    "ALTER TABLE documents ADD COLUMN tags TEXT;"
+    "ALTER TABLE documents ADD COLUMN has_draft INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE images ADD COLUMN tags TEXT;"
+    "CREATE TABLE tags (id INTEGER PRIMARY KEY,"
+    "  user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,"
+    "  fold TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (user_id, fold));"
+    "CREATE TABLE record_tags (tag_id INTEGER NOT NULL REFERENCES tags (id) ON DELETE CASCADE,"
+    "  kind INTEGER NOT NULL, record_id INTEGER NOT NULL, user_id INTEGER NOT NULL,"
+    "  pos INTEGER NOT NULL, PRIMARY KEY (tag_id, kind, record_id)) WITHOUT ROWID;"
+    "CREATE INDEX record_tags_record ON record_tags (kind, record_id, pos);"
+    "CREATE TRIGGER record_tags_gone AFTER DELETE ON record_tags"
+    "  WHEN NOT EXISTS (SELECT 1 FROM record_tags WHERE tag_id = OLD.tag_id) BEGIN"
+    "  DELETE FROM tags WHERE id = OLD.tag_id; END;"
+    "CREATE TRIGGER documents_tags_del AFTER DELETE ON documents WHEN OLD.tags IS NOT NULL"
+    "  BEGIN DELETE FROM record_tags WHERE kind = 0 AND record_id = OLD.id; END;"
+    "CREATE TRIGGER images_tags_del AFTER DELETE ON images WHEN OLD.tags IS NOT NULL"
+    "  BEGIN DELETE FROM record_tags WHERE kind = 1 AND record_id = OLD.id; END;"
+    "CREATE TRIGGER documents_count_tags AFTER UPDATE OF tags ON documents"
+    "  WHEN OLD.tags IS NOT NEW.tags BEGIN UPDATE record_counts SET version = version + 1"
+    "  WHERE user_id = NEW.user_id AND kind = 0; END;"
+    "CREATE TRIGGER images_count_tags AFTER UPDATE OF tags ON images"
+    "  WHEN OLD.tags IS NOT NEW.tags BEGIN UPDATE record_counts SET version = version + 1"
+    "  WHERE user_id = NEW.user_id AND kind = 1; END;"
+    /* a draft goes with its document by a trigger, not a foreign key (no table
+     * references the documents' tables: migration 20 rebuilds them) */
+    "CREATE TABLE drafts (document_id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL,"
+    "  result TEXT NOT NULL, base_revision INTEGER NOT NULL, updated_us INTEGER NOT NULL);"
+    "CREATE TRIGGER documents_drafts_del AFTER DELETE ON documents WHEN OLD.has_draft"
+    "  BEGIN DELETE FROM drafts WHERE document_id = OLD.id; END;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -577,6 +612,7 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                       "result = CASE WHEN ?4 THEN ?5 ELSE result END, "
                       "words = CASE WHEN ?4 THEN ?6 ELSE words END, "
                       "revision = revision + (?4 <> 0), " SEQ("(?4 <> 0)") ", "
+                      "has_draft = CASE WHEN ?4 THEN 0 ELSE has_draft END, "
                       "prompt_tokens = CASE WHEN ?4 THEN NULL ELSE prompt_tokens END, "
                       "completion_tokens = CASE WHEN ?4 THEN NULL ELSE completion_tokens END, "
                       "truncated = CASE WHEN ?4 THEN 0 ELSE truncated END, "

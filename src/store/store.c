@@ -186,9 +186,43 @@ int store_keep_answer(store_conn_t *c, idem_keep_t *k, const record_t *rec, int6
 int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         const record_patch_t *p, arena_t *a, record_t *out)
 {
-    if (!p->name && !p->result && p->favorite < 0)
+    if (!p->name && !p->result && p->favorite < 0 && !p->set_tags)
         return c->ops->record_get(c, kind, user_id, id, a, out);
     return c->ops->record_update(c, kind, user_id, id, p, a, out);
+}
+
+/* ---- tags, bulk actions, drafts (API.md §23, §24) ---- */
+
+int store_tags_list(store_conn_t *c, int64_t user_id, arena_t *a, tag_count_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    return c->ops->tags_list(c, user_id, a, out, n);
+}
+
+int store_record_bulk(store_conn_t *c, rec_kind_t kind, int64_t user_id, const int64_t *ids,
+                      size_t n, bulk_action_t action, const char *const *tags, int ntags,
+                      arena_t *a, int64_t **done, size_t *ndone)
+{
+    *done = NULL;
+    *ndone = 0;
+    return c->ops->record_bulk(c, kind, user_id, ids, n, action, tags, ntags, a, done, ndone);
+}
+
+int store_draft_put(store_conn_t *c, int64_t user_id, int64_t id, const char *result,
+                    int64_t base, arena_t *a, draft_t *out)
+{
+    return c->ops->draft_put(c, user_id, id, result, base, a, out);
+}
+
+int store_draft_get(store_conn_t *c, int64_t user_id, int64_t id, arena_t *a, draft_t *out)
+{
+    return c->ops->draft_get(c, user_id, id, a, out);
+}
+
+int store_draft_delete(store_conn_t *c, int64_t user_id, int64_t id)
+{
+    return c->ops->draft_delete(c, user_id, id);
 }
 
 int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,

@@ -92,6 +92,15 @@ typedef struct {
     /* From a list with a probe (list_query_t.probe): the caller already has this
      * version of the record; only kind, id and updated_us are set. */
     bool probed;
+    /* Tags (API.md §23). Out: the record's tags as stored, a JSON array of their
+     * spellings in the order given, or NULL for none. In (record_create and
+     * docs_create_completed): tags[0..ntags), normalised and distinct under the
+     * folding (api/tags.c); the store gives each the spelling the user already has. */
+    const char *tags_json;
+    const char *const *tags;
+    int ntags;
+    /* documents: whether a draft is kept beside it (API.md §24) */
+    bool has_draft;
 } record_t;
 
 /* True when the record's generation has ended (completed or failed). */
@@ -109,7 +118,31 @@ typedef struct {
     const char *result; /* documents only; words is set with it */
     int64_t words;
     int favorite; /* -1, 0, 1 */
+    /* set_tags: the record's tags become tags[0..ntags) (normalised and distinct, as
+     * record_t.tags); else they stay */
+    bool set_tags;
+    const char *const *tags;
+    int ntags;
 } record_patch_t;
+
+/* A user's tag in use (API.md §23: GET /tags): its spelling and how many documents and
+ * images carry it. */
+typedef struct {
+    const char *name;
+    int64_t documents, images;
+} tag_count_t;
+
+/* Bulk actions other than delete and export (API.md §23). */
+typedef enum { BULK_FAVORITE = 0, BULK_UNFAVORITE, BULK_TAG, BULK_UNTAG } bulk_action_t;
+#define STORE_MAX_TAGS 20
+
+/* A document's draft (API.md §24). */
+typedef struct {
+    const char *result;
+    int64_t base_revision;
+    int64_t updated_us;
+    int64_t revision; /* the document's current revision (stale: revision > base) */
+} draft_t;
 
 /* Asked for each row of a list page, in page order, with the row's updated_us: true
  * when the caller already holds that exact version (e.g. rendered), so the row's other
@@ -124,6 +157,7 @@ typedef struct {
     const char *resolution; /* images: NULL = any */
     const char *style;      /* images: NULL = any ("vivid" | "natural") */
     int favorite;          /* -1 any, 0, 1 */
+    const char *tag;       /* the folded tag the rows carry (API.md §23); NULL = any */
     bool sort_by_name;     /* else by id */
     bool asc;              /* else desc */
     int per_page;          /* 10, 25, 50, 100 */
@@ -408,6 +442,24 @@ int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64
                         const record_patch_t *p, arena_t *a, record_t *out);
 int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         arena_t *a, const char ***keys, size_t *n);
+/* Tags, bulk actions and drafts (API.md §23, §24; sqlite_tags.c, pg_tags.c).
+ * tags_list: the user's tags in use, each with its counts (any order).
+ * record_bulk: in one transaction, over the user's records among ids[0..n) (ascending,
+ * distinct): favorite, unfavorite, or tags[0..ntags) added (BULK_TAG: after the tags a
+ * record has, those it has not) or taken away (BULK_UNTAG); *done gets the ids acted on
+ * (ascending). STORE_CONFLICT when a record would pass STORE_MAX_TAGS: nothing changed.
+ * draft_put: base < 0 = the document's current revision; NOTFOUND when the document is
+ * not the user's, STORE_STALE when base is not one of its revisions (0 when it has
+ * none; 1 to its current revision otherwise). draft_get/draft_delete: NOTFOUND when the
+ * document is not the user's or keeps no draft. */
+int store_tags_list(store_conn_t *c, int64_t user_id, arena_t *a, tag_count_t **out, size_t *n);
+int store_record_bulk(store_conn_t *c, rec_kind_t kind, int64_t user_id, const int64_t *ids,
+                      size_t n, bulk_action_t action, const char *const *tags, int ntags,
+                      arena_t *a, int64_t **done, size_t *ndone);
+int store_draft_put(store_conn_t *c, int64_t user_id, int64_t id, const char *result,
+                    int64_t base, arena_t *a, draft_t *out);
+int store_draft_get(store_conn_t *c, int64_t user_id, int64_t id, arena_t *a, draft_t *out);
+int store_draft_delete(store_conn_t *c, int64_t user_id, int64_t id);
 /* One wrapper per op the rest of the program calls (store.c): each does what the op of
  * the same name in store_ops_t says. Nothing outside src/store/ calls through the ops
  * table. */

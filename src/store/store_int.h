@@ -130,6 +130,16 @@ typedef struct store_ops {
      * so the caller can remove the files. */
     int (*record_delete)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                          arena_t *a, const char ***keys, size_t *n);
+    /* Tags, bulk actions and drafts (API.md §23, §24): as their wrappers in store.h. */
+    int (*tags_list)(store_conn_t *c, int64_t user_id, arena_t *a, tag_count_t **out,
+                     size_t *n);
+    int (*record_bulk)(store_conn_t *c, rec_kind_t kind, int64_t user_id, const int64_t *ids,
+                       size_t n, bulk_action_t action, const char *const *tags, int ntags,
+                       arena_t *a, int64_t **done, size_t *ndone);
+    int (*draft_put)(store_conn_t *c, int64_t user_id, int64_t id, const char *result,
+                     int64_t base, arena_t *a, draft_t *out);
+    int (*draft_get)(store_conn_t *c, int64_t user_id, int64_t id, arena_t *a, draft_t *out);
+    int (*draft_delete)(store_conn_t *c, int64_t user_id, int64_t id);
     int (*record_list)(store_conn_t *c, rec_kind_t kind, const list_query_t *q, arena_t *a,
                        record_list_t *out);
 
@@ -308,12 +318,12 @@ extern const store_ops_t store_postgres_ops;
 #define DOC_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, prompt, "         \
     "creativity, template_id, result, words, prompt_tokens, completion_tokens, truncated, " \
-    "revision, tone, language, length, event_seq"
+    "revision, tone, language, length, event_seq, tags, has_draft"
 #define IMG_COLS                                                                           \
     "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
     "resolution, style, media_key, revised_prompt, NULL, NULL, false, revision, NULL, NULL, " \
-    "NULL, event_seq"
-#define REC_NCOLS 21
+    "NULL, event_seq, tags, false"
+#define REC_NCOLS 23
 /* The columns of a revision row (revision_t), in the order both backends read them. A
  * document's latest revision keeps no copy of its text (result NULL: SQLite migration
  * 16, PostgreSQL 14): it is read from the document. */
@@ -352,10 +362,23 @@ enum {
     LQ_WINDOW = 1 << 11, /* the page looked for among the first rows of the order only */
     LQ_SEEK = 1 << 12,   /* only the rows after a page boundary's key (lists.c) */
     LQ_BOUNDS = 1 << 13, /* only the order's keys (id, and name when by name) */
-    LQ_SLOTS = 1 << 14
+    LQ_TAG = 1 << 14, /* only the records carrying list_query_t.tag (API.md §23) */
+    LQ_SLOTS = 1 << 15
 };
 #define LQ_SEARCH (LQ_SEARCH_NAME | LQ_SEARCH_RESULT)
-#define LQ_FILTERED (LQ_SEARCH | LQ_FILTER | LQ_STYLE | LQ_FAVORITE)
+#define LQ_FILTERED (LQ_SEARCH | LQ_FILTER | LQ_STYLE | LQ_FAVORITE | LQ_TAG)
+
+/* ---- tags (tags.c; API.md §23) ----------------------------------------------------------
+ * The schema (both backends): tags (id, user_id, fold, name; one row per user and
+ * folding: its spelling) and record_tags (user_id, tag_id, kind, record_id, pos: which
+ * record carries which tag, pos its place in the record's list), and the record's own
+ * `tags` column, the JSON array of its tags' spellings that it shows. */
+/* The JSON array of names[0..n) (NULL when n is 0), in a. */
+const char *store_tags_json(const char *const *names, int n, arena_t *a);
+/* A record's tags old[0..nold) after a bulk BULK_TAG (add[0..nadd) appended unless
+ * already there under the folding) or BULK_UNTAG (those taken away), in a. */
+void store_tags_merge(const char *const *old, int nold, bulk_action_t action,
+                      const char *const *add, int nadd, arena_t *a, const char ***out, int *n);
 
 /* The key of a list query (order, filters, search field, LQ_INDEXED). */
 unsigned store_list_key(rec_kind_t kind, const list_query_t *q);
@@ -444,6 +467,9 @@ store_pages_t *store_pages(store_t *s);
     .user_secret = p##_user_secret, .user_password = p##_user_password,                   \
     .session_insert = p##_session_insert, .session_auth = p##_session_auth,               \
     .session_touch = p##_session_touch, .session_end = p##_session_end,                   \
-    .session_list = p##_session_list, .signin_failures = p##_signin_failures
+    .session_list = p##_session_list, .signin_failures = p##_signin_failures,             \
+    .tags_list = p##_tags_list,                                                            \
+    .record_bulk = p##_record_bulk, .draft_put = p##_draft_put, .draft_get = p##_draft_get, \
+    .draft_delete = p##_draft_delete
 
 #endif

@@ -103,7 +103,7 @@ class Create(ServerTest):
         self.assertEqual(set(d), {"id", "name", "prompt", "creativity", "creativity_label", "template_id",
                                   "template", "result", "words", "usage", "truncated", "favorite",
                                   "state", "error", "created_at", "updated_at",
-                                  "tone", "language", "length", "revision"})
+                                  "tone", "language", "length", "revision", "tags", "has_draft"})
         # the builtin generator counts no tokens and never stops at a limit
         self.assertEqual((d["usage"], d["truncated"]), (None, False))
         self.assertEqual((d["name"], d["prompt"], d["creativity"], d["creativity_label"]),

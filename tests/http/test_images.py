@@ -25,7 +25,7 @@ class Images(ServerTest):
             img = self.make_image(resolution=res, style="vivid")
             self.assertEqual(set(img), {"id", "name", "description", "resolution", "style", "url", "favorite",
                                         "state", "error", "created_at", "updated_at", "revised_prompt",
-                                        "revision"})
+                                        "revision", "tags"})
             self.assertEqual((img["state"], img["style"], img["resolution"]), ("completed", "vivid", res))
             self.assertRegex(img["url"], r"^http://127\.0\.0\.1:\d+/media/[0-9a-f]{32}\.png$")
             r, body = fetch(img["url"])
