@@ -3,7 +3,7 @@
  *
  * What bounds it, in bytes: each entry is counted as its JSON plus ENTRY_OVERHEAD, and
  * ENTRY_OVERHEAD covers everything else the entry costs the heap — the entry header
- * (56 bytes on LP64), glibc's chunk header (8) and its rounding to 16 (at most 15),
+ * (64 bytes on LP64), glibc's chunk header (8) and its rounding to 16 (at most 15),
  * and its share of the bucket table (the table doubles only when entries outnumber
  * buckets, so it holds at most 2 pointers, 16 bytes, per entry). So the cache's heap is
  * at most --record-cache-mb plus the first tables (16 × 1024 pointers, 128 KiB). */
@@ -14,19 +14,33 @@
 #include <string.h>
 
 #define SHARDS 16
-#define ENTRY_OVERHEAD 96 /* bytes counted per entry beyond its JSON: see above */
-_Static_assert(sizeof(void *) != 8 || 56 + 8 + 15 + 16 <= ENTRY_OVERHEAD,
+#define ENTRY_OVERHEAD 104 /* bytes counted per entry beyond its JSON: see above */
+#define SHOW_OVERHEAD 32   /* a compressed show's block: its length, chunk header, rounding */
+_Static_assert(sizeof(void *) != 8 || 64 + 8 + 15 + 16 <= ENTRY_OVERHEAD,
                "ENTRY_OVERHEAD must cover an entry's header, chunk and table share");
+
+/* The whole show answer, compressed (§26): kept with the rendering it was made from. */
+typedef struct {
+    size_t len;
+    char data[];
+} shown_t;
 
 typedef struct entry {
     struct entry *hnext;        /* hash chain */
     struct entry *prev, *next;  /* use order */
     int64_t id, updated_us;
     rec_kind_t kind;
+    int shown_coding;           /* the coding of shown (0: none) */
     size_t len;
+    shown_t *shown;             /* NULL, or the show answer compressed (rcache_put_show) */
     char json[];
 } entry_t;
-_Static_assert(sizeof(void *) != 8 || sizeof(entry_t) <= 56, "entry header grew: see ENTRY_OVERHEAD");
+_Static_assert(sizeof(void *) != 8 || sizeof(entry_t) <= 64, "entry header grew: see ENTRY_OVERHEAD");
+
+static size_t entry_bytes(const entry_t *e)
+{
+    return e->len + ENTRY_OVERHEAD + (e->shown ? e->shown->len + SHOW_OVERHEAD : 0);
+}
 
 typedef struct {
     pthread_mutex_t mu;
@@ -74,6 +88,7 @@ void rcache_free(rcache_t *c)
         shard_t *s = &c->shards[i];
         for (entry_t *e = s->head, *next; e; e = next) {
             next = e->next;
+            free(e->shown);
             free(e);
         }
         free(s->table);
@@ -126,7 +141,8 @@ static void remove_at(shard_t *s, entry_t **p)
     *p = e->hnext;
     unlink_use(s, e);
     s->count--;
-    s->bytes -= e->len + ENTRY_OVERHEAD;
+    s->bytes -= entry_bytes(e);
+    free(e->shown);
     free(e);
 }
 
@@ -185,6 +201,8 @@ void rcache_put(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, co
     e->kind = kind;
     e->updated_us = updated_us;
     e->len = len;
+    e->shown = NULL;
+    e->shown_coding = 0;
     memcpy(e->json, json, len);
     pthread_mutex_lock(&s->mu);
     entry_t **p = slot(s, h, kind, id);
@@ -207,6 +225,57 @@ void rcache_put(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, co
     if (s->count > s->nbuckets)
         grow(s);
     pthread_mutex_unlock(&s->mu);
+}
+
+bool rcache_get_show(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, int coding,
+                     buf_t *out)
+{
+    if (!c || coding == 0)
+        return false;
+    uint64_t h = mix(kind, id);
+    shard_t *s = shard_of(c, h);
+    pthread_mutex_lock(&s->mu);
+    entry_t *e = *slot(s, h, kind, id);
+    bool hit = e && e->updated_us == updated_us && e->shown && e->shown_coding == coding;
+    if (hit) {
+        buf_append(out, e->shown->data, e->shown->len);
+        if (s->head != e) {
+            unlink_use(s, e);
+            push_front(s, e);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return hit;
+}
+
+void rcache_put_show(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, int coding,
+                     const void *data, size_t len)
+{
+    if (!c || coding == 0)
+        return;
+    uint64_t h = mix(kind, id);
+    shard_t *s = shard_of(c, h);
+    shown_t *sh = xmalloc(sizeof(*sh) + len);
+    sh->len = len;
+    memcpy(sh->data, data, len);
+    pthread_mutex_lock(&s->mu);
+    entry_t *e = *slot(s, h, kind, id);
+    if (!e || e->updated_us != updated_us) { /* kept only beside its own rendering */
+        pthread_mutex_unlock(&s->mu);
+        free(sh);
+        return;
+    }
+    s->bytes -= entry_bytes(e);
+    free(e->shown);
+    e->shown = NULL;
+    if (s->bytes + e->len + ENTRY_OVERHEAD + len + SHOW_OVERHEAD <= s->budget) {
+        e->shown = sh;
+        e->shown_coding = coding;
+        sh = NULL;
+    }
+    s->bytes += entry_bytes(e);
+    pthread_mutex_unlock(&s->mu);
+    free(sh); /* no room: the rendering stays, the compressed copy does not */
 }
 
 void rcache_drop(rcache_t *c, rec_kind_t kind, int64_t id)

@@ -30,6 +30,15 @@ bool rcache_get(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, bu
 /* Keeps a rendering (replacing an older one of the same record). */
 void rcache_put(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, const char *json,
                 size_t len);
+/* A record's whole show answer ({"data":…,"status":200}) compressed with coding (an
+ * http_coding_t other than identity: http/compress.h), kept with the rendering of the
+ * same version (one coding at a time per record, the last asked; counted in the
+ * budget; dropped with the rendering): a show of a record the cache holds is compressed
+ * once, not per request (§26). get appends it to out; false when it is not kept. */
+bool rcache_get_show(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, int coding,
+                     buf_t *out);
+void rcache_put_show(rcache_t *c, rec_kind_t kind, int64_t id, int64_t updated_us, int coding,
+                     const void *data, size_t len);
 /* Forgets a record (deleted). */
 void rcache_drop(rcache_t *c, rec_kind_t kind, int64_t id);
 /* rcache_drop in the shape of the records service's change hook

@@ -269,6 +269,40 @@ void api_records_list(app_t *app, http_req_t *r, rec_kind_t kind)
 
 /* ---- show ---- */
 
+/* {"data":<the record>,"status":200}, the record from the cache or rendered (and then
+ * kept); compressed in the client's coding once per version of the record, the copy
+ * kept with the rendering (§26; the server compresses other answers per request). */
+static void show_answer(app_t *app, http_req_t *r, const record_t *rec, probe_t *pb)
+{
+    http_coding_t want = app->rcache ? http_req_coding(r) : HTTP_CODING_IDENTITY;
+    buf_t *out = http_resp(r);
+    if (want != HTTP_CODING_IDENTITY) {
+        buf_reset(out);
+        if (rcache_get_show(app->rcache, rec->kind, rec->id, rec->updated_us, (int)want, out)) {
+            http_set_content_coding(r, want);
+            http_respond(r, 200);
+            return;
+        }
+    }
+    jw_t w;
+    api_data_begin(r, &w);
+    const char *held = pb->held.data;
+    record_json_cached(app, &w, rec, &held);
+    api_data_end(r, &w, 200);
+    if (want == HTTP_CODING_IDENTITY || out->len < HTTP_COMPRESS_MIN)
+        return;
+    buf_t z;
+    buf_init(&z);
+    if (!http_compress(want, out->data, out->len, &z)) {
+        buf_free(&z);
+        return; /* the server sends it as it is */
+    }
+    rcache_put_show(app->rcache, rec->kind, rec->id, rec->updated_us, (int)want, z.data, z.len);
+    buf_free(out);
+    *out = z;
+    http_set_content_coding(r, want);
+}
+
 void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 {
     if (api_wants_stream(r)) {
@@ -287,15 +321,8 @@ void api_records_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
         api_not_found(r);
     else if (rc != STORE_OK)
         api_store_error(r, rc);
-    else {
-        /* {"data":<the record>,"status":200}, the record from the cache or rendered
-         * (and then kept) */
-        jw_t w;
-        api_data_begin(r, &w);
-        const char *held = pb.held.data;
-        record_json_cached(app, &w, &rec, &held);
-        api_data_end(r, &w, 200);
-    }
+    else
+        show_answer(app, r, &rec, &pb);
     buf_free(&pb.held);
 }
 

@@ -126,6 +126,27 @@ class Compression(ServerTest):
             self.assertEqual(r.header("Content-Encoding"), want, ae)
             self.assertEqual(r.header("Vary"), "Accept-Encoding", ae)
 
+    def test_shows_compressed_once_and_never_stale(self):
+        """A show is compressed once per version (kept beside the record cache's
+        rendering): asked again it is the same bytes; after a change it is the new text."""
+        d = self.make_doc(prompt="a long note about gardens")
+        path = f"{API}/documents/{d['id']}"
+        self.req("PUT", path, form={"result": LONG + " first"})
+        for round_ in range(2):
+            text = LONG + (" first" if round_ == 0 else " second")
+            plain = self.get(path)
+            self.assertIsNone(plain.header("Content-Encoding"))
+            self.assertEqual(__import__("json").loads(plain.body)["data"]["result"], text)
+            for coding in ("gzip", "br", "zstd", "zstd", "br", "gzip"):
+                r = self.get(path, coding)
+                self.assertEqual(r.status, 200)
+                self.assertEqual(r.header("Content-Encoding"), coding)
+                self.assertEqual(r.header("Vary"), "Accept-Encoding")
+                self.assertEqual(r.plain, plain.body, coding)
+            again = [self.get(path, "zstd").body for _ in range(2)]
+            self.assertEqual(again[0], again[1])
+            self.req("PUT", path, form={"result": LONG + " second"})
+
     def test_small_answers_vary_but_stay_plain(self):
         r = self.get(API + "/documents/999999", "gzip, br, zstd")
         self.assertEqual(r.status, 404)

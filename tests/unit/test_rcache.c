@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define OVER 96 /* bytes counted per entry beyond its JSON (ENTRY_OVERHEAD) */
+#define OVER 104 /* bytes counted per entry beyond its JSON (ENTRY_OVERHEAD) */
 
 /* get into a fresh buffer: true when it hit with exactly want[0..n). */
 static bool get_is(rcache_t *c, rec_kind_t k, int64_t id, int64_t v, const char *want, size_t n)
@@ -364,6 +364,55 @@ static void test_threads(void)
     rcache_free(shared);
 }
 
+/* §26: a compressed show kept beside its rendering: only for the same version, one
+ * coding at a time, gone with the rendering (a change, a drop), counted in the budget. */
+static void test_show(void)
+{
+    rcache_t *c = rcache_new(16 * 4096);
+    buf_t b;
+    buf_init(&b);
+    rcache_put_show(c, KIND_DOC, 7, 100, 1, "zz", 2); /* no rendering: not kept */
+    CHECK(!rcache_get_show(c, KIND_DOC, 7, 100, 1, &b));
+    rcache_put(c, KIND_DOC, 7, 100, "{\"id\":7}", 8);
+    rcache_put_show(c, KIND_DOC, 7, 99, 1, "old", 3); /* another version: not kept */
+    CHECK(!rcache_get_show(c, KIND_DOC, 7, 100, 1, &b));
+    rcache_put_show(c, KIND_DOC, 7, 100, 1, "gz", 2);
+    CHECK(rcache_get_show(c, KIND_DOC, 7, 100, 1, &b));
+    CHECK_INT(b.len, 2);
+    CHECK(memcmp(b.data, "gz", 2) == 0);
+    CHECK(!rcache_get_show(c, KIND_DOC, 7, 100, 3, &b)); /* another coding */
+    CHECK(!rcache_get_show(c, KIND_DOC, 7, 101, 1, &b)); /* another version */
+    CHECK(!rcache_get_show(c, KIND_IMG, 7, 100, 1, &b));
+    rcache_stats_t st;
+    rcache_stats(c, &st);
+    CHECK_INT(st.bytes, 8 + OVER + 2 + 32);
+    rcache_put_show(c, KIND_DOC, 7, 100, 3, "zstd", 4); /* the last coding asked replaces */
+    CHECK(!rcache_get_show(c, KIND_DOC, 7, 100, 1, &b));
+    buf_reset(&b);
+    CHECK(rcache_get_show(c, KIND_DOC, 7, 100, 3, &b));
+    rcache_stats(c, &st);
+    CHECK_INT(st.bytes, 8 + OVER + 4 + 32);
+    rcache_put(c, KIND_DOC, 7, 101, "{\"id\":7,\"x\":1}", 14); /* a new version */
+    CHECK(!rcache_get_show(c, KIND_DOC, 7, 101, 3, &b));
+    rcache_put_show(c, KIND_DOC, 7, 101, 2, "br", 2);
+    rcache_drop(c, KIND_DOC, 7);
+    CHECK(!rcache_get_show(c, KIND_DOC, 7, 101, 2, &b));
+    rcache_stats(c, &st);
+    CHECK_INT(st.bytes, 0);
+    /* a copy that does not fit the shard's budget is not kept; the rendering stays */
+    rcache_put(c, KIND_DOC, 8, 1, "{}", 2);
+    char big[5000];
+    memset(big, 'x', sizeof(big));
+    rcache_put_show(c, KIND_DOC, 8, 1, 1, big, sizeof(big));
+    CHECK(!rcache_get_show(c, KIND_DOC, 8, 1, 1, &b));
+    buf_reset(&b);
+    CHECK(rcache_get(c, KIND_DOC, 8, 1, &b));
+    CHECK(!rcache_get_show(NULL, KIND_DOC, 8, 1, 1, &b));
+    rcache_put_show(NULL, KIND_DOC, 8, 1, 1, "x", 1);
+    buf_free(&b);
+    rcache_free(c);
+}
+
 int main(void)
 {
     test_null();
@@ -374,5 +423,6 @@ int main(void)
     test_budget();
     test_lru();
     test_threads();
+    test_show();
     TEST_DONE();
 }
