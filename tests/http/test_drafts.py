@@ -131,6 +131,31 @@ class Drafts(ServerTest):
         self.assertError(self.draft(k, i), 404)
 
 
+class Erased(ServerTest):
+    """Tags and drafts go with their record and their user: no trace of their text in any
+    table (test_erasure's scan of every table of the database)."""
+
+    def test_record_and_user(self):
+        from test_erasure import marker, traces
+        name = "e-" + uuid.uuid4().hex[:8]
+        k = self.srv.key(name)
+        gone, kept = marker(), marker()
+        d = self.make_doc(key=k, tags=f"{gone}a,{kept}a")
+        self.make_doc(key=k, tags=f"{kept}a")
+        img = self.make_image(key=k, tags=f"{gone}b")
+        r = self.req("PUT", f"{API}/documents/{d['id']}/draft", key=k, form={"result": f"{gone}c"})
+        self.assertEqual(r.status, 200, r)
+        self.assertTrue(traces(self.srv, gone))
+        # a record's delete takes its draft and the tags no other record carries
+        self.assertEqual(self.req("DELETE", f"{API}/documents/{d['id']}", key=k).status, 200)
+        self.assertEqual(self.req("DELETE", f"{API}/images/{img['id']}", key=k).status, 200)
+        self.assertEqual(traces(self.srv, gone), [])
+        self.assertTrue(traces(self.srv, kept))
+        # the user's delete takes everything else
+        self.assertEqual(self.srv.cli("user", "delete", name, check=False).returncode, 0)
+        self.assertEqual(traces(self.srv, kept), [])
+
+
 class DraftsNoCache(Drafts):
     server_args = ["--record-cache-mb", "0"]
 
