@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 media_t *media_open(const char *dir, char *err, size_t errlen)
@@ -50,6 +51,8 @@ media_t *media_open_cfg(const cfg_t *cfg, char *err, size_t errlen)
                       cfg_switch_value(cfg->s3_path_style) == 1, cfg->s3_access_key,
                       cfg->s3_secret_key};
     media_t *m = media_open_conf(&c, err, errlen);
+    if (m && !m->ops->space_low)
+        m->space_dir = xstrdup(cfg->data_dir); /* the database's disk still fills */
     buf_free(&dir);
     return m;
 }
@@ -59,6 +62,7 @@ void media_close(media_t *m)
     if (!m)
         return;
     m->ops->close(m);
+    free(m->space_dir);
     free(m);
 }
 
@@ -155,7 +159,12 @@ int media_open_file(media_t *m, const char *key, int *fd, uint64_t *size)
 
 bool media_space_low(media_t *m, uint64_t reserve)
 {
-    return m->ops->space_low ? m->ops->space_low(m, reserve) : false;
+    if (m->ops->space_low)
+        return m->ops->space_low(m, reserve);
+    struct statvfs st;
+    if (reserve == 0 || !m->space_dir || statvfs(m->space_dir, &st) != 0)
+        return false;
+    return (uint64_t)st.f_bavail * st.f_frsize < reserve;
 }
 
 int media_clean_temp(media_t *m, double min_age_s)

@@ -63,7 +63,8 @@ int media_put_key(media_t *m, const char *key, const void *data, size_t n);
 #define MEDIA_UNAVAILABLE (-4)
 int media_get(media_t *m, const char *key, buf_t *out);
 /* True when the media directory's file system has less than reserve bytes free for
- * this process (statvfs f_bavail); false for an object store. */
+ * this process (statvfs f_bavail); for an object store opened by media_open_cfg, the
+ * data directory's (the database still fills its disk); otherwise false. */
 bool media_space_low(media_t *m, uint64_t reserve);
 /* Removes the temporary files (".<key>.tmp-<salt>") that writes interrupted by a
  * crash left behind, when older than min_age_s seconds (0 = all: only one process

@@ -30,6 +30,7 @@ typedef struct media_ops {
 struct media {
     const media_ops_t *ops;
     void *impl;
+    char *space_dir; /* a store without space_low: the data directory media_space_low checks */
 };
 
 /* The implementations' openers (media_open_conf picks one). */

@@ -264,6 +264,15 @@ class Fault(unittest.TestCase):
     picture fail (502, and a waiting create's record is not kept), no record says it has a picture that is not in the
     bucket, and creates work again once it is back."""
 
+    def states(self, srv, key):
+        out, page = [], 1
+        while True:
+            r = srv.request("GET", f"/api/v1/images?per_page=100&page={page}", key=key)
+            out += [i["state"] for i in r.json["data"]]
+            if not r.json.get("links", {}).get("next"):
+                return out
+            page += 1
+
     def test_s3_stopped_mid_load(self):
         srv = S3Server(prefix="fault").start()
         try:
@@ -273,20 +282,27 @@ class Fault(unittest.TestCase):
 
             def load(n):
                 i = 0
+                # the last thread's creates do not wait (202): their failures stay as
+                # records in state failed, without a picture
+                h = {"Prefer": "respond-async"} if n == 3 else {}
                 while not stop.is_set():
-                    r = srv.request("POST", "/api/v1/images", key=key, timeout=120,
+                    r = srv.request("POST", "/api/v1/images", key=key, timeout=120, headers=h,
                                     form={"name": "L", "description": f"load {n} {i}",
                                           "resolution": "1024x1024"})
                     results.append(r.status)
                     i += 1
+                    if h:
+                        time.sleep(0.2)
 
-            threads = [threading.Thread(target=load, args=(n,)) for n in range(3)]
+            threads = [threading.Thread(target=load, args=(n,)) for n in range(4)]
             for t in threads:
                 t.start()
             wait_for(lambda: results.count(201) >= 3, "creates before the fault", timeout=slow(60))
             S3.stop_backend()
             n0 = len(results)
-            wait_for(lambda: results[n0:].count(502) >= 3, "creates failing with 502",
+            wait_for(lambda: results[n0:].count(502) >= 3 and
+                     "failed" in self.states(srv, key),
+                     "waiting creates failing with 502, a background one failed",
                      timeout=slow(60))
             S3.start_backend()
             n1 = len(results)
@@ -295,10 +311,13 @@ class Fault(unittest.TestCase):
             stop.set()
             for t in threads:
                 t.join()
-            self.assertEqual(set(results) - {201, 502}, set(), results)
+            self.assertEqual(set(results) - {201, 202, 502}, set(), results)
+            # the background ones end (completed or failed)
+            wait_for(lambda: set(self.states(srv, key)) <= {"completed", "failed"},
+                     "background creates ended", timeout=slow(60))
             # every record: completed with its object in the bucket, or failed with none
             objs = set(S3.keys("fault/"))
-            page, seen = 1, 0
+            page, seen, failed = 1, 0, 0
             while True:
                 r = srv.request("GET", f"/api/v1/images?per_page=100&page={page}", key=key)
                 self.assertEqual(r.status, 200, r)
@@ -309,11 +328,14 @@ class Fault(unittest.TestCase):
                     else:
                         self.assertEqual(img["state"], "failed", img)
                         self.assertIsNone(img["url"], img)
+                        failed += 1
                 if not r.json.get("links", {}).get("next"):
                     break
                 page += 1
-            # a waiting create whose generation failed leaves no record (§5)
-            self.assertEqual(seen, results.count(201))
+            # a waiting create whose generation failed leaves no record (§5); a
+            # background one stays, failed
+            self.assertEqual(seen, results.count(201) + results.count(202))
+            self.assertGreater(failed, 0)
             log = srv.read_log()
             self.assertIn("media: s3 upload of", log)
         finally:
@@ -424,6 +446,22 @@ class Refusals(unittest.TestCase):
         for bad in ("s3://", "s3://A_B/x", "ftp://x/y"):
             srv = Server("--media-store", bad, env=CREDS)
             self.start_fails(srv, "media store")
+
+    def test_data_directory_full_still_refuses_creates(self):
+        # the pictures are in the bucket, the database still fills the data directory:
+        # --min-free-mb is checked there (a reserve above any disk's free space)
+        srv = S3Server("--min-free-mb", "1048576")  # 1 TiB
+        st = os.statvfs(srv.data_dir)
+        self.assertLess(st.f_bavail * st.f_frsize, 1 << 40, "a disk with 1 TiB free")
+        srv.start()
+        try:
+            key = srv.key("alice")
+            r = srv.request("POST", "/api/v1/images", key=key,
+                            form={"name": "F", "description": "full", "resolution": "1024x1024"})
+            self.assertEqual(r.status, 503, r)
+            self.assertEqual(srv.request("GET", "/readyz").status, 503)
+        finally:
+            self.assertEqual(srv.stop(), 0)
 
     def test_redirect_needs_s3(self):
         self.start_fails(Server("--media-redirect"), "media-redirect")
