@@ -18,6 +18,7 @@ import urllib.parse
 import uuid
 
 from harness import BACKEND, SLOW, Server, poll_state, slow, stored_text
+from test_signin import Browser
 from test_stream import Stream
 
 API = "/api/v1"
@@ -138,7 +139,7 @@ class Person:
         return poll_state(self.srv, self.key, f"{API}/{kind}/{rid}")
 
     def life(self):
-        """Everything a person leaves: a custom template, a document with five revisions
+        """Everything a person leaves: a session and a failed sign-in, a custom template, a document with five revisions
         (made with an Idempotency-Key, regenerated, edited, an action, restored) and an
         image with three revisions and their pictures; usage counted."""
         m = self.m
@@ -174,6 +175,15 @@ class Person:
         self.t.assertEqual(len(revs), 3, revs)
         self.pictures = picture_names(r.get("url") for r in revs)
         self.t.assertEqual(len(self.pictures), 3, revs)  # each revision its own file
+        # a password, a session (its user agent kept) and a failed sign-in (counted by a
+        # digest of the name: nothing readable)
+        r = self.srv.request("PATCH", f"{API}/admin/users/{self.id}", key=self.admin,
+                             form={"password": m("password")})
+        self.t.assertEqual(r.status, 200, r)
+        self.srv.keys.append(m("password"))
+        b = Browser(self.srv, ua=m("useragent"))
+        self.t.assertEqual(b.sign_in(self.name, m("password")).status, 200)
+        self.t.assertEqual(b.sign_in(self.name, m("wrong-password")).status, 401)
         usage = self.ok(self.req("GET", "/usage"))
         self.t.assertGreater(usage["words"]["used"], 0)
         return d, img
