@@ -633,10 +633,30 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
         record_copy(&x->arena, &x->first, &bare);
         pthread_mutex_unlock(&x->mu);
     }
-    x->first.result = NULL;
-    x->first.words = 0;
-    x->first.media_key = NULL;
-    x->first.revised_prompt = NULL;
+    if (cr->regenerate) {
+        /* the record as a GET shows it meanwhile (§16): its latest finished revision's
+         * result (or picture), words and usage; the new text follows as deltas */
+        const record_t *shown = cr->inline_text || !cr->rec.revision ? cr->before : &cr->rec;
+        record_t was = shown ? *shown : cr->rec;
+        was.state = cr->inline_text ? REC_GENERATING : x->first.state;
+        if (cr->inline_text && shown) /* (the record's number and times are the new ones) */
+            was.event_seq = cr->rec.event_seq;
+        was.error = NULL;
+        pthread_mutex_lock(&x->mu);
+        const char *text = was.result;
+        was.result = NULL;
+        record_copy(&x->arena, &x->first, &was);
+        if (text && *text) {
+            x->first_text = text_share(text, strlen(text));
+            x->first.result = x->first_text->data;
+        }
+        pthread_mutex_unlock(&x->mu);
+    } else {
+        x->first.result = NULL;
+        x->first.words = 0;
+        x->first.media_key = NULL;
+        x->first.revised_prompt = NULL;
+    }
     if (record_finished(&x->first))
         x->first.state = REC_GENERATING;
     http_add_header(r, "Location", api_record_url(app, http_arena(r), cr->rec.kind, cr->rec.id));
@@ -646,5 +666,10 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
 void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr)
 {
     cr->mode = CREATE_STREAM;
+    if (cr->regenerate) { /* (the service replaces cr->rec with the record as it ends) */
+        record_t *before = arena_alloc(http_arena(r), sizeof(*before));
+        *before = cr->rec;
+        cr->before = before;
+    }
     http_suspend(r, api_create_suspended, on_stream_create_resumed, cr);
 }

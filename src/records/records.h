@@ -298,6 +298,9 @@ struct records_create {
      * the new generation; always through a job. A failure leaves the record (its
      * latest revision, error set), and out rec is the record as it stands. */
     bool regenerate;
+    /* A streamed regeneration: the record as the API read it (for the SSE record event,
+     * which shows the latest finished revision as a GET does, §16); unused here. */
+    const record_t *before;
     /* An action (API.md §17; regenerate is set too): its name, NULL for none, and the
      * selection in code points of the record's result (-1 and -1: the whole text). */
     const char *action;

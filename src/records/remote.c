@@ -114,18 +114,25 @@ static void fill(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_id,
 
 /* Reads one watched record and publishes its end, or fills its text so far. */
 static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
-                    const rev_t *part)
+                    const rev_t *part, const rev_t *end)
 {
     arena_t a;
     arena_init(&a);
     record_t rec;
     int rc = store_record_get(c, kind, user_id, id, NULL, NULL, &a, &rec);
+    /* an end heard after the record moved on (another regeneration accepted since):
+     * the end is still its job's, and the record's latest revision is what it left */
+    bool moved_on = end && rc == STORE_OK && !record_finished(&rec);
+    if (moved_on)
+        rec.state = REC_COMPLETED;
     if (rc == STORE_OK && record_finished(&rec)) {
-        bool ok = !records_last_failed(&rec);
+        bool ok = moved_on ? end->type == REV_COMPLETED : !records_last_failed(&rec);
         rev_t ev = {.type = ok ? REV_COMPLETED : REV_FAILED, .kind = kind, .id = id,
                     .user_id = user_id, .rec = &rec, .error = rec.error,
                     .failure = ok ? RF_NONE : records_failure_of(rec.error),
-                    .seq = rec.event_seq};
+                    .seq = moved_on ? end->seq : rec.event_seq, .job_id = end ? end->job_id : 0};
+        if (!ok && !ev.error)
+            ev.error = "Generation failed.";
         if (ok && part) { /* an action's (API.md §17): its text events were the part */
             ev.part = true;
             ev.part_start = part->part_start;
@@ -181,7 +188,7 @@ static void user_gone(remote_t *r, int64_t user_id)
     store_conn_t *c = NULL;
     for (size_t i = 0; i < n; i++)
         if (users[i] == user_id && (c || (c = conn(r))))
-            refresh(r, c, kinds[i], users[i], ids[i], NULL);
+            refresh(r, c, kinds[i], users[i], ids[i], NULL, NULL);
     free(kinds);
     free(ids);
     free(users);
@@ -208,15 +215,20 @@ static void on_payload(void *arg, const char *payload)
         on_pieces(r, (rec_kind_t)kind, id, user_id, payload + n);
         return;
     }
-    /* a completed action adds the bounds of the part its text events were */
-    long long part_start, part_after;
+    /* an end names its job and number; a completed action adds the bounds of the part
+     * its text events were */
+    long long job = 0, seq = 0, part_start, part_after;
+    int m = 0;
     rev_t part = {0};
-    if (sscanf(payload + n, "%lld %lld", &part_start, &part_after) == 2 && part_start >= 0 &&
-        part_after >= 0)
+    if (type != 'd' && sscanf(payload + n, "%lld %lld%n", &job, &seq, &m) == 2 &&
+        sscanf(payload + n + m, "%lld %lld", &part_start, &part_after) == 2 &&
+        part_start >= 0 && part_after >= 0)
         part = (rev_t){.part = true, .part_start = part_start, .part_after = part_after};
+    rev_t end = {.type = type == 'c' ? REV_COMPLETED : REV_FAILED, .job_id = job, .seq = seq};
     store_conn_t *c = conn(r);
     if (c)
-        refresh(r, c, (rec_kind_t)kind, user_id, id, part.part ? &part : NULL);
+        refresh(r, c, (rec_kind_t)kind, user_id, id, part.part ? &part : NULL,
+                (type == 'c' || type == 'f') && job > 0 ? &end : NULL);
 }
 
 static void on_connected(void *arg)
@@ -228,7 +240,7 @@ static void on_connected(void *arg)
     size_t n = hub_watched(r->s->hub, kinds, users, ids, MAX_WATCHED);
     store_conn_t *c = n ? conn(r) : NULL;
     for (size_t i = 0; c && i < n; i++)
-        refresh(r, c, kinds[i], users[i], ids[i], NULL);
+        refresh(r, c, kinds[i], users[i], ids[i], NULL, NULL);
     free(kinds);
     free(ids);
     free(users);
@@ -437,6 +449,8 @@ void remote_announce(remote_t *r, const rev_t *ev)
     buf_t p;
     buf_init(&p);
     header(r, &p, type, ev->kind, ev->id, ev->user_id);
+    if (ev->type != REV_DELETED) /* whose end it is: its clients elsewhere know their job */
+        buf_printf(&p, " %lld %lld", (long long)ev->job_id, (long long)ev->seq);
     if (ev->type == REV_COMPLETED && ev->part)
         buf_printf(&p, " %lld %lld", (long long)ev->part_start, (long long)ev->part_after);
     /* (its subscribers here have heard already: only this thread waits, a few tries,

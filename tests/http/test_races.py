@@ -176,6 +176,49 @@ class ActionRaces(ServerTest):
         self.assertEqual(self.usage_words(), before + words_of(TEXT))
 
 
+class RecordEventOfARegeneration(unittest.TestCase):
+    """The `record` event of a streamed regeneration or action shows the record as a GET
+    shows it meanwhile (§16): the latest finished revision's result, words (url)."""
+
+    def check(self, srv, key, path, form=None, field="result"):
+        before = srv.request("GET", path, key=key).json["data"]
+        st = Stream(srv.port, "POST", path + ("/actions" if form else "/regenerate"), key,
+                    form=form)
+        self.assertEqual(st.status, 200)
+        evs = events_until(st, slow(30))
+        self.assertIsNotNone(evs)
+        self.assertEqual(evs[0][0], "record")
+        rec = evs[0][2]
+        self.assertIn(rec["state"], ("queued", "generating"))
+        for k in (field, "revision") + (("words",) if field == "result" else ()):
+            self.assertEqual(rec[k], before[k], k)
+        self.assertEqual(evs[-1][0], "done")
+        self.assertEqual(evs[-1][2]["revision"], before["revision"] + 1)
+
+    def run_on(self, *args):
+        srv = Server(*args).start()
+        try:
+            key = srv.key("u")
+            r = srv.request("POST", f"{API}/documents", key=key, form={"name": "d", "prompt": "tea"})
+            self.assertEqual(r.status, 201, r)
+            doc = f"{API}/documents/{r.json['data']['id']}"
+            self.check(srv, key, doc)
+            self.check(srv, key, doc, form={"action": "expand"})
+            r = srv.request("POST", f"{API}/images", key=key,
+                            form={"name": "i", "description": "a red sunset",
+                                  "resolution": "1024x1024"})
+            self.assertEqual(r.status, 201, r)
+            self.check(srv, key, f"{API}/images/{r.json['data']['id']}", field="url")
+        finally:
+            self.assertEqual(srv.stop(), 0)
+
+    def test_in_the_request(self):  # the builtin generator: no job
+        self.run_on()
+
+    def test_through_a_job(self):
+        self.run_on("--builtin-delay-ms", "200")
+
+
 class RegenerationRaces(unittest.TestCase):
     """Regenerations of one record sent at once: each accepted client hears its own end."""
     ROUNDS = 40  # accepted waiting regenerations per kind
