@@ -77,6 +77,13 @@ void remote_flush_pieces(remote_t *r, int64_t job_id);
 /* Publishes REV_REVISION for rec, just stored with a new revision (service.c). */
 void records_revision_event(records_t *s, const record_t *rec);
 
+/* Removal (service.c): the files of the media keys a removal's transaction handed back
+ * (what and id name it in the log): how many could not be removed; and the DELETED of a
+ * record removed, to this process (and by NOTIFY to the others when remote). */
+size_t records_removed_files(media_t *media, const char *const *keys, size_t n,
+                             const char *what, int64_t id);
+void records_removed(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id, bool remote);
+
 /* Tells the deps' changed hook (records_deps_t.changed), if any (service.c). */
 void records_changed(records_t *s, rec_kind_t kind, int64_t id);
 

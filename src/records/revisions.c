@@ -91,8 +91,7 @@ void records_revision_made(records_t *s, store_conn_t *c, const record_t *rec)
     if (rc != STORE_OK)
         log_warn("record=%lld: old revisions not removed: %s", (long long)rec->id,
                  store_rc_name(rc));
-    for (size_t i = 0; rc == STORE_OK && i < n; i++)
-        if (media_remove(s->d.media, keys[i]) != 0)
-            log_warn("record=%lld: could not remove an old revision's picture", (long long)rec->id);
+    if (rc == STORE_OK) /* the removal's files, as every removal's (service.c) */
+        records_removed_files(s->d.media, keys, n, "record", rec->id);
     arena_free(&a);
 }

@@ -582,6 +582,39 @@ int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
     return rc;
 }
 
+/* ---- removal: one way for a record, a revision past the cap and a user ----
+ *
+ * Each removal is the same three steps: the store removes the rows in one transaction
+ * and hands back every media key it removed; records_removed_files removes the files
+ * (after the commit: a picture whose row is gone is only a file, and one left by a
+ * failure is swept at the next start, main.c media_sweep); records_removed tells of each
+ * record removed (DELETED: streams end, waiters answer, quota reservations end) here,
+ * and to the other processes when asked (a user's records: one notification for all,
+ * remote_announce_user). */
+
+size_t records_removed_files(media_t *media, const char *const *keys, size_t n,
+                             const char *what, int64_t id)
+{
+    size_t left = 0;
+    for (size_t i = 0; i < n; i++)
+        if (media_remove(media, keys[i]) != 0)
+            left++;
+    if (left)
+        log_warn("%s %lld: %zu picture file(s) could not be removed", what, (long long)id, left);
+    return left;
+}
+
+void records_removed(records_t *s, rec_kind_t kind, int64_t user_id, int64_t id, bool remote)
+{
+    records_changed(s, kind, id);
+    rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id,
+                .seq = RECORDS_SEQ_END};
+    quota_event(s->quota, &ev);
+    hub_publish(s->hub, &ev, true);
+    if (remote && s->remote)
+        remote_announce(s->remote, &ev);
+}
+
 int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id)
 {
     arena_t a;
@@ -589,14 +622,9 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
     const char **keys;
     size_t n;
     int rc = store_record_delete(c, kind, user_id, id, &a, &keys, &n);
-    if (rc == STORE_OK) {
-        records_changed(s, kind, id);
-        for (size_t i = 0; i < n; i++) /* the record's picture and its revisions' */
-            if (media_remove(s->d.media, keys[i]) != 0)
-                log_warn("record=%lld: could not remove its media file", (long long)id);
-        rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id,
-                    .seq = RECORDS_SEQ_END};
-        records_publish(s, &ev);
+    if (rc == STORE_OK) { /* the record's picture and its revisions' */
+        records_removed_files(s->d.media, keys, n, "record", id);
+        records_removed(s, kind, user_id, id, true);
     }
     arena_free(&a);
     return rc;
@@ -611,25 +639,10 @@ int records_delete_user(records_t *s, store_conn_t *c, media_t *media, int64_t u
     *files_left = 0;
     int rc = store_user_delete(c, user_id, &a, &gone);
     if (rc == STORE_OK) {
+        *files_left = records_removed_files(media, gone.media_keys, gone.n_keys, "user",
+                                            user_id);
         for (size_t i = 0; s && i < gone.n_records; i++)
-            records_changed(s, gone.records[i].kind, gone.records[i].id);
-        /* after the commit: a picture whose record is gone is only a file; one left by
-         * a failure here is swept at the next start (main.c, media_sweep) */
-        for (size_t i = 0; i < gone.n_keys; i++)
-            if (media_remove(media, gone.media_keys[i]) != 0)
-                (*files_left)++;
-        if (*files_left)
-            log_warn("user %lld: %zu picture file(s) could not be removed",
-                     (long long)user_id, *files_left);
-        /* as records_delete tells of one record: here each, then the other processes
-         * all at once (remote_announce_user: one notification, not one a record) */
-        for (size_t i = 0; s && i < gone.n_records; i++) {
-            rev_t ev = {.type = REV_DELETED, .kind = gone.records[i].kind,
-                        .id = gone.records[i].id, .user_id = user_id,
-                        .seq = RECORDS_SEQ_END};
-            quota_event(s->quota, &ev);
-            hub_publish(s->hub, &ev, true);
-        }
+            records_removed(s, gone.records[i].kind, user_id, gone.records[i].id, false);
         remote_announce_user(s ? s->remote : NULL, c, user_id);
     }
     arena_free(&a);
@@ -645,10 +658,7 @@ void records_job_lost(records_t *s, store_conn_t *c, const job_t *job)
     if (store_record_get(c, rec->kind, rec->user_id, rec->id, NULL, NULL, &a, &now) ==
         STORE_NOTFOUND) {
         log_info("job=%lld: its record was deleted meanwhile", (long long)job->id);
-        rev_t ev = {.type = REV_DELETED, .kind = rec->kind, .id = rec->id,
-                    .user_id = rec->user_id, .seq = RECORDS_SEQ_END};
-        quota_event(s->quota, &ev);
-        hub_publish(s->hub, &ev, true);
+        records_removed(s, rec->kind, rec->user_id, rec->id, false);
     }
     arena_free(&a);
 }
