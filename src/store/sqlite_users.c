@@ -435,12 +435,34 @@ static int removal_reads(sq_conn_t *c, int64_t id, arena_t *a, user_removed_t *o
     return rc;
 }
 
+/* PRAGMA secure_delete's value on c (0 or 1; -1 when it cannot be read). */
+static int secure_delete(sq_conn_t *c)
+{
+    sqlite3_stmt *st;
+    int v = -1;
+    if (sqlite3_prepare_v2(c->db, "PRAGMA secure_delete", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    return v;
+}
+
 int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, user_removed_t *out)
 {
     sq_conn_t *c = sq(conn);
+    /* the user's deleted rows are overwritten with zeros in the file (and its WAL's new
+     * frames), not only unlinked from the b-trees, whatever this SQLite's default
+     * (Debian's is on); the connection's setting is given back after */
+    int was = secure_delete(c);
+    if (was == 0)
+        sqlite3_exec(c->db, "PRAGMA secure_delete = ON", NULL, NULL, NULL);
     int rc = sq_tx_begin(c);
-    if (rc != STORE_OK)
+    if (rc != STORE_OK) {
+        if (was == 0)
+            sqlite3_exec(c->db, "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
         return rc;
+    }
     sqlite3_stmt *st = NULL;
     rc = removal_reads(c, id, a, out);
     for (size_t i = 0; rc == STORE_OK && i < ARRAY_LEN(delete_sql); i++) {
@@ -454,6 +476,8 @@ int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, user_removed_t *o
             rc = STORE_NOTFOUND;
     }
     rc = sq_tx_end(c, rc);
+    if (was == 0)
+        sqlite3_exec(c->db, "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
     if (rc != STORE_OK)
         memset(out, 0, sizeof(*out));
     return rc;
