@@ -94,6 +94,12 @@ if want web && { [ ! -f tests/web/node_modules/playwright-core/package.json ] ||
   (cd tests/web && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm-web.log" 2>&1 ||
     { echo "FAIL: npm ci in tests/web:"; tail -n 20 "$logdir/npm-web.log"; failed=$((failed + 1)); }
 fi
+# the S3 server of tests/http/test_s3.py (both HTTP workers run it)
+if want http && { [ ! -f tests/s3/node_modules/s3rver/package.json ] ||
+  [ tests/s3/package-lock.json -nt tests/s3/node_modules/.package-lock.json ]; }; then
+  (cd tests/s3 && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm-s3.log" 2>&1 ||
+    { echo "FAIL: npm ci in tests/s3:"; tail -n 20 "$logdir/npm-s3.log"; failed=$((failed + 1)); }
+fi
 if want openapi && ! (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm.log" 2>&1; then
   echo "FAIL: npm ci in tests/openapi:"; tail -n 20 "$logdir/npm.log"
   failed=$((failed + 1)); npm_ok=0

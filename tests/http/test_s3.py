@@ -149,9 +149,21 @@ class PathStyle(Base):
             self.assertNotIn(f"{self.prefix}/{k}.png", objs)
         r = self.srv.request("GET", f"/api/v1/images/{img['id']}/revisions", key=self.alice)
         self.assertEqual(r.status, 200, r)
-        for rev in r.json["data"]:
+        revs = r.json["data"]
+        for rev in revs:
             if rev.get("url"):
                 self.assertIn(f"{self.prefix}/{key_of(rev)}.png", objs)
+        # restoring an older revision copies its picture within the bucket
+        old = min(revs, key=lambda v: v["number"])
+        old_png = S3.get(f"{self.prefix}/{key_of(old)}.png")[1]
+        r = self.srv.request("POST", f"/api/v1/images/{img['id']}/revisions/{old['number']}/restore",
+                             key=self.alice)
+        self.assertIn(r.status, (200, 201), r)
+        k = key_of(r.json["data"])
+        self.assertNotIn(k, seen)
+        self.assertEqual(S3.get(f"{self.prefix}/{k}.png"), (200, old_png))
+        # the new revision pushed the one it came from past the cap: its object went
+        self.assertNotIn(f"{self.prefix}/{key_of(old)}.png", self.objects())
 
     def test_user_deletion_removes_objects(self):
         carol = self.srv.key("carol")

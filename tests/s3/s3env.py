@@ -142,9 +142,14 @@ class S3:
 
     # ---- s3rver ----
     def _ensure_npm(self):
-        if not os.path.isdir(os.path.join(HERE, "node_modules", "s3rver")):
-            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True,
-                           capture_output=True)
+        # tests/run.sh installs it before its workers start; run alone, a test does it,
+        # under a lock (two test processes at once in one node_modules would race)
+        import fcntl
+        with open(os.path.join(tempfile.gettempdir(), "inkwell-s3-npm.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.isfile(os.path.join(HERE, "node_modules", "s3rver", "package.json")):
+                subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                               cwd=HERE, check=True, capture_output=True)
 
     def start_backend(self):
         self._ensure_npm()
