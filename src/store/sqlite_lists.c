@@ -298,8 +298,16 @@ static void list_sql(int k, buf_t *b)
         list_window_sql(k, table, b);
         return;
     }
-    buf_printf(b, " FROM %s WHERE user_id = ?1", table);
-    list_conds(k, b);
+    /* a tag's list is read from the tag's records (record_tags' primary key, in id
+     * order): an id-ordered page stops after its rows, a name-ordered one sorts the
+     * tag's records only; never a walk of every record of the user */
+    if (k & LQ_TAG)
+        buf_printf(b, " FROM (SELECT record_id AS rid FROM record_tags WHERE tag_id ="
+                      " (SELECT id FROM tags WHERE user_id = ?1 AND fold = ?14) AND kind = %d)"
+                      " CROSS JOIN %s ON id = rid WHERE user_id = ?1", img ? 1 : 0, table);
+    else
+        buf_printf(b, " FROM %s WHERE user_id = ?1", table);
+    list_conds(k & ~LQ_TAG, b);
     list_seek_sql(k, b);
     if (k & LQ_COUNT)
         return;
@@ -307,7 +315,7 @@ static void list_sql(int k, buf_t *b)
     if (k & LQ_BY_NAME)
         buf_printf(b, " ORDER BY name_key %s, id %s", dir, dir);
     else
-        buf_printf(b, " ORDER BY id %s", dir);
+        buf_printf(b, " ORDER BY %s %s", k & LQ_TAG ? "rid" : "id", dir);
     buf_puts(b, " LIMIT ?6 OFFSET ?7");
 }
 
