@@ -18,6 +18,8 @@
 #include "http/proxies.h"
 #include "store/datalock.h"
 #include "store/writer.h"
+#include "core/version.h"
+#include "webhooks/webhooks.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -229,6 +231,20 @@ static int serve(int argc, char **argv)
     if (!(app.hashes = export_pool_start((int)cfg.signin_threads, (int)cfg.signin_max,
                                          (int)cfg.signin_max, 0)))
         goto out;
+    /* webhooks (API.md §22): the delivery workers, rendering records as the API does */
+    wh_opts_t who = {.store = store,
+                     .workers = (int)cfg.webhook_workers,
+                     .per_endpoint = 2,
+                     .retry_scale = cfg.webhook_retry_scale,
+                     .allow_private = cfg.webhook_allow_private != 0,
+                     .timeout_s = 10,
+                     .user_agent = "inkwell/" INKWELL_VERSION,
+                     .render = api_webhook_render,
+                     .render_arg = &app};
+    if (!(app.webhooks = wh_start(&who))) {
+        log_error("cannot start the webhook workers");
+        goto out;
+    }
     http_opts_t ho = {cfg.listen,
                       (int)cfg.threads,
                       (int)cfg.max_connections,
@@ -258,6 +274,7 @@ out:
     export_pool_stop(app.exports); /* waiting exports answer 503, running ones finish */
     export_pool_stop(app.hashes);
     http_stop(http);
+    wh_stop(app.webhooks); /* an attempt in progress ends (10 s at most); its lease keeps it */
     media_sweeper_stop(sweeper);
     export_pool_free(app.exports);
     export_pool_free(app.hashes);

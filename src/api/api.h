@@ -31,6 +31,7 @@ typedef struct {
     struct export_pool *hashes; /* password hashing and checks (API.md §21), the same kind of
                                  * pool; NULL = in the request's thread */
     bool https; /* --public-url is https: __Host- cookies, Secure */
+    struct wh_service *webhooks; /* webhooks/webhooks.h: the delivery workers (§22) */
 } app_t;
 
 /* The server's request handler (http_opts_t.handler, with the app_t as its app): routes,
@@ -40,6 +41,10 @@ void api_handle(void *app, http_req_t *r);
 /* Installs Idempotency-Key as the records service's create hook (records.h), so the
  * inline, job and streamed creates all honour it. */
 void api_idempotency_install(app_t *app);
+
+/* A record's JSON as GET shows it (the value of "data"), for a webhook's body
+ * (webhooks.c; webhooks/webhooks.h's wh_render_fn with the app_t as its argument). */
+void api_webhook_render(void *app, const record_t *rec, buf_t *out);
 
 /* The rate limiter of app_t.rl (ratelimit.c): per_minute requests a key (or a client
  * address, for bad keys) may make; kept in the store when servers share it. */

@@ -55,6 +55,13 @@ typedef enum {
     /* the user's own keys (a record route: not for admin keys) */
     ROUTE_KEYS, /* GET and POST /keys */
     ROUTE_KEY,  /* DELETE /keys/{id} */
+    /* webhooks (§22) */
+    ROUTE_WEBHOOKS,          /* GET and POST /webhooks */
+    ROUTE_WEBHOOK,           /* GET, PATCH, DELETE /webhooks/{id} */
+    ROUTE_WEBHOOK_ROTATE,    /* POST /webhooks/{id}/rotate */
+    ROUTE_WEBHOOK_PING,      /* POST /webhooks/{id}/ping */
+    ROUTE_WEBHOOK_DELIVERIES, /* GET /webhooks/{id}/deliveries */
+    ROUTE_WEBHOOK_RETRY,     /* POST /webhooks/{id}/deliveries/{n}/retry */
 } route_t;
 
 /* True for the /admin routes. */
@@ -337,6 +344,14 @@ bool api_session_csrf_ok(http_req_t *r);
  * (ending the user's sessions) and applies the patch; answers. */
 void api_admin_password(app_t *app, http_req_t *r, int64_t id, const user_patch_t *p,
                         char *nfc);
+
+/* ---- webhooks.c (§22) ---- */
+void api_webhooks(app_t *app, http_req_t *r);
+void api_webhook(app_t *app, http_req_t *r, int64_t id);
+void api_webhook_rotate(app_t *app, http_req_t *r, int64_t id);
+void api_webhook_ping(app_t *app, http_req_t *r, int64_t id);
+void api_webhook_deliveries(app_t *app, http_req_t *r, int64_t id);
+void api_webhook_retry(app_t *app, http_req_t *r, int64_t id, int64_t d);
 
 /* ---- ops.c ---- */
 /* GET /metrics (404 when metrics are off) and GET /api/v1/openapi.json. */

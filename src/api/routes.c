@@ -94,6 +94,30 @@ static void h_template(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_template(a, r, m->id);
 }
+static void h_webhooks(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_webhooks(a, r);
+}
+static void h_webhook(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_webhook(a, r, m->id);
+}
+static void h_webhook_rotate(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_webhook_rotate(a, r, m->id);
+}
+static void h_webhook_ping(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_webhook_ping(a, r, m->id);
+}
+static void h_webhook_deliveries(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_webhook_deliveries(a, r, m->id);
+}
+static void h_webhook_retry(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_webhook_retry(a, r, m->id, m->n);
+}
 static void h_usage(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_usage(a, r);
@@ -198,6 +222,18 @@ static const route_row_t routes[] = {
     {M_GET | M_POST, "/api/v1/admin/users/{id}/keys", NULL, ROUTE_ADMIN_USER_KEYS, h_admin,
      L(MR_ADMIN_USER_KEYS)},
     {M_DELETE, "/api/v1/admin/keys/{id}", NULL, ROUTE_ADMIN_KEY, h_admin, L(MR_ADMIN_KEY)},
+    /* webhooks (§22) */
+    {M_GET | M_POST, "/api/v1/webhooks", NULL, ROUTE_WEBHOOKS, h_webhooks, L(MR_WEBHOOKS)},
+    {M_GET | M_PATCH | M_DELETE, "/api/v1/webhooks/{id}", NULL, ROUTE_WEBHOOK, h_webhook,
+     L(MR_WEBHOOK)},
+    {M_POST, "/api/v1/webhooks/{id}/rotate", NULL, ROUTE_WEBHOOK_ROTATE, h_webhook_rotate,
+     L(MR_WEBHOOK_ROTATE)},
+    {M_POST, "/api/v1/webhooks/{id}/ping", NULL, ROUTE_WEBHOOK_PING, h_webhook_ping,
+     L(MR_WEBHOOK_PING)},
+    {M_GET, "/api/v1/webhooks/{id}/deliveries", NULL, ROUTE_WEBHOOK_DELIVERIES,
+     h_webhook_deliveries, L(MR_WEBHOOK_DELIVERIES)},
+    {M_POST, "/api/v1/webhooks/{id}/deliveries/{n}/retry", NULL, ROUTE_WEBHOOK_RETRY,
+     h_webhook_retry, L(MR_WEBHOOK_RETRY)},
     /* documents and images (§4–§9), a document's export (§12), regeneration and
      * revisions (§16), actions (§17) */
     {M_GET, "/api/v1/tags", NULL, ROUTE_TAGS, h_tags, L(MR_TAGS)},

@@ -48,6 +48,12 @@ static const char *const route_names[MR_COUNT] = {
     [MR_DOCUMENTS_BULK] = "/api/v1/documents/bulk",
     [MR_IMAGES_BULK] = "/api/v1/images/bulk",
     [MR_DOCUMENT_DRAFT] = "/api/v1/documents/{id}/draft",
+    [MR_WEBHOOKS] = "/api/v1/webhooks",
+    [MR_WEBHOOK] = "/api/v1/webhooks/{id}",
+    [MR_WEBHOOK_ROTATE] = "/api/v1/webhooks/{id}/rotate",
+    [MR_WEBHOOK_PING] = "/api/v1/webhooks/{id}/ping",
+    [MR_WEBHOOK_DELIVERIES] = "/api/v1/webhooks/{id}/deliveries",
+    [MR_WEBHOOK_RETRY] = "/api/v1/webhooks/{id}/deliveries/{d}/retry",
 };
 
 enum { MM_GET, MM_HEAD, MM_POST, MM_PUT, MM_PATCH, MM_DELETE, MM_OTHER, MM_COUNT };

@@ -51,6 +51,13 @@ typedef enum {
     MR_DOCUMENTS_BULK,
     MR_IMAGES_BULK,
     MR_DOCUMENT_DRAFT, /* §24 */
+    /* webhooks (§22) */
+    MR_WEBHOOKS,
+    MR_WEBHOOK,
+    MR_WEBHOOK_ROTATE,
+    MR_WEBHOOK_PING,
+    MR_WEBHOOK_DELIVERIES,
+    MR_WEBHOOK_RETRY,
     MR_COUNT
 } metrics_route_t;
 

@@ -92,6 +92,7 @@ typedef struct {
     uint64_t users_prepared; /* the same for pg_users.c's statements */
     uint64_t tpl_prepared;   /* the same for pg_templates.c's statements */
     uint64_t tags_prepared;  /* the same for pg_tags.c's statements */
+    uint64_t wh_prepared;    /* the same for pg_webhooks.c's statements */
     bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
     struct pg_trgm_stats *trgm;   /* trigram frequencies (pg_trgm.c); NULL until used */
     bool unnamed; /* through a transaction pooler: no named statement outlives a

@@ -195,6 +195,7 @@ int pg_ready(pg_conn_t *c)
     c->prepared = 0;
     c->users_prepared = 0;
     c->tpl_prepared = 0;
+    c->wh_prepared = 0;
     memset(c->list_prepared, 0, sizeof(c->list_prepared));
     log_info("postgres: reconnected");
     pg_owner_touch(c);

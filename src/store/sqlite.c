@@ -216,6 +216,8 @@ static void sq_disconnect(store_conn_t *conn)
         sqlite3_finalize(c->tpl[i]);
     for (int i = 0; i < SQ_TAG_STMTS; i++)
         sqlite3_finalize(c->tags[i]);
+    for (int i = 0; i < SQ_WH_STMTS; i++)
+        sqlite3_finalize(c->wh[i]);
     sqlite3_finalize(c->upto);
     sqlite3_close(c->db);
     free(c);

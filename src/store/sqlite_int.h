@@ -104,6 +104,7 @@ extern const char *const sq_stmt_sql[ST_COUNT];
 #define SQ_USER_STMTS 40 /* statements of sqlite_users.c (users, keys, usage) */
 #define SQ_TPL_STMTS 8   /* statements of sqlite_templates.c (users' own templates) */
 #define SQ_TAG_STMTS 24  /* statements of sqlite_tags.c (tags, bulk actions, drafts) */
+#define SQ_WH_STMTS 24   /* statements of sqlite_webhooks.c (API.md §22) */
 
 typedef struct {
     store_conn_t base;
@@ -113,6 +114,7 @@ typedef struct {
     sqlite3_stmt *users[SQ_USER_STMTS]; /* sqlite_users.c's, prepared on first use */
     sqlite3_stmt *tpl[SQ_TPL_STMTS];    /* sqlite_templates.c's, prepared on first use */
     sqlite3_stmt *tags[SQ_TAG_STMTS];   /* sqlite_tags.c's, prepared on first use */
+    sqlite3_stmt *wh[SQ_WH_STMTS];      /* sqlite_webhooks.c's, prepared on first use */
     sqlite3_stmt *upto; /* the search index's watermark (sqlite_tail.c) */
     bool session; /* a read session (read_begin) holds a read transaction open */
     bool nested;  /* a read transaction of an operation runs inside the session */

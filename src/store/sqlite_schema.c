@@ -11,6 +11,51 @@
 
 /* ---- schema ---------------------------------------------------------------------- */
 
+/* Migration 24's outbox triggers (webhooks, API.md §22; store/store_webhooks.h): an
+ * event and one delivery per enabled endpoint of the record's user subscribed to its
+ * type (a bit of webhooks.events), in the transaction of the change. */
+#define WH_SUBSCRIBED(uid, bit)                                                            \
+    "EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = " uid " AND w.enabled = 1"          \
+    " AND (w.events & (" bit ")) != 0)"
+#define WH_EMIT(uid, type, bit, kind, rid, rev, at, cond)                                  \
+    " INSERT INTO webhook_events(msg, user_id, type, kind, record_id, revision, created_us)"\
+    " SELECT 'msg_' || lower(hex(randomblob(12))), " uid ", " type ", " kind ", " rid ", "   \
+    rev ", " at " WHERE " cond ";"                                                          \
+    " INSERT INTO webhook_deliveries(event_id, webhook_id, user_id, kind, record_id, state,"\
+    " attempts, next_us, lease_us, created_us) SELECT (SELECT max(id) FROM webhook_events),"\
+    " w.id, w.user_id, "\
+    kind ", " rid ", 0, 0, " at ", 0, " at " FROM webhooks w WHERE w.user_id = " uid         \
+    " AND w.enabled = 1 AND (w.events & (" bit ")) != 0 AND " cond ";"
+#define WH_NOW "CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)"
+/* A record that failed its first generation and is deleted before any attempt told of
+ * the failure (the waited create that §5 leaves no record of): both events are dropped. */
+#define WH_UNSEEN(k)                                                                       \
+    "OLD.revision = 0 AND OLD.state = 'failed' AND NOT EXISTS (SELECT 1 FROM"               \
+    " webhook_deliveries x WHERE x.kind = " k " AND x.record_id = OLD.id)"
+#define WH_TRIGGERS(tbl, rtbl, rcol, k, noun, sh)                                         \
+    "CREATE TRIGGER webhook_" tbl "_revision AFTER INSERT ON " rtbl " WHEN "                \
+    WH_SUBSCRIBED("(SELECT user_id FROM " tbl " WHERE id = NEW." rcol ")",                  \
+                  "CASE WHEN NEW.number = 1 THEN 1 ELSE 4 END << " sh) " BEGIN"             \
+    WH_EMIT("(SELECT user_id FROM " tbl " WHERE id = NEW." rcol ")",                        \
+            "CASE WHEN NEW.number = 1 THEN '" noun ".completed' ELSE '" noun ".revised' END",\
+            "CASE WHEN NEW.number = 1 THEN 1 ELSE 4 END << " sh, k, "NEW." rcol,            \
+            "NEW.number", "NEW.created_us", "1") " END;"                                   \
+    "CREATE TRIGGER webhook_" tbl "_failed AFTER UPDATE OF error ON " tbl                   \
+    " WHEN NEW.error IS NOT NULL AND "                                                      \
+    WH_SUBSCRIBED("NEW.user_id", "CASE WHEN NEW.revision = 0 THEN 2 ELSE 4 END << " sh)     \
+    " BEGIN"                                                                                \
+    WH_EMIT("NEW.user_id",                                                                  \
+            "CASE WHEN NEW.revision = 0 THEN '" noun ".failed' ELSE '" noun ".revised' END",\
+            "CASE WHEN NEW.revision = 0 THEN 2 ELSE 4 END << " sh, k, "NEW.id",             \
+            "NEW.revision", "NEW.updated_us", "1") " END;"                                 \
+    "CREATE TRIGGER webhook_" tbl "_deleted AFTER DELETE ON " tbl " WHEN EXISTS (SELECT 1"  \
+    " FROM webhooks w WHERE w.user_id = OLD.user_id) BEGIN"                                 \
+    " DELETE FROM webhook_deliveries WHERE kind = " k " AND record_id = OLD.id"             \
+    " AND state = 0 AND attempts = 0 AND OLD.revision = 0 AND OLD.state = 'failed';"        \
+    WH_EMIT("OLD.user_id", "'" noun ".deleted'", "8 << " sh, k, "OLD.id", "OLD.revision",   \
+            WH_NOW, WH_SUBSCRIBED("OLD.user_id", "8 << " sh) " AND NOT (" WH_UNSEEN(k) ")") \
+    " END;"
+
 static const char *const migrations[] = {
     /* 1: the initial schema. Ids are AUTOINCREMENT: never reused after a delete. */
     "CREATE TABLE users ("
@@ -554,6 +599,59 @@ static const char *const migrations[] = {
     "  result TEXT NOT NULL, base_revision INTEGER NOT NULL, updated_us INTEGER NOT NULL);"
     "CREATE TRIGGER documents_drafts_del AFTER DELETE ON documents WHEN OLD.has_draft"
     "  BEGIN DELETE FROM drafts WHERE document_id = OLD.id; END;",
+    /* 24 (webhooks, API.md §22): users' endpoints, the outbox of events (one per change
+     * reported, written by the triggers above in the change's transaction) and their
+     * deliveries, one per endpoint (state 0 pending, 1 delivered, 2 failed). */
+    "CREATE TABLE webhooks ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  user_id INTEGER NOT NULL REFERENCES users(id),"
+    "  url TEXT NOT NULL,"
+    "  description TEXT NOT NULL,"
+    "  events INTEGER NOT NULL," /* bits of store_webhooks.h */
+    "  enabled INTEGER NOT NULL,"
+    "  secret TEXT NOT NULL,"
+    "  prev_secret TEXT,"
+    "  prev_until_us INTEGER NOT NULL,"
+    "  created_us INTEGER NOT NULL,"
+    "  updated_us INTEGER NOT NULL"
+    ") STRICT;"
+    "CREATE INDEX webhooks_user ON webhooks(user_id, id);"
+    "CREATE TABLE webhook_events ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  msg TEXT NOT NULL,"
+    "  user_id INTEGER NOT NULL,"
+    "  type TEXT NOT NULL,"
+    "  kind INTEGER NOT NULL," /* 0 document, 1 image, -1 ping */
+    "  record_id INTEGER NOT NULL,"
+    "  revision INTEGER NOT NULL,"
+    "  created_us INTEGER NOT NULL,"
+    "  body TEXT" /* rendered by the first attempt (src/webhooks/) */
+    ") STRICT;"
+    "CREATE INDEX webhook_events_user ON webhook_events(user_id);"
+    "CREATE TABLE webhook_deliveries ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  event_id INTEGER NOT NULL,"
+    "  webhook_id INTEGER NOT NULL,"
+    "  user_id INTEGER NOT NULL,"
+    "  kind INTEGER NOT NULL,"
+    "  record_id INTEGER NOT NULL,"
+    "  state INTEGER NOT NULL,"
+    "  attempts INTEGER NOT NULL,"
+    "  last_status INTEGER,"
+    "  last_error TEXT,"
+    "  next_us INTEGER NOT NULL,"
+    "  lease_us INTEGER NOT NULL,"
+    "  created_us INTEGER NOT NULL"
+    ") STRICT;"
+    "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_us) WHERE state = 0;"
+    "CREATE INDEX webhook_deliveries_order ON webhook_deliveries(webhook_id, kind, record_id, id)"
+    "  WHERE state = 0;"
+    "CREATE INDEX webhook_deliveries_log ON webhook_deliveries(webhook_id, id);"
+    "CREATE INDEX webhook_deliveries_user ON webhook_deliveries(user_id);"
+    "CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);"
+    "CREATE INDEX webhook_deliveries_created ON webhook_deliveries(created_us);"
+    WH_TRIGGERS("documents", "document_revisions", "document_id", "0", "document", "0")
+    WH_TRIGGERS("images", "image_revisions", "image_id", "1", "image", "4"),
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -772,7 +870,7 @@ static const struct {
     const char *name, *column;
 } text_tables[] = {
     {"documents", "result"},
-    {"document_revisions", "result"}, /* NULL: the document's (migration 16) */
+    {"document_revisions", "result"}, /* NULL: the document's (migration 17) */
     {"search_changed", "old"},
 };
 

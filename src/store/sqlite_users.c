@@ -376,6 +376,10 @@ static const char media_sql[] =
 /* The statements of a user's removal, in order (?1 the user); the last one must remove
  * the user's row (none removed: NOTFOUND). */
 static const char *const delete_sql[] = {
+    /* webhooks first (API.md §22): a user's deletion sends no event (docs/design.md) */
+    "DELETE FROM webhook_deliveries WHERE user_id = ?1",
+    "DELETE FROM webhook_events WHERE user_id = ?1",
+    "DELETE FROM webhooks WHERE user_id = ?1",
     "DELETE FROM jobs WHERE (kind = 0 AND record_id IN (" USER_DOCS ")) OR (kind = 1 AND"
     " record_id IN (" USER_IMGS "))",
     "DELETE FROM document_revisions WHERE document_id IN (" USER_DOCS ")",

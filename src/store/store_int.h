@@ -101,6 +101,9 @@ typedef struct store_ops {
                            const template_patch_t *p, arena_t *a, custom_template_t *out);
     int (*template_delete)(store_conn_t *c, int64_t user_id, int64_t id);
 
+    /* Webhooks (API.md §22): store_webhooks_int.h (sqlite_webhooks.c, pg_webhooks.c). */
+    const struct store_webhook_ops *webhooks;
+
     /* Records. create: in one transaction inserts the record (state "queued",
      * created = updated = now) and its job; sets rec->id, timestamps and *job_id.
      * keep (or NULL): its key's answer, kept in the same transaction
@@ -470,6 +473,8 @@ store_pages_t *store_pages(store_t *s);
     .session_list = p##_session_list, .signin_failures = p##_signin_failures,             \
     .tags_list = p##_tags_list,                                                            \
     .record_bulk = p##_record_bulk, .draft_put = p##_draft_put, .draft_get = p##_draft_get, \
-    .draft_delete = p##_draft_delete
+    .draft_delete = p##_draft_delete, .webhooks = &p##_webhook_ops
+
+#include "store/store_webhooks_int.h" /* the webhook ops (API.md §22) */
 
 #endif

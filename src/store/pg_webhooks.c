@@ -1,0 +1,448 @@
+/* pg_webhooks.c — webhooks in the PostgreSQL store (store_webhooks.h, API.md §22):
+ * endpoints, pings, the delivery log and the workers' claims (FOR UPDATE SKIP LOCKED:
+ * each attempt by one process). The events themselves are written by migration 18's
+ * triggers, in the transaction of the change they report. Its statements are its own
+ * (stmts[], prepared on first use, one bit each in pg_conn_t.wh_prepared). */
+#include "store/pg_int.h"
+
+#include <string.h>
+
+enum {
+    W_INSERT, W_GET, W_LIST, W_UPDATE, W_DELETE, W_ROTATE, W_PING, W_DELIVS, W_RETRY,
+    W_CLAIM, W_BODY, W_DONE, W_SWEEP, W_STATS, W_STMT_COUNT
+};
+_Static_assert(W_STMT_COUNT <= 64, "pg_conn_t.wh_prepared has one bit per statement");
+
+#define WH_COLS                                                                            \
+    "id, user_id, url, description, events, enabled, secret, prev_secret, prev_until_us,"   \
+    " created_us, updated_us"
+
+static const pg_stmt_t stmts[W_STMT_COUNT] = {
+    /* $6 the most a user keeps: no row when that many exist already (two creates at once
+     * may both pass: the limit is a bound against abuse, not an exact count) */
+    [W_INSERT] = {"ink_w_insert", 7,
+                  "INSERT INTO webhooks (user_id, url, description, events, enabled, secret,"
+                  " prev_until_us, created_us, updated_us) SELECT $1::bigint, $2::text, $3::text,"
+                  " $4::bigint, true, $5::text, 0, $7::bigint, $7::bigint WHERE (SELECT count(*)"
+                  " FROM webhooks WHERE user_id = $1::bigint) < $6::bigint RETURNING " WH_COLS},
+    [W_GET] = {"ink_w_get", 2,
+               "SELECT " WH_COLS " FROM webhooks WHERE id = $1::bigint AND user_id = $2::bigint"},
+    [W_LIST] = {"ink_w_list", 3,
+                "SELECT " WH_COLS ", count(*) OVER () FROM webhooks WHERE user_id = $1::bigint"
+                " ORDER BY id LIMIT $2::bigint OFFSET $3::bigint"},
+    [W_UPDATE] = {"ink_w_update", 7,
+                  "UPDATE webhooks SET url = COALESCE($3::text, url),"
+                  " description = COALESCE($4::text, description),"
+                  " events = CASE WHEN $5::bigint >= 0 THEN $5::bigint ELSE events END,"
+                  " enabled = CASE WHEN $6::int >= 0 THEN $6::int <> 0 ELSE enabled END,"
+                  " updated_us = $7::bigint WHERE id = $1::bigint AND user_id = $2::bigint"
+                  " RETURNING " WH_COLS},
+    [W_DELETE] = {"ink_w_delete", 2,
+                  "WITH d AS (DELETE FROM webhook_deliveries WHERE webhook_id = $1::bigint"
+                  " AND user_id = $2::bigint)"
+                  " DELETE FROM webhooks WHERE id = $1::bigint AND user_id = $2::bigint"},
+    [W_ROTATE] = {"ink_w_rotate", 5,
+                  "UPDATE webhooks SET prev_secret = secret, prev_until_us = $4::bigint,"
+                  " secret = $3::text, updated_us = $5::bigint WHERE id = $1::bigint"
+                  " AND user_id = $2::bigint RETURNING " WH_COLS},
+    [W_PING] = {"ink_w_ping", 3,
+                "WITH e AS (INSERT INTO webhook_events (msg, user_id, type, kind, record_id,"
+                " revision, created_us) SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''),"
+                " user_id, 'ping', -1, id, 0, $3::bigint FROM webhooks WHERE id = $1::bigint"
+                " AND user_id = $2::bigint RETURNING id, user_id, record_id)"
+                " INSERT INTO webhook_deliveries (event_id, webhook_id, user_id, kind, record_id,"
+                " state, attempts, next_us, lease_us, created_us) SELECT id, record_id, user_id,"
+                " -1, 0, 0, 0, $3::bigint, 0, $3::bigint FROM e"},
+    [W_DELIVS] = {"ink_w_delivs", 4,
+                  "SELECT d.id, e.msg, e.type, d.record_id, d.state, d.attempts, d.last_status,"
+                  " d.last_error, d.next_us, d.created_us, count(*) OVER ()"
+                  " FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id"
+                  " WHERE d.webhook_id = $1::bigint AND d.user_id = $2::bigint"
+                  " ORDER BY d.id DESC LIMIT $3::bigint OFFSET $4::bigint"},
+    /* the row's state before: no row = none such; 2 = now pending again */
+    [W_RETRY] = {"ink_w_retry", 4,
+                 "WITH o AS (SELECT id, state FROM webhook_deliveries WHERE id = $3::bigint"
+                 " AND webhook_id = $1::bigint AND user_id = $2::bigint FOR UPDATE),"
+                 " u AS (UPDATE webhook_deliveries d SET state = 0, next_us = $4::bigint,"
+                 " lease_us = 0 FROM o WHERE d.id = o.id AND o.state = 2)"
+                 " SELECT state FROM o"},
+    /* $1 now, $2 the lease's end, $3 the most claimed at once per endpoint */
+    [W_CLAIM] = {"ink_w_claim", 3,
+                 "WITH c AS (SELECT d.id FROM webhook_deliveries d JOIN webhooks w"
+                 " ON w.id = d.webhook_id WHERE d.state = 0 AND d.next_us <= $1::bigint"
+                 " AND d.lease_us < $1::bigint AND w.enabled AND (d.kind < 0 OR NOT EXISTS"
+                 " (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id"
+                 " AND p.kind = d.kind AND p.record_id = d.record_id AND p.state = 0"
+                 " AND p.id < d.id)) AND (SELECT count(*) FROM webhook_deliveries q"
+                 " WHERE q.webhook_id = d.webhook_id AND q.state = 0"
+                 " AND q.lease_us >= $1::bigint) < $3::bigint"
+                 " ORDER BY d.next_us, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED),"
+                 " u AS (UPDATE webhook_deliveries d SET lease_us = $2::bigint FROM c"
+                 " WHERE d.id = c.id RETURNING d.id, d.event_id, d.webhook_id, d.user_id,"
+                 " d.attempts)"
+                 " SELECT u.id, u.event_id, u.webhook_id, u.user_id, u.attempts, e.msg, e.type,"
+                 " e.kind, e.record_id, e.revision, e.created_us, e.body, w.url, w.secret,"
+                 " w.prev_secret, w.prev_until_us FROM u JOIN webhook_events e"
+                 " ON e.id = u.event_id JOIN webhooks w ON w.id = u.webhook_id"},
+    [W_BODY] = {"ink_w_body", 2,
+                "UPDATE webhook_events SET body = COALESCE(body, $2::text) WHERE id = $1::bigint"
+                " RETURNING body"},
+    [W_DONE] = {"ink_w_done", 8,
+                "WITH u AS (UPDATE webhook_deliveries SET state = $2::int,"
+                " attempts = attempts + 1, last_status = $3::int, last_error = $4::text,"
+                " next_us = $5::bigint, lease_us = 0 WHERE id = $1::bigint"
+                " AND lease_us = $6::bigint AND state = 0 RETURNING webhook_id),"
+                " w AS (UPDATE webhooks SET enabled = false, updated_us = $8::bigint"
+                " WHERE $7::boolean AND id IN (SELECT webhook_id FROM u))"
+                " SELECT count(*) FROM u"},
+    [W_SWEEP] = {"ink_w_sweep", 2,
+                 "WITH d AS (DELETE FROM webhook_deliveries WHERE created_us < $1::bigint)"
+                 " DELETE FROM webhook_events e WHERE created_us < $2::bigint AND NOT EXISTS"
+                 " (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id"
+                 " AND d.created_us >= $1::bigint)"},
+    [W_STATS] = {"ink_w_stats", 0,
+                 "SELECT count(*), COALESCE(min(created_us), 0) FROM webhook_deliveries"
+                 " WHERE state = 0"},
+};
+
+static int run(pg_conn_t *c, int id, const char *const *params, PGresult **out)
+{
+    bool prepared = (c->wh_prepared >> id) & 1;
+    int rc = pg_run_named(c, stmts[id].name, stmts[id].sql, stmts[id].nparams, &prepared,
+                          params, out);
+    if (prepared)
+        c->wh_prepared |= (uint64_t)1 << id;
+    return rc;
+}
+
+static void read_webhook(const PGresult *r, int row, arena_t *a, webhook_t *w)
+{
+    w->id = pg_col_i64(r, row, 0);
+    w->user_id = pg_col_i64(r, row, 1);
+    w->url = pg_col_str(r, row, 2, a);
+    w->description = pg_col_str(r, row, 3, a);
+    w->events = pg_col_i64(r, row, 4);
+    w->enabled = PQgetvalue(r, row, 5)[0] == 't';
+    w->secret = pg_col_str(r, row, 6, a);
+    w->prev_secret = pg_col_str(r, row, 7, a);
+    w->prev_until_us = pg_col_i64(r, row, 8);
+    w->created_us = pg_col_i64(r, row, 9);
+    w->updated_us = pg_col_i64(r, row, 10);
+}
+
+static int one_webhook(pg_conn_t *c, int id, const char *const *p, arena_t *a, webhook_t *out)
+{
+    PGresult *r;
+    int rc = run(c, id, p, &r);
+    if (rc != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else
+        read_webhook(r, 0, a, out);
+    PQclear(r);
+    return rc;
+}
+
+static int pg_webhook_create(store_conn_t *sc, const webhook_t *in, int max, arena_t *a,
+                             webhook_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(in->user_id), ev = pg_num_i64(in->events), m = pg_num_i64(max),
+             now = pg_num_i64(now_us());
+    const char *p[] = {uid.s, in->url, in->description, ev.s, in->secret, m.s, now.s};
+    rc = one_webhook(c, W_INSERT, p, a, out);
+    return rc == STORE_NOTFOUND ? STORE_CONFLICT : rc;
+}
+
+static int pg_webhook_get(store_conn_t *sc, int64_t user_id, int64_t id, arena_t *a,
+                          webhook_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t wid = pg_num_i64(id), uid = pg_num_i64(user_id);
+    const char *p[] = {wid.s, uid.s};
+    return one_webhook(c, W_GET, p, a, out);
+}
+
+static int pg_webhook_list(store_conn_t *sc, int64_t user_id, int64_t limit, int64_t offset,
+                           arena_t *a, webhook_t **out, size_t *n, int64_t *total)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t uid = pg_num_i64(user_id), l = pg_num_i64(limit), o = pg_num_i64(offset);
+    const char *p[] = {uid.s, l.s, o.s};
+    PGresult *r;
+    if ((rc = run(c, W_LIST, p, &r)) != STORE_OK)
+        return rc;
+    int rows = PQntuples(r);
+    webhook_t *v = arena_alloc(a, (size_t)(rows ? rows : 1) * sizeof(*v));
+    for (int i = 0; i < rows; i++)
+        read_webhook(r, i, a, &v[i]);
+    *out = v;
+    *n = (size_t)rows;
+    *total = rows ? pg_col_i64(r, 0, 11) : 0;
+    PQclear(r);
+    if (!rows && offset > 0) { /* a page past the last: the total still */
+        webhook_t *all;
+        size_t m;
+        int64_t t;
+        rc = pg_webhook_list(sc, user_id, 1, 0, a, &all, &m, &t);
+        *total = rc == STORE_OK ? t : 0;
+    }
+    return rc;
+}
+
+static int pg_webhook_update(store_conn_t *sc, int64_t user_id, int64_t id,
+                             const webhook_patch_t *pt, arena_t *a, webhook_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t wid = pg_num_i64(id), uid = pg_num_i64(user_id), ev = pg_num_i64(pt->events),
+             en = pg_num_i64(pt->enabled), now = pg_num_i64(now_us());
+    const char *p[] = {wid.s, uid.s, pt->url, pt->description, ev.s, en.s, now.s};
+    return one_webhook(c, W_UPDATE, p, a, out);
+}
+
+static int pg_webhook_delete(store_conn_t *sc, int64_t user_id, int64_t id)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t wid = pg_num_i64(id), uid = pg_num_i64(user_id);
+    const char *p[] = {wid.s, uid.s};
+    PGresult *r;
+    if ((rc = run(c, W_DELETE, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_webhook_rotate(store_conn_t *sc, int64_t user_id, int64_t id, const char *secret,
+                             int64_t prev_until_us, arena_t *a, webhook_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t wid = pg_num_i64(id), uid = pg_num_i64(user_id), until = pg_num_i64(prev_until_us),
+             now = pg_num_i64(now_us());
+    const char *p[] = {wid.s, uid.s, secret, until.s, now.s};
+    return one_webhook(c, W_ROTATE, p, a, out);
+}
+
+static int pg_webhook_ping(store_conn_t *sc, int64_t user_id, int64_t id, int64_t now)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t wid = pg_num_i64(id), uid = pg_num_i64(user_id), t = pg_num_i64(now);
+    const char *p[] = {wid.s, uid.s, t.s};
+    PGresult *r;
+    if ((rc = run(c, W_PING, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_webhook_deliveries(store_conn_t *sc, int64_t user_id, int64_t webhook_id,
+                                 int64_t limit, int64_t offset, arena_t *a,
+                                 webhook_delivery_t **out, size_t *n, int64_t *total)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t wid = pg_num_i64(webhook_id), uid = pg_num_i64(user_id), l = pg_num_i64(limit),
+             o = pg_num_i64(offset);
+    const char *p[] = {wid.s, uid.s, l.s, o.s};
+    PGresult *r;
+    if ((rc = run(c, W_DELIVS, p, &r)) != STORE_OK)
+        return rc;
+    int rows = PQntuples(r);
+    webhook_delivery_t *v = arena_alloc(a, (size_t)(rows ? rows : 1) * sizeof(*v));
+    for (int i = 0; i < rows; i++) {
+        webhook_delivery_t *d = &v[i];
+        d->id = pg_col_i64(r, i, 0);
+        d->msg = pg_col_str(r, i, 1, a);
+        d->type = pg_col_str(r, i, 2, a);
+        d->record_id = pg_col_i64(r, i, 3);
+        d->state = (wd_state_t)pg_col_i64(r, i, 4);
+        d->attempts = pg_col_i64(r, i, 5);
+        d->last_status = (int)pg_col_i64(r, i, 6);
+        d->last_error = pg_col_str(r, i, 7, a);
+        d->next_us = d->state == WD_PENDING ? pg_col_i64(r, i, 8) : 0;
+        d->created_us = pg_col_i64(r, i, 9);
+    }
+    *out = v;
+    *n = (size_t)rows;
+    *total = rows ? pg_col_i64(r, 0, 10) : 0;
+    PQclear(r);
+    if (!rows && offset > 0) {
+        webhook_delivery_t *all;
+        size_t m;
+        int64_t t;
+        rc = pg_webhook_deliveries(sc, user_id, webhook_id, 1, 0, a, &all, &m, &t);
+        *total = rc == STORE_OK ? t : 0;
+    }
+    return rc;
+}
+
+static int pg_webhook_retry(store_conn_t *sc, int64_t user_id, int64_t webhook_id, int64_t id,
+                            int64_t now)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t wid = pg_num_i64(webhook_id), uid = pg_num_i64(user_id), did = pg_num_i64(id),
+             t = pg_num_i64(now);
+    const char *p[] = {wid.s, uid.s, did.s, t.s};
+    PGresult *r;
+    if ((rc = run(c, W_RETRY, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else
+        rc = pg_col_i64(r, 0, 0) == WD_FAILED ? STORE_OK : STORE_CONFLICT;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_webhook_claim(store_conn_t *sc, int64_t now, int64_t lease_until,
+                            int per_endpoint, arena_t *a, webhook_job_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t t = pg_num_i64(now), l = pg_num_i64(lease_until), pe = pg_num_i64(per_endpoint);
+    const char *p[] = {t.s, l.s, pe.s};
+    PGresult *r;
+    if ((rc = run(c, W_CLAIM, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return STORE_NOTFOUND;
+    }
+    memset(out, 0, sizeof(*out));
+    out->id = pg_col_i64(r, 0, 0);
+    out->event_id = pg_col_i64(r, 0, 1);
+    out->webhook_id = pg_col_i64(r, 0, 2);
+    out->user_id = pg_col_i64(r, 0, 3);
+    out->attempts = pg_col_i64(r, 0, 4);
+    out->msg = pg_col_str(r, 0, 5, a);
+    out->type = pg_col_str(r, 0, 6, a);
+    int64_t k = pg_col_i64(r, 0, 7);
+    out->kind = k == 1 ? KIND_IMG : KIND_DOC;
+    out->record_id = k < 0 ? 0 : pg_col_i64(r, 0, 8);
+    out->revision = pg_col_i64(r, 0, 9);
+    out->event_us = pg_col_i64(r, 0, 10);
+    out->body = pg_col_str(r, 0, 11, a);
+    out->url = pg_col_str(r, 0, 12, a);
+    out->secret = pg_col_str(r, 0, 13, a);
+    out->prev_secret = pg_col_str(r, 0, 14, a);
+    out->prev_until_us = pg_col_i64(r, 0, 15);
+    out->lease_until = lease_until;
+    PQclear(r);
+    return STORE_OK;
+}
+
+static int pg_webhook_body(store_conn_t *sc, int64_t event_id, const char *body, arena_t *a,
+                           const char **out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t e = pg_num_i64(event_id);
+    const char *p[] = {e.s, body};
+    PGresult *r;
+    if ((rc = run(c, W_BODY, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else
+        *out = pg_col_str(r, 0, 0, a);
+    PQclear(r);
+    return rc;
+}
+
+static int pg_webhook_done(store_conn_t *sc, const webhook_job_t *j, const webhook_result_t *res)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t id = pg_num_i64(j->id), st = pg_num_i64(res->state), status = pg_num_i64(res->status),
+             next = pg_num_i64(res->next_us), lease = pg_num_i64(j->lease_until),
+             now = pg_num_i64(now_us());
+    const char *p[] = {id.s,   st.s,    res->status > 0 ? status.s : NULL, res->error, next.s,
+                       lease.s, res->disable ? "t" : "f", now.s};
+    PGresult *r;
+    if ((rc = run(c, W_DONE, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_col_i64(r, 0, 0) > 0 ? STORE_OK : STORE_STALE;
+    PQclear(r);
+    return rc;
+}
+
+static int pg_webhook_sweep(store_conn_t *sc, int64_t before)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    /* an event without deliveries: swept, or dropped with its record (migration 18) */
+    pg_num_t b = pg_num_i64(before), e = pg_num_i64(now_us() - 3600 * (int64_t)1000000);
+    const char *p[] = {b.s, e.s};
+    PGresult *r;
+    if ((rc = run(c, W_SWEEP, p, &r)) == STORE_OK)
+        PQclear(r);
+    return rc;
+}
+
+static int pg_webhook_stats(store_conn_t *sc, int64_t *pending, int64_t *oldest_us)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    PGresult *r;
+    if ((rc = run(c, W_STATS, NULL, &r)) != STORE_OK)
+        return rc;
+    *pending = pg_col_i64(r, 0, 0);
+    *oldest_us = pg_col_i64(r, 0, 1);
+    PQclear(r);
+    return STORE_OK;
+}
+
+const store_webhook_ops_t pg_webhook_ops = {
+    .create = pg_webhook_create,
+    .get = pg_webhook_get,
+    .list = pg_webhook_list,
+    .update = pg_webhook_update,
+    .del = pg_webhook_delete,
+    .rotate = pg_webhook_rotate,
+    .ping = pg_webhook_ping,
+    .deliveries = pg_webhook_deliveries,
+    .retry = pg_webhook_retry,
+    .claim = pg_webhook_claim,
+    .body = pg_webhook_body,
+    .done = pg_webhook_done,
+    .sweep = pg_webhook_sweep,
+    .stats = pg_webhook_stats,
+};

@@ -1,0 +1,289 @@
+/* worker.c — the delivery workers of webhooks (API.md §22). Each thread claims the next
+ * due delivery (store_webhook_claim: a lease, so each attempt is made by one thread of
+ * one process; on PostgreSQL FOR UPDATE SKIP LOCKED), renders the event's body the first
+ * time any attempt needs it, signs it with each valid secret, sends it (client.c) and
+ * stores the outcome: delivered, pending again at the next time of the schedule, or
+ * failed. With nothing due a thread sleeps up to WH_IDLE_S (or until wh_kick); one
+ * thread sweeps deliveries older than 30 days every WH_SWEEP_S. */
+#include "webhooks/webhooks.h"
+
+#include "core/json.h"
+#include "core/log.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WH_IDLE_S 0.2
+#define WH_SWEEP_S 600.0
+#define WH_KEEP_US (30LL * 86400 * 1000000)
+#define WH_LEASE_S 60.0 /* far above an attempt's 10 s */
+#define WH_RETRY_AFTER_MAX (12.0 * 3600)
+
+struct wh_service {
+    wh_opts_t o;
+    pthread_t *threads;
+    int n;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop;
+    unsigned kicks;
+};
+
+static const double schedule[] = {5, 30, 120, 600, 3600, 10800, 21600, 43200};
+
+double wh_retry_delay(int64_t failed_attempts)
+{
+    if (failed_attempts < 1 || failed_attempts > (int64_t)ARRAY_LEN(schedule))
+        return -1;
+    return schedule[failed_attempts - 1];
+}
+
+/* ±20 % spread */
+static double jitter(double s)
+{
+    uint32_t r;
+    random_bytes(&r, sizeof(r));
+    return s * (0.8 + 0.4 * ((double)r / 4294967295.0));
+}
+
+static void deleted_json(jw_t *w, const webhook_job_t *j)
+{
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_int(w, j->record_id);
+    jw_key(w, "object");
+    jw_str(w, j->kind == KIND_IMG ? "image" : "document");
+    jw_key(w, "deleted");
+    jw_bool(w, true);
+    jw_obj_end(w);
+}
+
+/* The event's body: {"type","timestamp","data"}. The record is read as it stands at
+ * the first attempt (docs/design.md "Webhooks": the body is rendered once, then kept
+ * for every attempt and endpoint). A record gone since reads as deleted. */
+static void render(wh_service_t *s, store_conn_t *c, const webhook_job_t *j, arena_t *a,
+                   buf_t *out)
+{
+    char ts[32];
+    fmt_timestamp(j->event_us, ts);
+    jw_t w;
+    jw_init(&w, out);
+    jw_obj_begin(&w);
+    jw_key(&w, "type");
+    jw_str(&w, j->type);
+    jw_key(&w, "timestamp");
+    jw_str(&w, ts);
+    jw_key(&w, "data");
+    record_t rec;
+    if (strcmp(j->type, "ping") == 0) {
+        jw_obj_begin(&w);
+        jw_key(&w, "webhook_id");
+        jw_int(&w, j->webhook_id);
+        jw_obj_end(&w);
+    } else if (strstr(j->type, ".deleted") ||
+               store_record_get(c, j->kind, j->user_id, j->record_id, NULL, NULL, a, &rec) != STORE_OK) {
+        deleted_json(&w, j);
+    } else {
+        buf_t one;
+        buf_init(&one);
+        s->o.render(s->o.render_arg, &rec, &one);
+        jw_rawn(&w, buf_cstr(&one), one.len);
+        buf_free(&one);
+    }
+    jw_obj_end(&w);
+}
+
+static void attempt(wh_service_t *s, store_conn_t *c, webhook_job_t *j, arena_t *a)
+{
+    const char *body = j->body;
+    if (!body) {
+        buf_t b;
+        buf_init(&b);
+        render(s, c, j, a, &b);
+        int rc = store_webhook_body(c, j->event_id, buf_cstr(&b), a, &body);
+        buf_free(&b);
+        if (rc != STORE_OK)
+            return; /* the lease runs out; tried again then */
+    }
+    int64_t now = now_us();
+    int64_t ts = now / 1000000;
+    buf_t sig;
+    buf_init(&sig);
+    buf_printf(&sig, "webhook-signature: ");
+    size_t len = strlen(body);
+    bool ok = wh_sign(j->secret, j->msg, ts, body, len, &sig);
+    if (ok && j->prev_secret && j->prev_until_us > now) {
+        buf_putc(&sig, ' ');
+        ok = wh_sign(j->prev_secret, j->msg, ts, body, len, &sig);
+    }
+    char id_h[96], ts_h[48], ua[96];
+    snprintf(id_h, sizeof(id_h), "webhook-id: %s", j->msg);
+    snprintf(ts_h, sizeof(ts_h), "webhook-timestamp: %lld", (long long)ts);
+    snprintf(ua, sizeof(ua), "User-Agent: %s", s->o.user_agent);
+    const char *headers[] = {"Content-Type: application/json", ua, id_h, ts_h, buf_cstr(&sig),
+                             NULL};
+    wh_send_result_t res;
+    if (ok) {
+        wh_send(j->url, headers, body, len, s->o.allow_private, s->o.timeout_s, &res);
+    } else {
+        memset(&res, 0, sizeof(res));
+        snprintf(res.error, sizeof(res.error), "the endpoint's secret is malformed");
+    }
+    buf_free(&sig);
+
+    webhook_result_t out = {.status = res.status};
+    int64_t failed = j->attempts + 1;
+    if (res.status >= 200 && res.status <= 299 && !res.error[0]) {
+        out.state = WD_DELIVERED;
+    } else {
+        out.error = res.error[0] ? res.error : "no answer";
+        double d = wh_retry_delay(failed);
+        if (res.status == 410) {
+            out.state = WD_FAILED; /* Gone: and the endpoint is disabled */
+            out.disable = true;
+        } else if (d < 0) {
+            out.state = WD_FAILED;
+        } else {
+            d = jitter(d) * s->o.retry_scale;
+            double ra = res.retry_after > WH_RETRY_AFTER_MAX ? WH_RETRY_AFTER_MAX
+                                                              : res.retry_after;
+            if (ra > d)
+                d = ra;
+            out.state = WD_PENDING;
+            out.next_us = now_us() + (int64_t)(d * 1e6);
+        }
+    }
+    int rc = store_webhook_done(c, j, &out);
+    if (rc != STORE_OK && rc != STORE_STALE)
+        log_warn("webhooks: the outcome of delivery %lld was not stored (%s); it is tried again",
+                 (long long)j->id, store_rc_name(rc));
+    log_debug("webhooks: delivery %lld (%s) attempt %lld: %s %d", (long long)j->id, j->msg,
+              (long long)failed,
+              out.state == WD_DELIVERED ? "delivered" : out.state == WD_FAILED ? "failed" : "retry",
+              res.status);
+}
+
+static void idle(wh_service_t *s, double secs)
+{
+    pthread_mutex_lock(&s->mu);
+    unsigned k = s->kicks;
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    double end = (double)t.tv_sec + t.tv_nsec / 1e9 + secs;
+    t.tv_sec = (time_t)end;
+    t.tv_nsec = (long)((end - floor(end)) * 1e9);
+    while (!s->stop && k == s->kicks)
+        if (pthread_cond_timedwait(&s->cv, &s->mu, &t) != 0)
+            break;
+    pthread_mutex_unlock(&s->mu);
+}
+
+static bool stopping(wh_service_t *s)
+{
+    pthread_mutex_lock(&s->mu);
+    bool st = s->stop;
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+typedef struct {
+    wh_service_t *s;
+    int index;
+} thread_arg_t;
+
+static void *run(void *p)
+{
+    thread_arg_t *ta = p;
+    wh_service_t *s = ta->s;
+    int index = ta->index;
+    free(ta);
+    double next_sweep = mono_s() + 5;
+    while (!stopping(s)) {
+        char err[256];
+        store_conn_t *c = store_conn(s->o.store, err, sizeof(err));
+        if (!c) {
+            idle(s, 1);
+            continue;
+        }
+        if (index == 0 && mono_s() >= next_sweep) {
+            next_sweep = mono_s() + WH_SWEEP_S;
+            store_webhook_sweep(c, now_us() - WH_KEEP_US);
+        }
+        arena_t a;
+        arena_init(&a);
+        webhook_job_t j;
+        int64_t now = now_us();
+        int rc = store_webhook_claim(c, now, now + (int64_t)(WH_LEASE_S * 1e6),
+                                     s->o.per_endpoint, &a, &j);
+        if (rc == STORE_OK)
+            attempt(s, c, &j, &a);
+        arena_free(&a);
+        if (rc != STORE_OK)
+            idle(s, rc == STORE_NOTFOUND ? WH_IDLE_S : 1);
+    }
+    return NULL;
+}
+
+wh_service_t *wh_start(const wh_opts_t *o)
+{
+    wh_service_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->o = *o;
+    if (s->o.workers < 1)
+        s->o.workers = 1;
+    if (s->o.per_endpoint < 1)
+        s->o.per_endpoint = 1;
+    if (s->o.timeout_s <= 0)
+        s->o.timeout_s = 10;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    s->threads = calloc((size_t)s->o.workers, sizeof(pthread_t));
+    for (int i = 0; s->threads && i < s->o.workers; i++) {
+        thread_arg_t *ta = malloc(sizeof(*ta));
+        if (!ta)
+            break;
+        ta->s = s;
+        ta->index = i;
+        if (pthread_create(&s->threads[i], NULL, run, ta) != 0) {
+            free(ta);
+            break;
+        }
+        s->n++;
+    }
+    if (s->n == 0) {
+        wh_stop(s);
+        return NULL;
+    }
+    return s;
+}
+
+void wh_kick(wh_service_t *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->kicks++;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void wh_stop(wh_service_t *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->stop = true;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    for (int i = 0; i < s->n; i++)
+        pthread_join(s->threads[i], NULL);
+    free(s->threads);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    free(s);
+}
