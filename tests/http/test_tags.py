@@ -183,6 +183,20 @@ class TagFields(TagsMixin, ServerTest):
         self.assertEqual(counts["Кот"], (1, 0))
         self.assertEqual([t for t in self.tags_of(self.fresh())], [])
 
+    def test_idempotent_create(self):
+        """A kept answer (§11) shows the tags with the user's spellings, as the first did."""
+        k = self.fresh()
+        self.doc(k, tags="Kept")
+        h = {"Idempotency-Key": uuid.uuid4().hex}
+        form = {"name": "I", "prompt": "tea", "tags": "KEPT,new"}
+        a = self.req("POST", API + "/documents", key=k, form=form, headers=h)
+        b = self.req("POST", API + "/documents", key=k, form=form, headers=h)
+        self.assertEqual((a.status, b.status), (201, 201), (a, b))
+        self.assertEqual(a.json["data"]["tags"], ["Kept", "new"])
+        self.assertEqual(b.json, a.json)
+        self.assertEqual(self.req("GET", f"{API}/documents/{a.json['data']['id']}",
+                                  key=k).json["data"]["tags"], ["Kept", "new"])
+
     def test_filter(self):
         k = self.fresh()
         a = self.doc(k, tags="Straße,cat")
