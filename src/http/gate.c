@@ -81,6 +81,8 @@ int gate_check(const char *data, size_t n, bool more_possible)
     size_t l = len && data[p + len - 1] == '\r' ? len - 1 : len;
     if (!line_ok(data + p, l))
         return 400;
+    if (data[p + l - 3] != '1') /* HTTP/0.9, 2.0, 9.1…: not this server's (RFC 9110 §15.6.6) */
+        return 505;
     /* the header lines: no CR or NUL inside a line, the whole head within the limit */
     for (const char *s = lf + 1, *end = data + n; s < end;) {
         const char *e = memchr(s, '\n', (size_t)(end - s));
@@ -121,10 +123,12 @@ static void finish(gate_t *g, gate_conn_t *c, int verdict)
         if (MHD_add_connection(g->d, c->fd, (struct sockaddr *)&c->addr, c->len) != MHD_YES)
             conn_table_release(g->ct, (struct sockaddr *)&c->addr);
     } else {
-        if (verdict == 400 || verdict == 431) {
+        if (verdict == 400 || verdict == 431 || verdict == 505) {
             log_info("http: a malformed request line or head: answered %d and closed", verdict);
             lingerer_refuse(g->l, c->fd, verdict,
-                            verdict == 400 ? "Bad request." : "Request header fields too large.");
+                            verdict == 400   ? "Bad request."
+                            : verdict == 505 ? "HTTP version not supported."
+                                             : "Request header fields too large.");
         } else {
             close(c->fd);
         }

@@ -30,7 +30,8 @@ void gate_add(gate_t *g, int fd, const struct sockaddr *addr, socklen_t len);
 void gate_stop(gate_t *g);
 
 /* The verdict on the bytes a connection has sent so far (pure; for tests and fuzzing):
- * 0 = wait for more, 1 = good (hand over), or an HTTP status (400, 431) to refuse. */
+ * 0 = wait for more, 1 = good (hand over), or an HTTP status (400, 431, 505: a version
+ * other than 1.x) to refuse. */
 int gate_check(const char *data, size_t n, bool more_possible);
 
 #endif

@@ -199,6 +199,7 @@ void lingerer_refuse(lingerer_t *l, int fd, int status, const char *message)
     char body[256], head[512];
     const char *reason = status == 400   ? "Bad Request"
                          : status == 431 ? "Request Header Fields Too Large"
+                         : status == 505 ? "HTTP Version Not Supported"
                                          : "Service Unavailable";
     int bn = snprintf(body, sizeof(body), "{\"message\":\"%s\",\"status\":%d}", message, status);
     int hn = snprintf(head, sizeof(head),

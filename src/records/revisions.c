@@ -56,6 +56,11 @@ int records_restore(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user
         if (rc != STORE_OK)
             return rc;
         if (rv.rec.media_key && copy_picture(s->d.media, rv.rec.media_key, key) != 0) {
+            /* the revision may have gone meanwhile (past the cap, with its picture):
+             * then it is not there to restore (404, as a moment later), not a 503 */
+            revision_t again;
+            if (store_revision_get(c, kind, user_id, id, number, a, &again) == STORE_NOTFOUND)
+                return STORE_NOTFOUND;
             log_warn("record=%lld: the picture of revision %lld could not be copied",
                      (long long)id, (long long)number);
             return STORE_UNAVAILABLE;

@@ -64,6 +64,19 @@ class Edges(ServerTest):
         wait_for_log(self.srv, "http: Error processing request (HTTP response code is 431")
         wait_for_log(self.srv, "chunked encoding was syntactically incorrect")
 
+    def test_other_http_versions_get_a_json_505(self):
+        # (issue 33: libmicrohttpd answered these with its own HTML page)
+        for version in (b"HTTP/0.1", b"HTTP/9.1", b"HTTP/2.0", b"HTTP/0.9"):
+            with self.subTest(version=version):
+                out = raw(self.srv.port, b"GET /healthz " + version + b"\r\nHost: x\r\n\r\n")
+                head, _, body = out.partition(b"\r\n\r\n")
+                self.assertTrue(head.startswith(b"HTTP/1.1 505 "), out[:200])
+                self.assertIn(b"Content-Type: application/json", head)
+                self.assertEqual(json.loads(body), {"message": "HTTP version not supported.",
+                                                    "status": 505})
+        out = raw(self.srv.port, b"GET /healthz HTTP/1.0\r\nHost: x\r\n\r\n")
+        self.assertTrue(out.startswith(b"HTTP/1.0 200") or out.startswith(b"HTTP/1.1 200"), out[:100])
+
     def test_nul_in_a_json_string_names_the_field(self):
         body = '{"name":"a\\u0000b","prompt":"fine"}'
         r = self.req("POST", "/api/v1/documents", body=body, headers={"Content-Type": "application/json"})

@@ -219,6 +219,47 @@ class RecordEventOfARegeneration(unittest.TestCase):
         self.run_on("--builtin-delay-ms", "200")
 
 
+class RestoreRacingTheCap(unittest.TestCase):
+    """A restore of an image revision that the revision cap removes meanwhile (with its
+    picture) answers 404, as it would a moment later — never 503."""
+
+    def test_restore_of_a_revision_being_trimmed(self):
+        srv = Server("--max-revisions", "2", "--builtin-delay-ms", "1").start()
+        try:
+            key = srv.key("u")
+            r = srv.request("POST", f"{API}/images", key=key,
+                            form={"name": "i", "description": "a red sunset",
+                                  "resolution": "1024x1024"})
+            self.assertEqual(r.status, 201, r)
+            path = f"{API}/images/{r.json['data']['id']}"
+            stop, statuses = threading.Event(), {}
+
+            def regenerate():
+                while not stop.is_set():
+                    srv.request("POST", f"{path}/regenerate", key=key)
+            bad = []
+
+            def restore():
+                for _ in range(100):
+                    rev = srv.request("GET", path, key=key).json["data"]["revision"]
+                    # the oldest kept revision: the next revision's cap removes it
+                    r = srv.request("POST", f"{path}/revisions/{max(rev - 1, 1)}/restore", key=key)
+                    statuses[r.status] = statuses.get(r.status, 0) + 1
+                    if r.status not in (200, 404):
+                        bad.append(r)
+            ts = [threading.Thread(target=regenerate)] + \
+                [threading.Thread(target=restore) for _ in range(3)]
+            for t in ts:
+                t.start()
+            for t in ts[1:]:
+                t.join()
+            stop.set()
+            ts[0].join()
+            self.assertEqual(bad, [], statuses)
+        finally:
+            self.assertEqual(srv.stop(), 0)
+
+
 class RegenerationRaces(unittest.TestCase):
     """Regenerations of one record sent at once: each accepted client hears its own end."""
     ROUNDS = 40  # accepted waiting regenerations per kind
