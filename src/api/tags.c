@@ -65,6 +65,19 @@ const char *api_tag_filter(const char *raw, arena_t *a)
     return f ? f : ","; /* no tag has a comma: matches nothing */
 }
 
+/* True when s[0..n) is only Unicode white space (a blank piece of a comma list). */
+static bool tag_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = utf8_next(s + i, n - i, &cp);
+        if (!k || !utf8_is_space(cp))
+            return false;
+        i += k;
+    }
+    return true;
+}
+
 /* Appends t unless a tag of the same folding is there already. */
 static void add_unique(const char **tags, const char **folds, int *n, const char *t, arena_t *a)
 {
@@ -123,11 +136,9 @@ bool api_tags_field(verrs_t *v, const kvlist_t *f, const char *key, arena_t *a,
             if (t)
                 add_unique(tags, folds, &m, t, a);
             else {
-                /* blank pieces are fine; anything else that is not a tag is not */
-                bool blank = true;
-                for (size_t j = 0; j < len && blank; j++)
-                    blank = s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r';
-                bad = !blank;
+                /* blank pieces (any Unicode white space) are fine; anything else
+                 * that is not a tag is not */
+                bad = !tag_blank(s, len);
             }
             s = c + 1;
         }
