@@ -11,6 +11,7 @@ exports' codings. Both backends (INKWELL_TEST_BACKEND)."""
 import gzip
 import http.client
 import io
+import json
 import unicodedata
 import urllib.parse
 import uuid
@@ -404,3 +405,79 @@ class Contract13(ServerTest):
             r = self.raw(f"{API}/documents/{d['id']}/export?format={fmt}", "gzip, br, zstd", key=k)
             self.assertEqual(r.status, 200, fmt)
             self.assertIsNone(r.header("Content-Encoding"), fmt)
+
+    # ---- second reading ---------------------------------------------------------------
+    def test_blank_pieces_of_a_comma_list(self):
+        """A piece that is only white space (any Unicode white space) is blank, as a
+        trailing comma's is: passed over, never a tag and never an error."""
+        k = self.fresh()
+        d = self.doc(k, tags="a, ,b,")
+        self.assertEqual(d["tags"], ["a", "b"])
+        d = self.doc(k, tags="a,\u3000,b,\u00a0")
+        self.assertEqual(d["tags"], ["a", "b"])
+        r = self.patch(k, f"/documents/{d['id']}", tags="\u2003")  # empty once trimmed
+        self.assertEqual((r.status, r.json["data"]["tags"]), (200, []), r)
+
+    def test_draft_survives_actions_and_restores_and_goes_with_its_document(self):
+        k = self.fresh()
+        d = self.doc(k)
+        i = d["id"]
+        self.draft(k, i, "PUT", result="kept")
+        r = self.req("POST", f"{API}/documents/{i}/actions", key=k, form={"action": "expand"})
+        self.assertEqual(r.status, 200, r)
+        self.assertIs(r.json["data"]["has_draft"], True)
+        if r.json["data"]["revision"] > d["revision"]:
+            self.assertIs(self.draft(k, i).json["data"]["stale"], True)
+        r = self.req("POST", f"{API}/documents/{i}/revisions/1/restore", key=k)
+        self.assertEqual(r.status, 200, r)
+        self.assertIs(r.json["data"]["has_draft"], True)
+        self.assertEqual(self.draft(k, i).json["data"]["result"], "kept")
+        # JSON body, base_revision as a number
+        r = self.req("PUT", f"{API}/documents/{i}/draft", key=k,
+                     json_body={"result": "json", "base_revision": 1})
+        self.assertEqual((r.status, r.json["data"]["base_revision"]), (200, 1), r)
+        self.assertEqual(self.bulk(k, ids=[i], action="delete").json["data"]["done"], [i])
+        self.assertError(self.draft(k, i), 404, "Resource not found.")
+
+    def test_bulk_json_string_ids_and_picture_gone(self):
+        k = self.fresh()
+        a, b = self.doc(k)["id"], self.doc(k)["id"]
+        r = self.req("POST", f"{API}/documents/bulk", key=k,
+                     json_body={"ids": f"{b},{a}", "action": "favorite"})
+        self.assertEqual(r.json, {"data": {"done": [a, b], "missing": []}, "status": 200})
+        img = self.image(k)
+        url = urllib.parse.urlsplit(img["url"])
+        self.assertEqual(self.srv.request("GET", url.path).status, 200)
+        r = self.bulk(k, "images", ids=str(img["id"]), action="delete")
+        self.assertEqual(r.json["data"]["done"], [img["id"]])
+        self.assertEqual(self.srv.request("GET", url.path).status, 404)
+
+    def test_large_write_answers_and_openapi_compressed(self):
+        k = self.fresh()
+        d = self.doc(k)
+        r = self.raw(API + "/openapi.json", "gzip")
+        self.assertEqual((r.status, r.header("Content-Encoding")), (200, "gzip"))
+        self.assertIn("Accept-Encoding", r.header("Vary") or "")
+        if r.header("ETag"):
+            again = self.raw(API + "/openapi.json", "gzip",
+                             headers={"If-None-Match": r.header("ETag")})
+            self.assertEqual(again.status, 304)
+            other = self.raw(API + "/openapi.json", "br",
+                             headers={"If-None-Match": r.header("ETag")})
+            self.assertEqual(other.status, 200)
+        # a PATCH whose answer is over 1 KiB is compressed like a GET
+        conn = http.client.HTTPConnection("127.0.0.1", self.srv.port, timeout=slow(30))
+        body = urllib.parse.urlencode({"result": LONG}).encode()
+        conn.request("PATCH", f"{API}/documents/{d['id']}", body=body,
+                      headers={"Authorization": f"Bearer {k}", "Accept-Encoding": "gzip",
+                               "Content-Type": "application/x-www-form-urlencoded"})
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        self.assertEqual((resp.status, resp.getheader("Content-Encoding")), (200, "gzip"))
+        self.assertEqual(json.loads(gzip.decompress(data))["data"]["result"], LONG)
+        # q-values with *: * gives every coding not named its q
+        for ae, want in (("gzip;q=0.1, *;q=0.5", "zstd"), ("*;q=0.5, zstd;q=0.1", "br"),
+                         ("Br, ZSTD;q=0.9", "br"), ("identity;q=0, gzip;q=0.001", "gzip")):
+            r = self.raw(f"{API}/documents/{d['id']}", ae, key=k)
+            self.assertEqual(r.header("Content-Encoding"), want, ae)
