@@ -1,14 +1,16 @@
 // api.js — the only way the app talks to the server: inkwell's public API (/api/v1),
-// with the key of the session. Errors become ApiError with words for people; a 401
-// signs the user out (the key is wrong or was revoked). Streaming (§10) reads the
-// body of a fetch as Server-Sent Events; a server that answers JSON instead is
-// handled the same way (the plain path).
+// signed in by the session cookie (API.md §21: HttpOnly, so no script reads it; every
+// tab of the browser shares it). Nothing secret is kept in the page's storage: a change
+// sends the XSRF-TOKEN cookie's value back in X-XSRF-TOKEN, as the server asks. Errors
+// become ApiError with words for people; a 401 signs the user out (the session ended,
+// or the key it was made from was revoked). Streaming (§10) reads the body of a fetch
+// as Server-Sent Events; a server that answers JSON instead is handled the same way.
 
-const KEY = 'inkwell.key';
-const ROLE = 'inkwell.role'; // {role, name} of GET /me once known (keyRole), with the key's last characters
-export const getKey = () => sessionStorage.getItem(KEY);
-export const setKey = (k) => { sessionStorage.setItem(KEY, k); sessionStorage.removeItem(ROLE); };
-export const dropKey = () => { sessionStorage.removeItem(KEY); sessionStorage.removeItem(ROLE); };
+// The session's CSRF token, read at each change (another tab may have signed in again).
+function xsrf() {
+  const m = document.cookie.match(/(?:^|;\s*)(?:__Host-)?XSRF-TOKEN=([^;]*)/);
+  return m ? decodeURIComponent(m[1]) : '';
+}
 
 export class ApiError extends Error {
   constructor(status, message, fields, retryAfter) {
@@ -24,7 +26,9 @@ export const events = new EventTarget();
 
 function errorFrom(status, body, headers) {
   const msg = body && body.message;
-  if (status === 401) return new ApiError(401, 'Your API key was not accepted: it is wrong or has been revoked. Sign in again with a valid key.');
+  if (status === 401) return new ApiError(401, typeof msg === 'string' && msg !== 'Unauthenticated.' ? msg
+    : 'You are signed out: your session ended, or the key it was made from was revoked. Sign in again.');
+  if (status === 419) return new ApiError(419, 'This page was signed in by another tab or has expired: reload it and try again.');
   if (status === 422 && msg && typeof msg === 'object') {
     const all = Object.values(msg).flat().join(' ');
     return new ApiError(422, all || 'Some fields are not valid.', msg);
@@ -46,9 +50,8 @@ function errorFrom(status, body, headers) {
 }
 
 function request(method, path, {body, query, headers = {}, signal} = {}) {
-  const key = getKey();
   const h = {Accept: 'application/json', ...headers};
-  if (key) h.Authorization = `Bearer ${key}`;
+  if (method !== 'GET' && method !== 'HEAD') h['X-XSRF-TOKEN'] = xsrf();
   let url = '/api/v1' + path;
   if (query) {
     const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ''));
@@ -59,7 +62,7 @@ function request(method, path, {body, query, headers = {}, signal} = {}) {
     payload = new URLSearchParams(Object.entries(body).filter(([, v]) => v !== undefined && v !== null));
     h['Content-Type'] = 'application/x-www-form-urlencoded';
   }
-  return fetch(url, {method, headers: h, body: payload, signal, cache: 'no-store'}).catch((e) => {
+  return fetch(url, {method, headers: h, body: payload, signal, cache: 'no-store', credentials: 'same-origin'}).catch((e) => {
     if (e.name === 'AbortError') throw e;
     throw new ApiError(0, 'Cannot reach the inkwell server. Check that it is running and try again.');
   });
@@ -70,6 +73,7 @@ async function check(res) {
   let body = null;
   try { body = await res.json(); } catch { /* not JSON */ }
   const err = errorFrom(res.status, body, res.headers);
+  if (res.status === 401) forgetMe();
   if (res.status === 401) events.dispatchEvent(new CustomEvent('unauthenticated', {detail: err.message}));
   throw err;
 }
@@ -151,24 +155,47 @@ export async function templates() {
   templatesCache ||= api('GET', '/templates').then((r) => r.data).catch((e) => { templatesCache = null; throw e; });
   return templatesCache;
 }
-export const forgetTemplates = () => { templatesCache = null; role = null; };
+export const forgetTemplates = () => { templatesCache = null; forgetMe(); };
 export const dropTemplates = () => { templatesCache = null; };
 
-// Who the key is (GET /me, any scope: docs/design.md): {role, name} — role 'admin' for an
-// admin key (§19: every route but /admin answers it 403, so the app shows the admin
-// pages instead), else 'user'; name is its user's. Asked once per key.
-let role = null, roleTag = '';
+// Who is signed in (GET /me): {role, name, scope, auth, prefix, me} — role 'admin' for a
+// session whose scope is admin only (a session made from an admin key: §19's admin
+// pages only), else 'user'; admin true for an admin's own session (both). Asked once
+// per page load and sign-in; nothing of it is stored.
+let me = null, meTag = '';
+export function forgetMe() { me = null; }
 export function keyRole() {
-  const tag = ':' + (getKey() || '').slice(-8);
-  const known = sessionStorage.getItem(ROLE);
-  if (known?.endsWith(tag)) {
-    try { return Promise.resolve(JSON.parse(known.slice(0, -tag.length))); } catch { /* asked again below */ }
+  // a sign-in in another tab (or page) is a new session with a new token: ask again
+  if (xsrf() !== meTag) { me = null; meTag = xsrf(); }
+  me ||= api('GET', '/me').then(({data}) => ({
+    role: data.scope === 'admin' && data.key ? 'admin' : 'user',
+    admin: data.role === 'admin' && !data.key,
+    name: data.user.name, scope: data.scope, auth: data.auth,
+    prefix: data.key ? data.key.prefix : null, me: data,
+  })).catch((e) => { me = null; throw e; });
+  return me;
+}
+export const whoAmI = keyRole;
+
+// Sign-in (API.md §21): the XSRF-TOKEN cookie first, then POST /session with it; the
+// key (of a #key= link) or the password is forgotten as soon as this returns.
+export async function signIn(fields) {
+  const pre = await fetch('/api/v1/session/csrf', {cache: 'no-store', credentials: 'same-origin'}).catch(() => null);
+  if (!pre) throw new ApiError(0, 'Cannot reach the inkwell server. Check that it is running and try again.');
+  forgetMe();
+  const res = await request('POST', '/session', {body: fields});
+  if (!res.ok) {
+    let body = null;
+    try { body = await res.json(); } catch { /* not JSON */ }
+    throw errorFrom(res.status, body, res.headers);
   }
-  if (roleTag !== tag) { role = null; roleTag = tag; }
-  role ||= api('GET', '/me').then(({data}) => ({role: data.key.scope === 'admin' ? 'admin' : 'user', name: data.user.name}))
-    .then((r) => { if (getKey()) sessionStorage.setItem(ROLE, JSON.stringify(r) + tag); return r; })
-    .catch((e) => { role = null; throw e; });
-  return role;
+  return res.json();
+}
+
+export async function signOut() {
+  forgetMe();
+  templatesCache = null;
+  await fetch('/api/v1/session', {method: 'DELETE', cache: 'no-store', credentials: 'same-origin'}).catch(() => {});
 }
 
 export const CREATIVITY = [[0, 'Repetitive'], [0.25, 'Deterministic'], [0.5, 'Original'], [0.75, 'Creative'], [1, 'Imaginative']];

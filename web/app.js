@@ -3,7 +3,7 @@
 // admin pages only); every call goes through api.js to the
 // public API. The route and every list filter are in the address (#/documents?page=2),
 // so back/forward and reload show the same page.
-import {dropKey, events, forgetTemplates, getKey, keyRole, setKey} from './api.js';
+import {events, forgetTemplates, keyRole, signIn, signOut} from './api.js';
 import {clear, confirmDialog, field, formAlert, h, setTitle, showErrors, toast} from './ui.js';
 import {entryOpened, guardMessage, navigate, parseHash, setGuard} from './nav.js';
 import {docList, docNew, docView} from './documents.js';
@@ -34,16 +34,27 @@ const routes = [
 ];
 
 // `make run` prints http://HOST/#key=ink_...: the key is taken from the fragment (never
-// sent to the server, never in a Referer) whenever it appears — at load, or pasted into
-// a tab where the app runs — and the history entry that holds it is replaced at once,
-// so the key is in neither the address bar nor the history.
-function takeKey() {
+// sent to the server in an address, never in a Referer) whenever it appears — at load,
+// or pasted into a tab where the app runs — and the history entry that holds it is
+// replaced at once, so the key is in neither the address bar nor the history. It is
+// turned into a session (POST /session with key, API.md §21) and forgotten.
+async function takeKey() {
   if (!location.hash.startsWith('#key=')) return false;
   let key = '';
   try { key = decodeURIComponent(location.hash.slice(5)).trim(); } catch { /* a broken escape: no key */ }
-  history.replaceState(null, '', location.pathname + location.search + (key ? '#/documents' : '#/signin'));
-  if (key) { setKey(key); forgetTemplates(); setGuard(null); current = null; }
-  return true;
+  history.replaceState(null, '', location.pathname + location.search + '#/signin');
+  if (!key) return false;
+  setGuard(null);
+  current = null;
+  try {
+    await signIn({key});
+    forgetTemplates();
+    history.replaceState(null, '', location.pathname + location.search + '#/documents');
+  } catch (err) {
+    signinNotice = err.status === 401 ? 'The key of this link was not accepted: it is wrong or has been revoked.' : err.message;
+  }
+  key = '';
+  return false;
 }
 
 // An in-app move away from a page that would lose something: the address goes back to
@@ -58,19 +69,37 @@ async function guarded() {
 }
 
 async function render() {
-  if (!takeKey() && await guarded()) return;
+  if (!(await takeKey()) && await guarded()) return;
   const route = parseHash();
-  if (!getKey() && route.path !== '/signin') {
+  // who is signed in (GET /me): a 401 means no one — the sign-in page (with where the
+  // user was, to come back after)
+  let admin = false, both = false, me = null;
+  // no XSRF-TOKEN cookie: no session either (both are set together and cleared
+  // together), so no request is needed to know it
+  if (route.path !== '/signin' && !/(?:^|;\s*)(?:__Host-)?XSRF-TOKEN=./.test(document.cookie)) {
     const next = route.path === '/' || !location.hash.startsWith('#/') ? '' : '?next=' + encodeURIComponent(location.hash);
     history.replaceState(null, '', '#/signin' + next);
     return render();
   }
-  // an admin key has the admin pages only, any other key everything but them (§19)
-  let admin = false, me = null;
   if (route.path !== '/signin') {
-    try { me = await keyRole(); admin = me.role === 'admin'; } catch { /* unreachable server: the page says so */ }
-    if (!getKey()) return; // the key was refused meanwhile: sign-in is shown
-    if (admin !== route.path.startsWith('/admin')) { history.replaceState(null, '', admin ? '#/admin' : '#/documents'); return render(); }
+    try { me = await keyRole(); admin = me.role === 'admin'; both = me.admin; } catch (err) {
+      if (err.status === 401) {
+        if (parseHash().path.startsWith('/signin')) return; // the 401's handler went there
+        const next = route.path === '/' || !location.hash.startsWith('#/') ? '' : '?next=' + encodeURIComponent(location.hash);
+        history.replaceState(null, '', '#/signin' + next);
+        return render();
+      }
+      /* unreachable server: the page says so */
+    }
+    // a session of an admin key has the admin pages only, any other everything but
+    // them (§19); an admin's own session has both (§21)
+    if (!both && admin !== route.path.startsWith('/admin')) { history.replaceState(null, '', admin ? '#/admin' : '#/documents'); return render(); }
+  }
+  document.body.dataset.scope = me?.scope || '';
+  // a read-only session makes nothing: its "new" pages are its lists
+  if (me?.scope === 'read' && /^\/(documents|images)\/new$/.test(route.path)) {
+    history.replaceState(null, '', '#' + route.path.replace(/\/new$/, ''));
+    return render();
   }
   const hit = routes.map(([re, name, fn]) => [route.path.match(re), name, fn]).find(([m]) => m);
   if (!hit) { history.replaceState(null, '', '#/documents'); return render(); }
@@ -79,11 +108,11 @@ async function render() {
   shown = location.hash;
   entryOpened();
   document.getElementById('nav').hidden = name === 'signin';
-  const key = getKey();
-  // who is signed in: the key's user (GET /me) and the key's first characters
-  document.getElementById('who').textContent = !key ? '' : me?.name ? `${me.name} · ${key.slice(0, 10)}…` : key.slice(0, 10) + '…';
+  // who is signed in: the user (GET /me), and the key's first characters for a session
+  // made from a key
+  document.getElementById('who').textContent = !me ? '' : me.prefix ? `${me.name} · ${me.prefix}…` : me.name;
   for (const a of document.querySelectorAll('[data-nav]')) {
-    a.hidden = (a.dataset.nav === 'admin') !== admin;
+    a.hidden = both ? false : (a.dataset.nav === 'admin') !== admin;
     const on = name.startsWith({documents: 'doc', images: 'im', templates: 'templates', account: 'account', admin: 'admin'}[a.dataset.nav]);
     if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
@@ -93,7 +122,7 @@ async function render() {
   }
   current?.view?.unmount?.();
   setGuard(null);
-  if (name !== 'signin' && !admin && name !== 'account') refreshMeter();
+  if (name !== 'signin' && (!admin || both) && name !== 'account') refreshMeter();
   setTitle(TITLES[name]);
   clear(main);
   current = {name, id: route.id, view: fn(main, route)};
@@ -102,17 +131,32 @@ async function render() {
   window.scrollTo(0, 0);
 }
 
+// After a sign-in: where the user was, or their first page.
+function afterSignin(route, role) {
+  const next = route.params.get('next');
+  navigate(next && next.startsWith('#/') && !next.startsWith('#/signin') ? next : role === 'admin' ? '#/admin' : '#/documents');
+}
+
 function signinView(root, route) {
-  const input = h('input', {type: 'password', name: 'key', autocomplete: 'off', spellcheck: 'false',
-    required: true, placeholder: 'ink_…'});
+  const name = h('input', {type: 'text', name: 'name', autocomplete: 'username', spellcheck: 'false', required: true});
+  const password = h('input', {type: 'password', name: 'password', autocomplete: 'current-password', required: true});
   const submit = h('button', {type: 'submit', class: 'btn primary', text: 'Sign in'});
   const form = h('form', {class: 'panel narrow', novalidate: true},
     h('h1', {text: 'Sign in'}),
-    h('p', {class: 'muted', text: 'Use an API key of this inkwell server. The key stays in this browser tab only (session storage) and is forgotten when you close it or sign out.'}),
+    formAlert(),
+    field('Name', name, {name: 'name'}),
+    field('Password', password, {name: 'password'}),
+    h('div', {class: 'actions'}, submit));
+  const input = h('input', {type: 'password', name: 'key', autocomplete: 'off', spellcheck: 'false',
+    required: true, placeholder: 'ink_…'});
+  const keySubmit = h('button', {type: 'submit', class: 'btn', text: 'Sign in with the key'});
+  const keyForm = h('form', {class: 'panel narrow', novalidate: true, 'aria-label': 'Sign in with an API key'},
+    h('h2', {text: 'Or with an API key'}),
+    h('p', {class: 'muted', text: 'The key starts a session in this browser and is not kept: no key or password is stored in the page.'}),
     formAlert(),
     field('API key', input, {name: 'key', hint: 'Made with: inkwell key create --user NAME'}),
-    h('div', {class: 'actions'}, submit));
-  root.append(form);
+    h('div', {class: 'actions'}, keySubmit));
+  root.append(form, keyForm);
   if (signinNotice) {
     const a = form.querySelector('.form-alert');
     a.textContent = signinNotice;
@@ -121,26 +165,41 @@ function signinView(root, route) {
   }
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const key = input.value.trim();
-    if (!key) return showErrors(form, {fields: {key: ['Enter your API key.']}});
+    const errs = {};
+    if (!name.value.trim()) errs.name = ['Enter your name.'];
+    if (!password.value) errs.password = ['Enter your password.'];
+    if (Object.keys(errs).length) return showErrors(form, {fields: errs});
     submit.disabled = true;
-    setKey(key);
-    forgetTemplates();
     try {
+      await signIn({name: name.value.trim(), password: password.value});
+      password.value = '';
+      forgetTemplates();
       const {role} = await keyRole();
-      const next = route.params.get('next');
-      navigate(next && next.startsWith('#/') && !next.startsWith('#/signin') ? next : role === 'admin' ? '#/admin' : '#/documents');
+      afterSignin(route, role);
     } catch (err) {
-      dropKey();
-      showErrors(form, err.status === 401 ? {fields: {key: ['This key was not accepted: it is wrong or has been revoked.']}} : err);
+      showErrors(form, err.status === 401 ? {fields: {password: ['The name or the password is wrong.']}} : err);
     } finally { submit.disabled = false; }
+  });
+  keyForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const key = input.value.trim();
+    if (!key) return showErrors(keyForm, {fields: {key: ['Enter your API key.']}});
+    keySubmit.disabled = true;
+    try {
+      await signIn({key});
+      input.value = '';
+      forgetTemplates();
+      const {role} = await keyRole();
+      afterSignin(route, role);
+    } catch (err) {
+      showErrors(keyForm, err.status === 401 ? {fields: {key: ['This key was not accepted: it is wrong or has been revoked.']}} : err);
+    } finally { keySubmit.disabled = false; }
   });
   return {};
 }
 
 events.addEventListener('unauthenticated', (e) => {
   setGuard(null);
-  dropKey();
   forgetTemplates();
   // the sign-in form says it itself; several calls refused at once (the page's and the
   // usage meter's) lead there once
@@ -153,7 +212,7 @@ document.getElementById('signout').addEventListener('click', async () => {
   const msg = guardMessage();
   if (msg && !await confirmDialog('Sign out and leave this page?', msg, 'Sign out')) return;
   setGuard(null);
-  dropKey();
+  await signOut();
   forgetTemplates();
   toast('Signed out.');
   navigate('#/signin');

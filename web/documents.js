@@ -105,21 +105,21 @@ export function docView(root, route) {
           h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions)),
       d.revision ? revisionsPanel('documents', d, {current: d.result || '', restored: (r) => show(r)}) : null);
     root.querySelector('h1').tabIndex = -1;
-    const again = (label) => h('button', {type: 'button', class: 'btn', text: label,
+    const again = (label) => h('button', {type: 'button', class: 'btn', text: label, 'data-write': '',
       'aria-expanded': 'false', onclick: (e) => regenerate(d, e.currentTarget, regen, text, words, state, watching)});
 
     if (d.state === 'failed') add(actions, again('Try again'));
     if (d.state === 'completed') {
       add(actions, again('Regenerate'),
-        h('button', {type: 'button', class: 'btn', text: 'Actions…', 'aria-expanded': 'false', onclick: (e) => actionsForm(d, acts, e.currentTarget, text,
+        h('button', {type: 'button', class: 'btn', text: 'Actions…', 'data-write': '', 'aria-expanded': 'false', onclick: (e) => actionsForm(d, acts, e.currentTarget, text,
           (body, part, fail) => rewrite(d.id, 'actions', body, {regen: acts, text, words, state, watching, part, d, fail,
             label: part ? 'Rewriting the selected text… the new text appears as it comes.' : 'Rewriting the text… the new text appears as it comes.',
             done: (r) => `${part ? 'The selection was' : 'The text was'} rewritten: revision ${r.revision}.`}))}),
-        h('button', {type: 'button', class: 'btn', text: 'Edit', onclick: () => edit(d)}),
+        h('button', {type: 'button', class: 'btn', text: 'Edit', 'data-write': '', onclick: () => edit(d)}),
         h('button', {type: 'button', class: 'btn', text: 'Copy text', onclick: () => copy(d.result || '')}),
         EXPORT_FORMATS.length ? downloads(d) : null);
     }
-    add(actions, h('button', {type: 'button', class: 'btn danger', text: 'Delete', onclick: () => remove(d)}));
+    add(actions, h('button', {type: 'button', class: 'btn danger', text: 'Delete', 'data-write': '', onclick: () => remove(d)}));
 
     if (d.state === 'queued' || d.state === 'generating') watch(d, text, words, state, watching);
   }

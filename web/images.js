@@ -60,7 +60,7 @@ export function imgView(root, route) {
     setTitle(img.name);
     const title = h('h1', {text: img.name, tabindex: '-1'});
     const name = h('input', {type: 'text', name: 'name', value: img.name, maxlength: '255', required: true});
-    const rename = h('form', {class: 'rename', novalidate: true}, formAlert(), field('Name', name),
+    const rename = h('form', {class: 'rename', novalidate: true, 'data-write': ''}, formAlert(), field('Name', name),
       h('div', {class: 'actions'}, h('button', {type: 'submit', class: 'btn', text: 'Rename'})));
     rename.addEventListener('submit', async (e) => {
       e.preventDefault();
@@ -77,7 +77,7 @@ export function imgView(root, route) {
     const pic = h('section', {'aria-label': 'Picture'}, img.url ? picture(img, 'full')
       : h('div', {class: 'panel live status'}, img.state === 'failed' ? stateBadge(img)
         : [h('span', {class: 'spinner', 'aria-hidden': 'true'}), h('span', {text: 'The picture is being made…'})]));
-    const again = h('button', {type: 'button', class: 'btn', text: img.state === 'failed' ? 'Try again' : 'Regenerate',
+    const again = h('button', {type: 'button', class: 'btn', 'data-write': '', text: img.state === 'failed' ? 'Try again' : 'Regenerate',
       'aria-expanded': 'false', onclick: () => regenerate(img, again, regen, pic)});
     fill(box, 
       backLink('images'),
@@ -99,7 +99,7 @@ export function imgView(root, route) {
           h('div', {class: 'actions'},
             img.state === 'completed' || img.state === 'failed' ? again : null,
             img.url ? h('a', {class: 'btn', href: src(img.url), download: `${img.name}.png`, text: 'Download PNG'}) : null,
-            h('button', {type: 'button', class: 'btn danger', text: 'Delete', onclick: () => remove(img)})))),
+            h('button', {type: 'button', class: 'btn danger', 'data-write': '', text: 'Delete', onclick: () => remove(img)})))),
       img.revision ? revisionsPanel('images', img, {restored: (r) => show(r), thumb: (rev) => thumbnail({...rev, name: `Revision ${rev.number}: ${rev.description}`})}) : null);
     if (img.state === 'queued' || img.state === 'generating') {
       ctrl?.abort();

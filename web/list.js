@@ -39,7 +39,7 @@ export function listView(root, route, cfg) {
   const box = h('details', {class: 'filters-box', open: !folded || active > 0}, summaryText, bar);
   root.append(
     h('div', {class: 'head'}, h('h1', {text: cfg.title}),
-      h('a', {class: 'btn primary', href: `#${cfg.path}/new`, text: cfg.newLabel})),
+      h('a', {class: 'btn primary', href: `#${cfg.path}/new`, text: cfg.newLabel, 'data-write': ''})),
     box, results);
 
   // the form's values as API parameters (defaults dropped, page back to 1)

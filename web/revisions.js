@@ -31,7 +31,7 @@ export function revisionsPanel(kind, rec, opts) {
     }
   }
   const restoreButton = (rev) => rev.number === rec.revision ? h('span', {class: 'badge', text: 'Current'})
-    : h('button', {type: 'button', class: 'btn small', text: 'Restore', 'aria-label': `Restore revision ${rev.number}`,
+    : h('button', {type: 'button', class: 'btn small', 'data-write': '', text: 'Restore', 'aria-label': `Restore revision ${rev.number}`,
       onclick: (e) => restore(rev, e.currentTarget)});
   const label = (rev) => [h('strong', {text: `Revision ${rev.number}`}), ' · ', SOURCES[rev.source] || rev.source, ' · ', timeEl(rev.created_at)];
 

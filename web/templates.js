@@ -8,7 +8,7 @@ export function tplView(root) {
   setTitle('My templates');
   const list = h('div', {'aria-busy': 'true'});
   const slot = h('div', {class: 'regen', hidden: true});
-  const newBtn = h('button', {type: 'button', class: 'btn primary', text: '+ New template', 'aria-expanded': 'false'});
+  const newBtn = h('button', {type: 'button', class: 'btn primary', 'data-write': '', text: '+ New template', 'aria-expanded': 'false'});
   root.append(h('div', {class: 'head'}, h('h1', {text: 'My templates'}), newBtn),
     h('p', {class: 'muted', text: 'Templates of your own: what the model is told to write, beside the 52 built in. Only you see and use them.'}),
     slot, list);
@@ -31,12 +31,12 @@ export function tplView(root) {
       instructionDetails(t),
       h('div', {class: 'actions'},
         h('a', {class: 'btn small', href: `#/documents/new?template_id=${t.id}`, text: 'Write with it', 'aria-label': `Write with it: “${t.name}”`}),
-        h('button', {type: 'button', class: 'btn small', text: 'Edit', 'aria-label': `Edit “${t.name}”`, onclick: async () => {
+        h('button', {type: 'button', class: 'btn small', 'data-write': '', text: 'Edit', 'aria-label': `Edit “${t.name}”`, onclick: async () => {
           try { t = await whole(t); } catch (err) { if (err.status !== 401) toast(err.message); return; }
           fill(li, form(t, () => { view(); li.querySelector('button').focus(); }, (r) => { t = r; view(); }));
           li.querySelector('input').focus();
         }}),
-        h('button', {type: 'button', class: 'btn small danger', text: 'Delete', 'aria-label': `Delete “${t.name}”`, onclick: () => remove(t)}))));
+        h('button', {type: 'button', class: 'btn small danger', 'data-write': '', text: 'Delete', 'aria-label': `Delete “${t.name}”`, onclick: () => remove(t)}))));
     view();
     return li;
   }

@@ -117,7 +117,7 @@ export function stateBadge(rec) {
 }
 
 export function starButton(rec, onToggle, extraClass = '') {
-  const b = h('button', {type: 'button', class: 'btn star ' + extraClass,
+  const b = h('button', {type: 'button', class: 'btn star ' + extraClass, 'data-write': '',
     'aria-pressed': String(!!rec.favorite), title: rec.favorite ? 'Remove from favourites' : 'Add to favourites'},
   h('span', {'aria-hidden': 'true', text: rec.favorite ? '★' : '☆'}),
   h('span', {class: 'sr', text: `Favourite: ${rec.name}`}));
@@ -129,6 +129,8 @@ export function starButton(rec, onToggle, extraClass = '') {
       b.setAttribute('aria-pressed', String(fav));
       b.title = fav ? 'Remove from favourites' : 'Add to favourites';
       b.firstChild.textContent = fav ? '★' : '☆';
+    } catch (err) {
+      toast(err.message); // (a 401 has sent the user to sign-in already)
     } finally { b.disabled = false; }
   });
   return b;

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import {spawn} from 'node:child_process';
-import {BACKEND, BIN, freePort, launch, newPage, ROOT, Server, shot, signIn, slow as slowMs, SLOW, WEB_DIR} from './lib.mjs';
+import {BACKEND, BIN, freePort, launch, newPage, ROOT, Server, shot, meStatus, signIn, stored, useKey, useNoSession, slow as slowMs, SLOW, WEB_DIR} from './lib.mjs';
 
 const XSS = '<img src=x onerror=alert(1)>';
 let srv, browser, alice, bob;
@@ -135,10 +135,10 @@ describe('sign-in', () => {
     await page.fill('input[name=key]', alice);
     await page.keyboard.press('Enter');
     await page.waitForSelector('h1:text("Documents")');
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('inkwell.key')), alice);
+    assert.equal(await stored(page, alice), false, 'the key is not kept in the page');
     await page.click('#signout');
     await page.waitForSelector('h1:text("Sign in")');
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('inkwell.key')), null);
+    assert.equal(await meStatus(page), 401, 'the session ended');
   }));
 
   test('make run prints the address of the app with the demo key, and it signs in', () => withPage(async (page) => {
@@ -186,10 +186,10 @@ describe('sign-in', () => {
     srv.cli('key', 'revoke', srv.keyId('carol'));
     await page.click('a[data-nav=images]');
     await page.waitForSelector('h1:text("Sign in")');
-    const alert = page.locator('.form-alert');
+    const alert = page.locator('.form-alert').first();
     await alert.waitFor();
     assert.match(await alert.textContent(), /revoked/);
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('inkwell.key')), null);
+    assert.equal(await stored(page, carol), false);
     assert.match(page.url(), /next=/, 'remembers where the user was');
   }));
 });
@@ -635,14 +635,15 @@ describe('screenshots', () => {
     const imgs = (await srv.api('GET', '/images', jo)).json.data;
     const pages = [['signin', '#/signin'], ['documents', '#/documents'], ['document', `#/documents/${docs[0].id}`],
       ['new-document', '#/documents/new'], ['images', '#/images'], ['image', `#/images/${imgs[0].id}`], ['new-image', '#/images/new']];
+    let signed = false;
     for (const [scheme, vp] of [['light', {width: 1280, height: 800}], ['dark', {width: 1280, height: 800}], ['light', {width: 390, height: 844}], ['dark', {width: 390, height: 844}]]) {
       await page.emulateMedia({colorScheme: scheme});
       await page.setViewportSize(vp);
       const form = vp.width < 600 ? 'phone' : 'desktop';
       for (const [name, hash] of pages) {
         if (page.url() === 'about:blank') await page.goto(srv.base + '/#/signin');
-        if (name === 'signin') await page.evaluate(() => sessionStorage.removeItem('inkwell.key'));
-        else if (!(await page.evaluate(() => sessionStorage.getItem('inkwell.key')))) await page.evaluate((k) => sessionStorage.setItem('inkwell.key', k), jo);
+        if (name === 'signin') { await useNoSession(page); signed = false; }
+        else if (!signed) { await useKey(page, jo); signed = true; }
         await page.goto(srv.base + '/' + hash);
         await page.waitForSelector('#main h1');
         await page.waitForFunction(() => !document.querySelector('[aria-busy=true]'));

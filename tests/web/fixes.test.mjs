@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {createRequire} from 'node:module';
-import {launch, newPage, ROOT, Server, shot, signIn, slow as slowMs, SLOW, WEB_DIR} from './lib.mjs';
+import {launch, newPage, ROOT, Server, shot, meStatus, signIn, stored, useKey, useNoSession, slow as slowMs, SLOW, WEB_DIR} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -52,25 +52,27 @@ describe('the key', () => {
       const where = await page.evaluate(() => location.href + ' ' + JSON.stringify(history.state));
       assert.doesNotMatch(where, /ink_|key=/, `${when}: ${where}`);
     };
-    const stored = () => page.evaluate(() => sessionStorage.getItem('inkwell.key'));
+    const who = () => page.evaluate(() => fetch('/api/v1/me').then((r) => r.json()).then((j) => j.data.user.name));
     // a fresh tab opened at the link
     await page.goto(srv.base + '/#key=' + encodeURIComponent(ann));
     await page.waitForSelector('h1:text("Documents")');
     await keyFree('fresh load');
-    assert.equal(await stored(), ann);
+    assert.equal(await who(), 'ann');
+    assert.equal(await stored(page, ann), false);
     // signed out, then the link opened again in the same tab
     await page.click('#signout');
     await page.waitForSelector('h1:text("Sign in")');
     await page.goto(srv.base + '/#key=' + encodeURIComponent(ann));
     await page.waitForSelector('h1:text("Documents")');
     await keyFree('after sign-out');
-    assert.equal(await stored(), ann);
+    assert.equal(await who(), 'ann');
     // another key's link pasted while signed in: it signs in as that key's user
     await page.goto(srv.base + '/#/images');
     await page.waitForSelector('h1:text("Images")');
     await page.goto(srv.base + '/#key=' + encodeURIComponent(ben));
     await page.waitForSelector('h1:text("Documents")');
-    await page.waitForFunction((k) => sessionStorage.getItem('inkwell.key') === k, ben);
+    await page.waitForFunction(() => document.getElementById('who').textContent.startsWith('ben'));
+    assert.equal(await who(), 'ben');
     await keyFree('pasted while signed in');
     // the sign-in page with the link's key typed in a wrong place: no key in next=
     await page.click('#signout');
@@ -420,8 +422,8 @@ describe('accessibility', () => {
       await page.setViewportSize(vp);
       for (const [name, hash] of pages) {
         await page.goto(srv.base + '/#/signin');
-        if (name !== 'signin') await page.evaluate((k) => sessionStorage.setItem('inkwell.key', k), key);
-        else await page.evaluate(() => sessionStorage.removeItem('inkwell.key'));
+        if (name !== 'signin') await useKey(page, key);
+        else await useNoSession(page);
         await page.goto(srv.base + '/' + hash);
         await page.waitForSelector('#main h1');
         await page.waitForFunction(() => !document.querySelector('[aria-busy=true]'));

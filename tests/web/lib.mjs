@@ -124,6 +124,7 @@ export async function launch() {
 // lets through the errors a test provokes on purpose (a refused key's 401 is logged
 // by Chromium as "Failed to load resource ... 401"); check() fails on any other.
 export async function newPage(ctx) {
+  await ctx.clearCookies(); // each test starts signed out (a session is the context's: every tab shares it)
   const page = await ctx.newPage();
   page.setDefaultTimeout(slow(30000)); // waits for an event: the bound only catches a hang
   const errors = [], allowed = [];
@@ -138,6 +139,35 @@ export async function newPage(ctx) {
 export async function signIn(page, srv, key) {
   await page.goto(srv.base + '/#key=' + encodeURIComponent(key));
   await page.waitForSelector('h1:text("Documents")');
+}
+
+// A session for key in the page's browser context (API.md §21: the cookie, shared by
+// every tab), made by the page itself as the app does; the page must be on the server's
+// origin. And its end.
+export async function useKey(page, key) {
+  const status = await page.evaluate(async (k) => {
+    await fetch('/api/v1/session/csrf');
+    const t = decodeURIComponent(document.cookie.match(/XSRF-TOKEN=([^;]*)/)[1]);
+    const r = await fetch('/api/v1/session', {method: 'POST', body: 'key=' + encodeURIComponent(k),
+      headers: {'X-XSRF-TOKEN': t, 'Content-Type': 'application/x-www-form-urlencoded'}});
+    return r.status;
+  }, key);
+  if (status !== 200) throw new Error(`sign-in with a key: ${status}`);
+}
+
+export async function useNoSession(page) {
+  await page.evaluate(() => fetch('/api/v1/session', {method: 'DELETE'}));
+}
+
+// True when the page's storage (local or session) holds secret anywhere.
+export async function stored(page, secret) {
+  return page.evaluate((x) => [localStorage, sessionStorage].some((st) =>
+    Object.keys(st).some((k) => k.includes(x) || (st.getItem(k) || '').includes(x))), secret);
+}
+
+// The status of GET /api/v1/me as the page's cookies make it.
+export async function meStatus(page) {
+  return page.evaluate(() => fetch('/api/v1/me').then((r) => r.status));
 }
 
 export async function shot(page, name) {

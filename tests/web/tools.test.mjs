@@ -8,7 +8,7 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
-import {launch, newPage, Server, shot, signIn, SLOW} from './lib.mjs';
+import {launch, newPage, Server, shot, meStatus, signIn, stored, useKey, useNoSession, SLOW} from './lib.mjs';
 import {locate} from '../../web/actions.js';
 
 const require = createRequire(import.meta.url);
@@ -264,7 +264,7 @@ describe('accessibility and screenshots', () => {
       const form = vp.width < 600 ? 'phone' : 'desktop';
       for (const [name, hash, ready] of pages) {
         await page.goto(srv.base + '/#/signin');
-        await page.evaluate((x) => sessionStorage.setItem('inkwell.key', x), key);
+        await useKey(page, key);
         await page.goto(srv.base + '/' + hash);
         await page.waitForSelector('#main h1');
         await page.waitForFunction(() => !document.querySelector('[aria-busy=true]'));

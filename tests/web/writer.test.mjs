@@ -9,7 +9,7 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
-import {launch, newPage, Server, shot, signIn, SLOW} from './lib.mjs';
+import {launch, newPage, Server, shot, meStatus, signIn, stored, useKey, useNoSession, SLOW} from './lib.mjs';
 import {diffWords, tokens} from '../../web/diff.js';
 
 const require = createRequire(import.meta.url);
@@ -344,7 +344,7 @@ describe('usage and administration', () => {
     const made = await page.inputValue('.new-key input');
     assert.match(made, /^ink_/);
     await keyFree('key made');
-    assert.equal(await page.evaluate(() => JSON.stringify(Object.values(sessionStorage)).includes(document.querySelector('.new-key input').value)), false);
+    assert.equal(await stored(page, await page.inputValue('.new-key input')), false);
     assert.equal((await srv.api('GET', '/usage', made)).status, 200);
     const write = await srv.api('POST', '/documents', made, {name: 'x', prompt: 'y'});
     assert.deepEqual([write.status, write.json.message], [403, 'This key may only read.']);
@@ -373,7 +373,7 @@ describe('usage and administration', () => {
     await page.click('#signout');
     await page.waitForSelector('h1:text("Sign in")');
     await page.fill('input[name=key]', admin);
-    await page.click('button:text("Sign in")');
+    await page.click('button:text("Sign in with the key")');
     await page.waitForSelector('h1:text("Administration")');
     await keyFree('signed in with the form');
   }));
@@ -475,7 +475,7 @@ describe('accessibility and screenshots', () => {
       const form = vp.width < 600 ? 'phone' : 'desktop';
       for (const [name, k, hash, ready] of pages) {
         await page.goto(srv.base + '/#/signin');
-        await page.evaluate((x) => sessionStorage.setItem('inkwell.key', x), k);
+        await useKey(page, k);
         await page.goto(srv.base + '/' + hash);
         await page.waitForSelector('#main h1');
         await page.waitForFunction(() => !document.querySelector('[aria-busy=true]'));
