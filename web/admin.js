@@ -144,6 +144,23 @@ export function adminUserView(root, route) {
         load();
       } catch (err) { if (err.status !== 401) showErrors(quota, err); }
     });
+    // role and password (API.md §21): a new password ends every session of the user
+    const role = select('role', [['member', 'Member'], ['admin', 'Admin (may hold admin keys; signs in to both)']], u.role || 'member');
+    const password = h('input', {type: 'password', name: 'password', autocomplete: 'new-password', minlength: '8'});
+    const sign = h('form', {class: 'panel block', novalidate: true, 'aria-labelledby': 'r-h'},
+      h('h2', {id: 'r-h', text: 'Role and password'}), formAlert(),
+      h('div', {class: 'options'}, field('Role', role, {name: 'role'}),
+        field('New password', password, {name: 'password', hint: '8 characters or more; empty: unchanged. Every session of the user ends.'})),
+      h('div', {class: 'actions'}, h('button', {type: 'submit', class: 'btn primary', text: 'Save role and password'})));
+    sign.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      clearErrors(sign);
+      try {
+        await api('PATCH', `/admin/users/${u.id}`, {body: {role: role.value, password: password.value || undefined}});
+        password.value = '';
+        toast('Role and password saved.');
+      } catch (err) { if (err.status !== 401) showErrors(sign, err); }
+    });
     const now = Date.now();
     const stateOf = (k) => (k.revoked ? 'Revoked' : k.expires_at && Date.parse(k.expires_at) <= now ? 'Expired' : 'Active');
     const keyTable = (ks) => (ks.length ? table('List of keys', ['Key', 'Scope', 'Expires', 'State', 'Created', 'Revoke'], ks.map((k) => h('tr', {},
@@ -185,7 +202,7 @@ export function adminUserView(root, route) {
     });
     fill(box, back, h('h1', {text: u.name, tabindex: '-1'}),
       h('p', {class: 'muted'}, `User ${u.id}, created `, timeEl(u.created_at), '.'),
-      quota,
+      quota, sign,
       h('section', {class: 'panel block', 'aria-labelledby': 'keys-h'}, h('h2', {id: 'keys-h', text: 'Keys'}), keysBox),
       newKey,
       h('section', {class: 'panel block', 'aria-labelledby': 'del-h'}, h('h2', {id: 'del-h', text: 'Delete this user'}),

@@ -151,6 +151,24 @@ describe('sign-in with a password', () => {
     assert.equal(await page.locator('[data-write]:visible').count(), 0, 'images');
   }));
 
+  test('an admin sets a user\'s password on the Administration page; the user signs in with it', () => withPage(async (page) => {
+    const admin = srv.cli('key', 'create', '--user', 'boss', '--scope', 'admin').trim();
+    srv.cli('user', 'create', 'fay');
+    const uid = (await srv.api('GET', '/admin/users?per_page=100', admin)).json.data.find((u) => u.name === 'fay').id;
+    await page.goto(srv.base + '/#key=' + encodeURIComponent(admin));
+    await page.waitForSelector('h1:text("Administration")');
+    await page.goto(srv.base + `/#/admin/users/${uid}`);
+    await page.waitForSelector('h1:text("fay")');
+    assert.equal(await page.inputValue('form[aria-labelledby=r-h] select[name=role]'), 'member');
+    await page.fill('form[aria-labelledby=r-h] input[name=password]', 'fay new password');
+    await page.click('button:text("Save role and password")');
+    await page.waitForSelector('.toast:has-text("Role and password saved.")');
+    await page.click('#signout');
+    await page.waitForSelector('h1:text("Sign in")');
+    await signInWithPassword(page, 'fay', 'fay new password');
+    assert.equal(await page.textContent('#who'), 'fay');
+  }));
+
   test('no axe-core violation on the sign-in and Account pages, light and dark, desktop and phone', () => withPage(async (page) => {
     person('eve', 'eve password 1');
     const found = [];
