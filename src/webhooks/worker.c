@@ -20,7 +20,7 @@
 #define WH_IDLE_S 0.2
 #define WH_SWEEP_S 600.0
 #define WH_KEEP_US (30LL * 86400 * 1000000)
-#define WH_LEASE_S 60.0 /* far above an attempt's 10 s */
+#define WH_LEASE_S 20.0 /* above an attempt's 10 s: a crashed process's claims go again after it */
 #define WH_RETRY_AFTER_MAX (12.0 * 3600)
 
 struct wh_service {
