@@ -139,7 +139,8 @@ class Person:
         return poll_state(self.srv, self.key, f"{API}/{kind}/{rid}")
 
     def life(self):
-        """Everything a person leaves: a session and a failed sign-in, a custom template, a document with five revisions
+        """Everything a person leaves: tags, a draft, a webhook endpoint, a session and a
+        failed sign-in, a custom template, a document with five revisions
         (made with an Idempotency-Key, regenerated, edited, an action, restored) and an
         image with three revisions and their pictures; usage counted."""
         m = self.m
@@ -175,6 +176,13 @@ class Person:
         self.t.assertEqual(len(revs), 3, revs)
         self.pictures = picture_names(r.get("url") for r in revs)
         self.t.assertEqual(len(self.pictures), 3, revs)  # each revision its own file
+        # tags (§23) and a draft (§24) of the document, a tag of the image, a webhook
+        # endpoint (§22) with its description
+        self.ok(self.req("PATCH", f"/documents/{d['id']}", form={"tags": f"{m('tag1')},{m('tag2')}"}))
+        self.ok(self.req("PATCH", f"/images/{img['id']}", form={"tags": m("tag3")}))
+        self.ok(self.req("PUT", f"/documents/{d['id']}/draft", form={"result": m("draft") + " text"}))
+        self.ok(self.req("POST", "/webhooks", form={"url": f"http://127.0.0.1:9/{m('hook')}",
+                                                      "events": "*", "description": m("hookdesc")}))
         # a password, a session (its user agent kept) and a failed sign-in (counted by a
         # digest of the name: nothing readable)
         r = self.srv.request("PATCH", f"{API}/admin/users/{self.id}", key=self.admin,
@@ -196,7 +204,8 @@ class ErasureTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.srv = Server("--builtin-delay-ms", str(cls.delay_ms), "--job-lease", "2").start()
+        cls.srv = Server("--builtin-delay-ms", str(cls.delay_ms), "--job-lease", "2",
+                         "--webhook-allow-private", "1").start()
         cls.admin = cls.srv.cli("key", "create", "--user", "root", "--scope", "admin").stdout.strip()
         cls.srv.keys.append(cls.admin)
         cls.other = cls.srv.key("bystander")
