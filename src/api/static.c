@@ -6,6 +6,7 @@
  * there, a client is sent the gzip copy or the file as it is (a copy that is not smaller
  * is not kept). HEAD is answered like GET by the server (no body). */
 #include "api/api_int.h"
+#include "core/thread.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -53,13 +54,8 @@ static void copies_make(void)
         if (a->len >= HTTP_COMPRESS_MIN && a->gz && a->gz_len < a->len)
             copies[(size_t)i * HTTP_CODING_COUNT + HTTP_CODING_GZIP] = (copy_t){a->gz, a->gz_len};
     }
-    pthread_t t;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &at, copies_main, NULL) != 0)
-        copies_main(NULL);
-    pthread_attr_destroy(&at);
+    if (!thread_start_detached("ink-copies", copies_main, NULL))
+        copies_main(NULL); /* (logged) made here, once */
 }
 
 void api_asset(http_req_t *r, const asset_t *a, const char *cache_control)

@@ -23,6 +23,15 @@ bool thread_start(pthread_t *t, const char *name, void *(*fn)(void *), void *arg
     return true;
 }
 
+bool thread_start_detached(const char *name, void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    if (!thread_start(&t, name, fn, arg))
+        return false;
+    pthread_detach(t);
+    return true;
+}
+
 void thread_join(pthread_t t, bool started)
 {
     if (started)

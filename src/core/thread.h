@@ -17,6 +17,10 @@
  * (*t is then not a thread: never join it). */
 bool thread_start(pthread_t *t, const char *name, void *(*fn)(void *), void *arg);
 
+/* The same for a thread nobody joins (it ends on its own); false (logged) when it could
+ * not start: the caller does the work itself or goes without. */
+bool thread_start_detached(const char *name, void *(*fn)(void *), void *arg);
+
 /* Joins a thread thread_start started (started false: does nothing). */
 void thread_join(pthread_t t, bool started);
 
