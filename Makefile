@@ -111,7 +111,8 @@ deps:
 release:
 	@$(MAKE) --no-print-directory BUILD=$(RELEASE) TEST_HOOKS=0 SANITIZE= $(RELEASE)/inkwell
 
-run: deps release
+run: deps
+	@$(MAKE) --no-print-directory release
 	@BUILD=$(RELEASE) scripts/run.sh
 
 # What `make check` runs (tests/run.sh; docs/testing.md says why each pass runs what):
