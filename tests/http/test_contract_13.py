@@ -481,3 +481,95 @@ class Contract13(ServerTest):
                          ("Br, ZSTD;q=0.9", "br"), ("identity;q=0, gzip;q=0.001", "gzip")):
             r = self.raw(f"{API}/documents/{d['id']}", ae, key=k)
             self.assertEqual(r.header("Content-Encoding"), want, ae)
+
+    # ---- third reading ----------------------------------------------------------------
+    def test_spelling_freed_when_no_record_carries_it(self):
+        k = self.fresh()
+        a = self.doc(k, tags="Tea")
+        b = self.doc(k, tags="TEA")
+        self.assertEqual(b["tags"], ["Tea"])
+        self.patch(k, f"/documents/{a['id']}", tags="")
+        # b still carries the spelling it took
+        self.assertEqual(self.doc(k, tags="tEA")["tags"], ["Tea"])
+        self.bulk(k, ids="%d" % b["id"], action="delete")
+        for x in self.listed(k, "documents", tag="tea")["data"]:
+            self.bulk(k, ids=str(x["id"]), action="untag", tags="tea")
+        self.assertEqual(self.req("GET", API + "/tags", key=k).json["data"], [])
+        self.assertEqual(self.doc(k, tags="TEA")["tags"], ["TEA"])  # a new first spelling
+
+    def test_bad_text_in_tags_and_drafts(self):
+        k = self.fresh()
+        d = self.doc(k)
+        for raw in ("tags=%FF", "tags=a%00b", "tags=%G1"):
+            r = self.req("PATCH", f"{API}/documents/{d['id']}", key=k, form=raw)
+            self.assert422(r, "tags")
+        self.assert422(self.patch(k, f"/documents/{d['id']}", json_body={"tags": ["a\u0000b"]}),
+                       "tags")
+        self.assert422(self.patch(k, f"/documents/{d['id']}", json_body={"tags": [5]}), "tags")
+        for raw in ("result=%FF", "result=a%00b"):
+            r = self.req("PUT", f"{API}/documents/{d['id']}/draft", key=k, form=raw)
+            self.assert422(r, "result")
+        self.assertEqual(self.show(k, f"/documents/{d['id']}")["tags"], [])
+        self.assertIs(self.show(k, f"/documents/{d['id']}")["has_draft"], False)
+
+    def test_draft_scopes_methods_and_vary(self):
+        k = self.fresh()
+        user = self.user
+        d = self.doc(k)
+        i = d["id"]
+        reader = self.srv.cli("key", "create", "--user", user, "--scope", "read").stdout.strip()
+        self.srv.keys.append(reader)
+        self.assertError(self.req("PUT", f"{API}/documents/{i}/draft", key=reader,
+                                  form={"result": "x"}), 403, "This key may only read.")
+        self.draft(k, i, "PUT", result="x")
+        self.assertEqual(self.req("GET", f"{API}/documents/{i}/draft", key=reader).status, 200)
+        self.assertError(self.req("DELETE", f"{API}/documents/{i}/draft", key=reader), 403,
+                         "This key may only read.")
+        r = self.req("POST", f"{API}/documents/{i}/draft", key=k, form={"result": "x"})
+        self.assertError(r, 405, "Method not allowed.")
+        self.assertTrue(r.header("Allow"), r.headers)
+        self.assertError(self.req("GET", f"{API}/images/{i}/draft", key=k), 404,
+                         "Resource not found.")
+        self.assertError(self.req("GET", f"{API}/documents/abc/draft", key=k), 404,
+                         "Resource not found.")
+        # error answers of every kind are JSON: each carries Vary
+        for method, path, hdrs, body, status in (
+                ("POST", f"{API}/documents/{i}/draft", {}, b"", 405),
+                ("PUT", f"{API}/documents/{i}/draft", {"Content-Type": "text/plain"}, b"x", 415),
+                ("PUT", f"{API}/documents/{i}/draft",
+                 {"Content-Type": "application/x-www-form-urlencoded"}, b"nothing=1", 422)):
+            conn = http.client.HTTPConnection("127.0.0.1", self.srv.port, timeout=slow(30))
+            conn.request(method, path, body=body,
+                         headers=dict(hdrs, Authorization=f"Bearer {k}", **{"Accept-Encoding": "gzip"}))
+            resp = conn.getresponse()
+            resp.read()
+            conn.close()
+            self.assertEqual(resp.status, status, path)
+            self.assertIn("Accept-Encoding", resp.getheader("Vary") or "", (status, resp.getheaders()))
+
+    def test_zip_names_never_repeat(self):
+        """A second file of the same name (as §12 makes it safe) is `name (2).md`, and a
+        name that is already taken by another document's own name is never given twice."""
+        k = self.fresh()
+        ids = [self.doc(k, name=n)["id"] for n in ["Same", "Same (2)", "Same", "a/b", "a:b"]]
+        r = self.export(k, ids)
+        self.assertEqual(r.status, 200, r)
+        names = zipfile.ZipFile(io.BytesIO(r.body)).namelist()
+        self.assertEqual(len(set(names)), len(names), names)
+        self.assertEqual(names[:2], ["Same.md", "Same (2).md"])
+        self.assertEqual(names[3], "a_b.md")
+        self.assertEqual(names[4], "a_b (2).md")
+
+    def test_an_action_that_changes_nothing_leaves_the_draft_fresh(self):
+        k = self.fresh()
+        d = self.doc(k)
+        self.draft(k, d["id"], "PUT", result="mine")
+        before = self.show(k, f"/documents/{d['id']}")
+        r = self.req("POST", f"{API}/documents/{d['id']}/actions", key=k,
+                     form={"action": "fix_grammar"})
+        self.assertEqual(r.status, 200, r)
+        if r.json["data"]["result"] == before["result"]:  # the builtin's grammar is right
+            # (updated_at moves: the record was generating meanwhile; see the report)
+            strip = lambda x: {f: v for f, v in x.items() if f != "updated_at"}
+            self.assertEqual(strip(r.json["data"]), strip(before))
+            self.assertIs(self.draft(k, d["id"]).json["data"]["stale"], False)
