@@ -573,3 +573,36 @@ class Contract13(ServerTest):
             strip = lambda x: {f: v for f, v in x.items() if f != "updated_at"}
             self.assertEqual(strip(r.json["data"]), strip(before))
             self.assertIs(self.draft(k, d["id"]).json["data"]["stale"], False)
+
+    def test_q_value_edges_and_head_lengths(self):
+        k = self.fresh()
+        d = self.doc(k)
+        self.req("PATCH", f"{API}/documents/{d['id']}", key=k, form={"result": LONG})
+        p = f"{API}/documents/{d['id']}"
+        for ae, want in (("gzip;q=1.000", "gzip"), ("gzip;q=0.001", "gzip"),
+                         ("gzip;q=1.0001", None), ("gzip;q=.5", None), ("gzip; q=0.5", "gzip"),
+                         ("br;q=1,gzip;q=1.0", "br"), ("zstd;q=0.5,br;q=0.5,gzip;q=0.5", "zstd"),
+                         ("*;q=1,gzip;q=1", "zstd"), ("identity, *;q=0", None),
+                         (" , gzip ,", "gzip")):
+            self.assertEqual(self.raw(p, ae, key=k).header("Content-Encoding"), want, ae)
+        g, h = self.raw(p, "gzip", key=k), self.raw(p, "gzip", key=k, method="HEAD")
+        self.assertEqual(h.header("Content-Length"), g.header("Content-Length"))
+        self.assertEqual(int(g.header("Content-Length")), len(g.body))
+        ep = p + "/export?format=txt"
+        e = self.raw(ep, "gzip", key=k)
+        r = self.raw(ep, "gzip", key=k, method="HEAD", headers={"If-None-Match": e.header("ETag")})
+        self.assertEqual((r.status, r.header("ETag")), (304, e.header("ETag")))
+        r = self.raw(ep, "gzip, br", key=k, headers={"If-None-Match": "*"})
+        self.assertEqual(r.status, 304)
+        self.assertTrue(r.header("ETag").endswith('-br"'), r.header("ETag"))
+
+    def test_draft_base_revision_values(self):
+        k = self.fresh()
+        d = self.doc(k)
+        i = d["id"]
+        for bad in (str(d["revision"] + 5), "0", "-1", "1.0", "x"):
+            self.assert422(self.draft(k, i, "PUT", result="x", base_revision=bad), "base_revision")
+        self.assertError(self.draft(k, i), 404, "Resource not found.")  # nothing kept
+        r = self.req("PUT", f"{API}/documents/{i}/draft", key=k,
+                     json_body={"result": "x", "base_revision": True})
+        self.assert422(r, "base_revision")
