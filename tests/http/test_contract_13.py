@@ -606,3 +606,35 @@ class Contract13(ServerTest):
         r = self.req("PUT", f"{API}/documents/{i}/draft", key=k,
                      json_body={"result": "x", "base_revision": True})
         self.assert422(r, "base_revision")
+
+    def test_one_kib_boundary(self):
+        """1024 bytes of JSON are compressed, 1023 are not (both carry Vary)."""
+        k = self.fresh()
+        d = self.doc(k, name="B")
+        p = f"{API}/documents/{d['id']}"
+
+        def size_with(n):
+            r = self.req("PATCH", p, key=k, form={"result": "x" * n})
+            self.assertEqual(r.status, 200, r)
+            return len(self.raw(p, None, key=k).body)
+
+        base = size_with(1)  # revisions stay one digit below: the JSON grows by n only
+        for total, want in ((1023, None), (1024, "gzip"), (1025, "gzip")):
+            self.assertEqual(size_with(1 + total - base), total)
+            r = self.raw(p, "gzip", key=k)
+            self.assertEqual(r.header("Content-Encoding"), want, total)
+            self.assertIn("Accept-Encoding", r.header("Vary") or "", total)
+
+    def test_bulk_tag_takes_the_users_spelling(self):
+        k = self.fresh()
+        self.doc(k, tags="Tea")
+        i = self.image(k)["id"]
+        r = self.bulk(k, "images", ids=[i], action="tag", tags=["TEA", "New One"])
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(self.show(k, f"/images/{i}")["tags"], ["Tea", "New One"])
+        self.assert422(self.bulk(k, "images", ids=[i], action="tag",
+                                 tags=[f"n{j}" for j in range(19)]), "tags")
+        self.assertEqual(self.show(k, f"/images/{i}")["tags"], ["Tea", "New One"])
+        names = {t["name"]: (t["documents"], t["images"])
+                 for t in self.req("GET", API + "/tags", key=k).json["data"]}
+        self.assertEqual(names, {"Tea": (1, 1), "New One": (0, 1)})
