@@ -638,3 +638,22 @@ class Contract13(ServerTest):
         names = {t["name"]: (t["documents"], t["images"])
                  for t in self.req("GET", API + "/tags", key=k).json["data"]}
         self.assertEqual(names, {"Tea": (1, 1), "New One": (0, 1)})
+
+    def test_read_key_exports_with_a_json_body(self):
+        k = self.fresh()
+        user = self.user
+        ids = [self.doc(k, name=n)["id"] for n in ("One", "Two")]
+        reader = self.srv.cli("key", "create", "--user", user, "--scope", "read").stdout.strip()
+        self.srv.keys.append(reader)
+        r = self.req("POST", f"{API}/documents/bulk", key=reader,
+                     json_body={"ids": list(reversed(ids)), "action": "export", "format": "txt"})
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(zipfile.ZipFile(io.BytesIO(r.body)).namelist(), ["One.txt", "Two.txt"])
+        self.assert422(self.req("POST", f"{API}/documents/bulk", key=reader,
+                                json_body={"ids": ids, "action": "export", "format": "rtf"}),
+                       "format")
+        for action in ("delete", "untag"):
+            r = self.req("POST", f"{API}/documents/bulk", key=reader,
+                         json_body={"ids": ids, "action": action, "tags": ["x"]})
+            self.assertError(r, 403, "This key may only read.")
+        self.assertEqual(self.bulk(k, ids=ids, action="favorite").json["data"]["done"], ids)
