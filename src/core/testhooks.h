@@ -15,6 +15,7 @@
  *   INKWELL_TEST_EXIT_AFTER_KEPT_COMMIT=1  records/service.c: SIGKILL right after a
  *                                          create's Idempotency-Key answer is committed
  *   INKWELL_TEST_EXPORT_HOLD=PATH          api/export.c: an export job waits for PATH
+ *   INKWELL_TEST_SIGNIN_HOLD=PATH          api/session_api.c: a password check waits for PATH
  *
  * A new hook reads its variable with test_hook_env and is listed here and in
  * docs/testing.md ("Test controls"). */

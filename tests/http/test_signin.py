@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import BIN, Server, ServerTest
+from harness import BIN, Server, ServerTest, wait_for
 
 API = "/api/v1"
 PW = {"carol": "carol's long passphrase", "dave": "dave-secret-42", "erin2": "erin's password"}
@@ -565,6 +565,46 @@ class HttpsCookies(unittest.TestCase):
             self.assertFalse(any(v.startswith("inkwell_session=") for v in b.set_cookies))
         finally:
             self.assertEqual(srv.stop(), 0)
+
+
+class PasswordPool(unittest.TestCase):
+    """Password checks run on a bounded pool off the HTTP threads: with its one place
+    held (INKWELL_TEST_SIGNIN_HOLD), another sign-in is refused at once with 429 and
+    Retry-After, and other requests are answered meanwhile; released, the held one
+    ends as it should."""
+
+    def test_full_pool_refuses_at_once_and_starves_nothing(self):
+        hold = tempfile.mktemp(prefix="inkwell-signin-hold-")
+        srv = Server("--signin-threads", "1", "--signin-max", "1", "--threads", "2",
+                     env={"INKWELL_TEST_SIGNIN_HOLD": hold}).start()
+        try:
+            srv.cli("user", "create", "sam")
+            set_password(srv, "sam", "sam's password")
+            key = srv.key("other")
+            held = {}
+
+            def first():
+                held["r"] = Browser(srv).sign_in("sam", "sam's password")
+
+            import threading
+            t = threading.Thread(target=first)
+            t.start()
+            wait_for(lambda: os.path.exists(hold + ".log"), "the held check")
+            r = Browser(srv).sign_in("sam", "sam's password")
+            self.assertEqual((r.status, r.json["message"]), (429, "Too Many Attempts."))
+            self.assertEqual(r.header("Retry-After"), "1")
+            for _ in range(5):  # the HTTP threads are free: nothing waits on the check
+                self.assertEqual(srv.request("GET", API + "/documents", key=key).status, 200)
+            open(hold, "w").close()
+            t.join()
+            self.assertEqual(held["r"].status, 200, held["r"])
+            # a refused sign-in is no failure: the name may sign in again at once
+            self.assertEqual(Browser(srv).sign_in("sam", "sam's password").status, 200)
+        finally:
+            self.assertEqual(srv.stop(), 0)
+            for p in (hold, hold + ".log"):
+                if os.path.exists(p):
+                    os.unlink(p)
 
 
 class SigninLimits(unittest.TestCase):
