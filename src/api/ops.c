@@ -5,6 +5,7 @@
 
 #include "api/rcache.h"
 #include "obs/metrics.h"
+#include "store/store_webhooks.h"
 
 #include <string.h>
 #include <time.h>
@@ -38,6 +39,11 @@ void api_metrics(app_t *app, http_req_t *r)
         g.cache_entries = st.entries;
         g.cache_bytes = st.bytes;
     }
+    g.webhooks_pending = -1;
+    int64_t oldest = 0;
+    if (c && store_webhook_stats(c, &g.webhooks_pending, &oldest) != STORE_OK)
+        g.webhooks_pending = -1;
+    g.webhooks_oldest_s = g.webhooks_pending > 0 && oldest > 0 ? (now_us() - oldest) / 1e6 : 0;
     buf_reset(http_resp(r));
     metrics_render(http_resp(r), &g);
     http_set_content_type(r, "text/plain; version=0.0.4; charset=utf-8");

@@ -90,6 +90,7 @@ typedef struct {
     counter_t tokens_prompt, tokens_completion;
     counter_t store_unavailable, store_other;
     counter_t ratelimit_refused;
+    counter_t webhook_attempts[MWH_COUNT];
     counter_t usage_words[MP_COUNT], usage_images[MP_COUNT];
     counter_t usage_tokens[MP_COUNT][2]; /* prompt, completion */
     counter_t quota_refused[MQ_COUNT];
@@ -257,6 +258,12 @@ void metrics_store_error(bool unavailable)
 {
     if (enabled)
         inc(unavailable ? &M.store_unavailable : &M.store_other, 1);
+}
+
+void metrics_webhook_attempt(metrics_webhook_t outcome)
+{
+    if (enabled && outcome < MWH_COUNT)
+        inc(&M.webhook_attempts[outcome], 1);
 }
 
 void metrics_ratelimit_refused(void)
@@ -461,4 +468,19 @@ void metrics_render(buf_t *o, const metrics_gauges_t *g)
     head(o, "inkwell_rate_limit_refusals_total", "counter",
          "Requests refused with 429 by the rate limit.");
     counter_line(o, "inkwell_rate_limit_refusals_total", NULL, &M.ratelimit_refused);
+    head(o, "inkwell_webhook_attempts_total", "counter",
+         "Webhook delivery attempts by outcome (retrying: to be tried again; failed: no "
+         "attempt left, or 410).");
+    static const char *const wh[MWH_COUNT] = {"outcome=\"delivered\"", "outcome=\"retrying\"",
+                                              "outcome=\"failed\""};
+    for (int i = 0; i < MWH_COUNT; i++)
+        counter_line(o, "inkwell_webhook_attempts_total", wh[i], &M.webhook_attempts[i]);
+    if (g && g->webhooks_pending >= 0) {
+        head(o, "inkwell_webhook_deliveries_pending", "gauge",
+             "Webhook deliveries not yet delivered or failed.");
+        buf_printf(o, "inkwell_webhook_deliveries_pending %lld\n", (long long)g->webhooks_pending);
+        head(o, "inkwell_webhook_oldest_pending_seconds", "gauge",
+             "Age of the oldest pending webhook delivery (0 when none).");
+        buf_printf(o, "inkwell_webhook_oldest_pending_seconds %.3f\n", g->webhooks_oldest_s);
+    }
 }

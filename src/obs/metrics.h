@@ -119,9 +119,18 @@ typedef struct {
     int64_t search_pending;            /* SQLite: records not in the search index yet; -1 */
     bool have_cache;                   /* the rendered-record cache's own counters */
     uint64_t cache_hits, cache_misses, cache_entries, cache_bytes;
+    /* webhooks (API.md §22): pending deliveries and the age of the oldest, seconds; -1 =
+     * unknown (not written) */
+    int64_t webhooks_pending;
+    double webhooks_oldest_s;
 } metrics_gauges_t;
 
 /* Appends the exposition text. */
 void metrics_render(buf_t *out, const metrics_gauges_t *g);
+
+/* One webhook delivery attempt ended (API.md §22): delivered, retrying (to be tried
+ * again) or failed (no attempt left, or 410). */
+typedef enum { MWH_DELIVERED, MWH_RETRYING, MWH_FAILED, MWH_COUNT } metrics_webhook_t;
+void metrics_webhook_attempt(metrics_webhook_t outcome);
 
 #endif

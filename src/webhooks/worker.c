@@ -9,6 +9,7 @@
 
 #include "core/json.h"
 #include "core/log.h"
+#include "obs/metrics.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -157,6 +158,9 @@ static void attempt(wh_service_t *s, store_conn_t *c, webhook_job_t *j, arena_t 
             out.next_us = now_us() + (int64_t)(d * 1e6);
         }
     }
+    metrics_webhook_attempt(out.state == WD_DELIVERED ? MWH_DELIVERED
+                            : out.state == WD_FAILED  ? MWH_FAILED
+                                                      : MWH_RETRYING);
     int rc = store_webhook_done(c, j, &out);
     if (rc != STORE_OK && rc != STORE_STALE)
         log_warn("webhooks: the outcome of delivery %lld was not stored (%s); it is tried again",

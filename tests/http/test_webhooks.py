@@ -468,6 +468,12 @@ class Deliveries(WebhookBase):
             self.deliveries(h["id"])), "the attempt stored")
         self.assertEqual((x["state"], x["last_status"]), ("pending", 302))
         self.assertEqual(self.rx.log(target), [])
+        # metrics: a pending delivery and its age, the attempts by outcome
+        text = self.srv.request("GET", "/metrics").body.decode()
+        self.assertRegex(text, r"(?m)^inkwell_webhook_deliveries_pending [1-9]\d*$")
+        self.assertRegex(text, r"(?m)^inkwell_webhook_oldest_pending_seconds \d+\.\d+$")
+        self.assertRegex(text, r'(?m)^inkwell_webhook_attempts_total\{outcome="retrying"\} [1-9]')
+        self.assertRegex(text, r'(?m)^inkwell_webhook_attempts_total\{outcome="delivered"\} \d+$')
         self.req("DELETE", f"/api/v1/webhooks/{h['id']}")
 
     def test_one_record_in_order_and_one_id_per_event(self):
