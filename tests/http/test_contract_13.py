@@ -657,3 +657,16 @@ class Contract13(ServerTest):
                          json_body={"ids": ids, "action": action, "tags": ["x"]})
             self.assertError(r, 403, "This key may only read.")
         self.assertEqual(self.bulk(k, ids=ids, action="favorite").json["data"]["done"], ids)
+
+    def test_tag_filter_bad_escapes_are_422(self):
+        """§1 before §23: a malformed escape or invalid UTF-8 in the `tag` a list uses is a
+        422 naming it; a well-formed value that cannot be a tag matches nothing."""
+        k = self.fresh()
+        self.doc(k, tags="a")
+        for kind in ("documents", "images"):
+            for raw in ("%FF", "%G1", "%", "a%00b"):
+                r = self.req("GET", f"{API}/{kind}?tag={raw}", key=k)
+                self.assert422(r, "tag")
+            for v in ("a%2Cb", "x" * 51, "%E3%80%80"):
+                r = self.req("GET", f"{API}/{kind}?tag={v}", key=k)
+                self.assertEqual((r.status, r.json["meta"]["total"]), (200, 0), v)
