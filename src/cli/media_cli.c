@@ -88,7 +88,8 @@ static int copy_all(media_t *from, media_t *to)
         free(dst.keys);
         return 1;
     }
-    qsort(dst.keys, dst.n, sizeof(*dst.keys), cmp_key);
+    if (dst.n)
+        qsort(dst.keys, dst.n, sizeof(*dst.keys), cmp_key);
     long copied = 0, present = 0, failed = 0, gone = 0;
     buf_t b;
     buf_init(&b);

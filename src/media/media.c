@@ -209,8 +209,8 @@ static int cmp_str(const void *a, const void *b)
 static int sweep_one(void *arg, const char *key, time_t mtime)
 {
     sweep_t *s = arg;
-    if (s->cutoff > 0 && mtime >= s->cutoff)
-        return 0;
+    if (s->cutoff > 0 && (mtime >= s->cutoff || mtime <= 0))
+        return 0; /* young, or of an unknown age (an unreadable LastModified): kept */
     if (s->n && bsearch(&key, s->keys, s->n, sizeof(*s->keys), cmp_str))
         return 0;
     if (s->norphans == s->cap) {

@@ -500,13 +500,17 @@ media_t *media_s3_open(const media_conf_t *c, char *err, size_t errlen)
     media_t *m = xcalloc(1, sizeof(*m));
     m->ops = &s3_ops;
     m->impl = s;
-    /* one listing of a single key: a wrong bucket or credentials stop the start; an
-     * unreachable service only warns (the pictures wait for it, creates fail 502) */
-    buf_t q, resp;
+    /* one listing of a prefix that holds nothing (so never truncated): a wrong bucket
+     * or credentials stop the start; an unreachable service only warns (the pictures
+     * wait for it, creates fail 502) */
+    buf_t q, resp, probe;
     buf_init(&q);
     buf_init(&resp);
-    buf_puts(&q, s->path0[0] ? "?list-type=2&max-keys=1&prefix=" : "/?list-type=2&max-keys=1&prefix=");
-    s3_uri_encode(&q, s->prefix, false);
+    buf_init(&probe);
+    buf_printf(&probe, "%s.inkwell-start-probe/", s->prefix);
+    buf_puts(&q, s->path0[0] ? "?list-type=2&prefix=" : "/?list-type=2&prefix=");
+    s3_uri_encode(&q, buf_cstr(&probe), false);
+    buf_free(&probe);
     long status;
     CURLcode rc = s3_request(s, "GET", buf_cstr(&q), NULL, 0, &resp, &status);
     buf_free(&q);

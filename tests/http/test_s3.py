@@ -392,6 +392,7 @@ class MediaCopy(unittest.TestCase):
         p = self.copy(media, f"s3://{S3.bucket}/copied")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.strip(), "copied 2, already there 1, failed 0", p.stderr)
+        self.assertNotIn("cannot be reached", p.stderr)
         self.assertIn("verified by SHA-256", p.stderr)
         for k in keys:
             self.assertEqual(S3.get(f"copied/{k}.png"), (200, files[k]))
