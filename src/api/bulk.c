@@ -1,7 +1,7 @@
 /* bulk.c — POST /documents/bulk and /images/bulk (API.md §23): one action over up to
  * 100 of the user's records. favorite, unfavorite, tag and untag run in one store
- * transaction (all or nothing); delete goes through the records service, one record
- * at a time (the one owner of removal: pictures and events follow). An id that is not
+ * transaction (all or nothing); so does delete, through the records service (the one
+ * owner of removal: pictures and events follow the commit). An id that is not
  * the user's is `missing` and untouched. */
 #include "api/api_int.h"
 
@@ -310,16 +310,9 @@ void api_bulk(app_t *app, http_req_t *r, rec_kind_t kind)
     int64_t *done = NULL;
     size_t ndone = 0;
     int rc;
-    if (act == 4) { /* delete: through the records service, one by one */
-        done = arena_alloc(http_arena(r), n * sizeof(*done));
-        rc = STORE_OK;
-        for (size_t i = 0; i < n && rc == STORE_OK; i++) {
-            rc = records_delete(app->records, c, kind, http_user_id(r), ids[i]);
-            if (rc == STORE_OK)
-                done[ndone++] = ids[i];
-            else if (rc == STORE_NOTFOUND)
-                rc = STORE_OK;
-        }
+    if (act == 4) { /* delete: through the records service, in one transaction */
+        rc = records_delete_many(app->records, c, kind, http_user_id(r), ids, n, http_arena(r),
+                                 &done, &ndone);
     } else {
         if (ntags > 0 && (rc = api_tags_spell(c, http_user_id(r), tags, ntags,
                                               http_arena(r))) != STORE_OK) {

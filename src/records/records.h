@@ -370,6 +370,11 @@ int records_update(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
                    const record_patch_t *p, arena_t *a, record_t *out);
 /* Deletes the record, its media file and its cached rendering. */
 int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id);
+/* The bulk delete (API.md §23): the user's records among ids[0..n) (ascending,
+ * distinct), all in one store transaction (an error deletes none), then their files and
+ * each one's deletion told as records_delete does. *done (in a) gets the ids deleted. */
+int records_delete_many(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id,
+                        const int64_t *ids, size_t n, arena_t *a, int64_t **done, size_t *ndone);
 /* Removes a user and everything of it (API.md §19; issue 33): every row it owns in
  * every table, in one transaction (store_user_delete: the store's one list), then every
  * picture file of its records and their revisions, then tells of each record's

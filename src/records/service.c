@@ -630,6 +630,31 @@ int records_delete(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_
     return rc;
 }
 
+int records_delete_many(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t user_id,
+                        const int64_t *ids, size_t n, arena_t *a, int64_t **done, size_t *ndone)
+{
+    arena_t ka;
+    arena_init(&ka);
+    const char **keys;
+    size_t nkeys;
+    int64_t *d;
+    size_t nd;
+    int rc = store_record_delete_many(c, kind, user_id, ids, n, &ka, &keys, &nkeys, &d, &nd);
+    *done = NULL;
+    *ndone = 0;
+    if (rc == STORE_OK) { /* every record's picture and its revisions' */
+        records_removed_files(s->d.media, keys, nkeys, "bulk delete of user", user_id);
+        *done = arena_alloc(a, (nd ? nd : 1) * sizeof(**done));
+        for (size_t i = 0; i < nd; i++) {
+            records_removed(s, kind, user_id, d[i], true);
+            (*done)[i] = d[i];
+        }
+        *ndone = nd;
+    }
+    arena_free(&ka);
+    return rc;
+}
+
 int records_delete_user(records_t *s, store_conn_t *c, media_t *media, int64_t user_id,
                         size_t *files_left)
 {

@@ -208,6 +208,9 @@ int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
                      const record_patch_t *pt, arena_t *a, record_t *out);
 int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
                      arena_t *a, const char ***keys, size_t *n);
+int pg_record_delete_many(store_conn_t *sc, rec_kind_t kind, int64_t user_id, const int64_t *ids,
+                          size_t n, arena_t *a, const char ***keys, size_t *nkeys,
+                          int64_t **done, size_t *ndone);
 
 /* ---- revisions (pg_revisions.c) */
 int pg_record_regenerated(store_conn_t *sc, const record_t *in, int cap, idem_keep_t *keep,
@@ -231,6 +234,9 @@ void pg_collect_keys(const PGresult *r, arena_t *a, const char ***keys, size_t *
 /* pg_tags.c (API.md §23, §24) */
 /* Inside a transaction: record id's tags become tags[0..n) (store.h record_t.tags);
  * bump: move its updated_us forward (not for a record just inserted). */
+/* Takes the user's tags lock (transaction-level; pg_tags.c) in the caller's transaction:
+ * a bulk delete takes it first, as a tag change does, so the two never deadlock. */
+int pg_tags_lock_user(pg_conn_t *c, int64_t user_id);
 int pg_tags_write(pg_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                   const char *const *tags, int n, bool bump);
 int pg_tags_list(store_conn_t *sc, int64_t user_id, arena_t *a, tag_count_t **out, size_t *n);

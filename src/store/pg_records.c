@@ -200,17 +200,16 @@ int pg_record_update(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
     return rc;
 }
 
-int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
-                     arena_t *a, const char ***keys, size_t *n)
+/* One record's removal (its row, jobs and revisions: one statement), its media keys
+ * added to *keys; NOTFOUND when it is not the user's. */
+static int delete_one(pg_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, arena_t *a,
+                      const char ***keys, size_t *n)
 {
-    pg_conn_t *c = pg_cast(sc);
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
     pg_num_t uid = pg_num_i64(user_id), rid = pg_num_i64(id);
     const char *p[] = {uid.s, rid.s};
     PGresult *r;
-    if ((rc = pg_run(c, kind == KIND_DOC ? S_DOC_DELETE : S_IMG_DELETE, p, &r)) != STORE_OK)
+    int rc = pg_run(c, kind == KIND_DOC ? S_DOC_DELETE : S_IMG_DELETE, p, &r);
+    if (rc != STORE_OK)
         return rc;
     if (PQntuples(r) == 0)
         rc = STORE_NOTFOUND;
@@ -218,4 +217,50 @@ int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t
         pg_collect_keys(r, a, keys, n);
     PQclear(r);
     return rc;
+}
+
+int pg_record_delete(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t id,
+                     arena_t *a, const char ***keys, size_t *n)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    return delete_one(c, kind, user_id, id, a, keys, n);
+}
+
+int pg_record_delete_many(store_conn_t *sc, rec_kind_t kind, int64_t user_id,
+                          const int64_t *ids, size_t n, arena_t *a, const char ***keys,
+                          size_t *nkeys, int64_t **done, size_t *ndone)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    int64_t *d = arena_alloc(a, (n ? n : 1) * sizeof(*d));
+    size_t m = 0;
+    if ((rc = pg_command(c, "BEGIN", "bulk delete begin")) != STORE_OK)
+        return rc;
+    /* the user's tags lock first, then the rows (as a tag change takes them): the
+     * deletes' trigger takes it after each row's lock, where a concurrent tag change of
+     * one of these records would wait for the row holding the lock — a deadlock, which
+     * PostgreSQL would end by undoing the whole bulk delete (pg_tags.c) */
+    rc = pg_tags_lock_user(c, user_id);
+    for (size_t i = 0; i < n && rc == STORE_OK; i++) {
+        rc = delete_one(c, kind, user_id, ids[i], a, keys, nkeys);
+        if (rc == STORE_OK)
+            d[m++] = ids[i];
+        else if (rc == STORE_NOTFOUND)
+            rc = STORE_OK;
+    }
+    if (rc == STORE_OK)
+        rc = pg_command(c, "COMMIT", "bulk delete commit");
+    if (rc != STORE_OK) {
+        pg_rollback(c);
+        *nkeys = 0;
+        return rc;
+    }
+    *done = d;
+    *ndone = m;
+    return STORE_OK;
 }

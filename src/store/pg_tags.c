@@ -10,7 +10,8 @@
  * leaves uncarried by a trigger (migration 17) that takes the same lock, after the
  * deleted row's lock where a change here takes the user's lock first: a delete and a
  * tag change of the same record at once may deadlock, and PostgreSQL then undoes one
- * of them (a lone DELETE statement is run again: pg_run_named). */
+ * of them (a lone DELETE statement is run again: pg_run_named). A bulk delete
+ * (pg_records.c) takes the user's lock first, so it waits instead. */
 #include "store/pg_int.h"
 
 #include "core/unicode.h"
@@ -135,6 +136,11 @@ static int owned(pg_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, int
 }
 
 static int lock_user(pg_conn_t *c, int64_t user_id)
+{
+    return pg_tags_lock_user(c, user_id);
+}
+
+int pg_tags_lock_user(pg_conn_t *c, int64_t user_id)
 {
     pg_num_t uid = pg_num_i64(user_id);
     const char *p[] = {uid.s};

@@ -270,6 +270,9 @@ int sq_record_update(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
                      const record_patch_t *p, arena_t *a, record_t *out);
 int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                      arena_t *a, const char ***keys, size_t *n);
+int sq_record_delete_many(store_conn_t *conn, rec_kind_t kind, int64_t user_id, const int64_t *ids,
+                          size_t n, arena_t *a, const char ***keys, size_t *nkeys,
+                          int64_t **done, size_t *ndone);
 int sq_media_keys(store_conn_t *conn, arena_t *a, const char ***keys, size_t *n);
 /* sqlite_revisions.c */
 int sq_record_regenerated(store_conn_t *conn, const record_t *in, int cap, idem_keep_t *keep,

@@ -260,6 +260,30 @@ static int delete_jobs_of(sq_conn_t *c, rec_kind_t kind, int64_t record_id)
     return sq_run(c, st, "record_delete");
 }
 
+/* One record's removal inside the caller's transaction: its row, its jobs, its
+ * revisions; the media keys are added to *keys (NOTFOUND: not the user's). */
+static int delete_one(sq_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id, arena_t *a,
+                      const char ***keys, size_t *n)
+{
+    sqlite3_stmt *st;
+    int rc = sq_stmt(c, ST_DELETE_DOC + (kind == KIND_IMG), &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, user_id);
+    rc = sq_collect_keys(c, st, a, keys, n, "record_delete");
+    if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+        rc = STORE_NOTFOUND;
+    if (rc != STORE_OK)
+        return rc;
+    rc = delete_jobs_of(c, kind, id);
+    if (rc == STORE_OK && (rc = sq_stmt(c, ST_REV_DELETE_DOC + (kind == KIND_IMG), &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        rc = sq_collect_keys(c, st, a, keys, n, "record_delete");
+    }
+    return rc;
+}
+
 int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_t id,
                      arena_t *a, const char ***keys, size_t *n)
 {
@@ -267,26 +291,37 @@ int sq_record_delete(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
-    sqlite3_stmt *st;
-    if ((rc = sq_stmt(c, ST_DELETE_DOC + (kind == KIND_IMG), &st)) != STORE_OK)
-        goto out;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, user_id);
-    rc = sq_collect_keys(c, st, a, keys, n, "record_delete");
-    if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
-        rc = STORE_NOTFOUND;
-    if (rc != STORE_OK)
-        goto out;
-    rc = delete_jobs_of(c, kind, id);
-    if (rc == STORE_OK && (rc = sq_stmt(c, ST_REV_DELETE_DOC + (kind == KIND_IMG), &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, id);
-        rc = sq_collect_keys(c, st, a, keys, n, "record_delete");
-    }
-out:
-    rc = sq_tx_end(c, rc);
+    rc = sq_tx_end(c, delete_one(c, kind, user_id, id, a, keys, n));
     if (rc != STORE_OK)
         *n = 0;
     return rc;
+}
+
+int sq_record_delete_many(store_conn_t *conn, rec_kind_t kind, int64_t user_id,
+                          const int64_t *ids, size_t n, arena_t *a, const char ***keys,
+                          size_t *nkeys, int64_t **done, size_t *ndone)
+{
+    sq_conn_t *c = sq(conn);
+    int64_t *d = arena_alloc(a, (n ? n : 1) * sizeof(*d));
+    size_t m = 0;
+    int rc = sq_tx_begin(c);
+    if (rc != STORE_OK)
+        return rc;
+    for (size_t i = 0; i < n && rc == STORE_OK; i++) {
+        rc = delete_one(c, kind, user_id, ids[i], a, keys, nkeys);
+        if (rc == STORE_OK)
+            d[m++] = ids[i];
+        else if (rc == STORE_NOTFOUND)
+            rc = STORE_OK;
+    }
+    rc = sq_tx_end(c, rc);
+    if (rc != STORE_OK) {
+        *nkeys = 0;
+        return rc;
+    }
+    *done = d;
+    *ndone = m;
+    return STORE_OK;
 }
 
 /* ---- media keys ---------------------------------------------------------------------- */

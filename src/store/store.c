@@ -233,6 +233,17 @@ int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64
     return c->ops->record_delete(c, kind, user_id, id, a, keys, n);
 }
 
+int store_record_delete_many(store_conn_t *c, rec_kind_t kind, int64_t user_id,
+                             const int64_t *ids, size_t n, arena_t *a, const char ***keys,
+                             size_t *nkeys, int64_t **done, size_t *ndone)
+{
+    *keys = NULL;
+    *nkeys = 0;
+    *done = NULL;
+    *ndone = 0;
+    return c->ops->record_delete_many(c, kind, user_id, ids, n, a, keys, nkeys, done, ndone);
+}
+
 /* ---- one wrapper per op (store.h) ---- */
 
 int store_idem_abort(store_conn_t *c, int64_t user_id, const char *key, const char *token)

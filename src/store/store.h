@@ -442,6 +442,12 @@ int store_record_update(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64
                         const record_patch_t *p, arena_t *a, record_t *out);
 int store_record_delete(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                         arena_t *a, const char ***keys, size_t *n);
+/* The bulk delete (API.md §23): the user's records among ids[0..n) (ascending, distinct),
+ * each as store_record_delete, in one transaction (nothing deleted on an error). *done
+ * gets the ids deleted (ascending), *keys every media key removed (each once). */
+int store_record_delete_many(store_conn_t *c, rec_kind_t kind, int64_t user_id,
+                             const int64_t *ids, size_t n, arena_t *a, const char ***keys,
+                             size_t *nkeys, int64_t **done, size_t *ndone);
 /* Tags, bulk actions and drafts (API.md §23, §24; sqlite_tags.c, pg_tags.c).
  * tags_list: the user's tags in use, each with its counts (any order).
  * record_bulk: in one transaction, over the user's records among ids[0..n) (ascending,

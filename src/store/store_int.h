@@ -133,6 +133,12 @@ typedef struct store_ops {
      * so the caller can remove the files. */
     int (*record_delete)(store_conn_t *c, rec_kind_t kind, int64_t user_id, int64_t id,
                          arena_t *a, const char ***keys, size_t *n);
+    /* Deletes the user's records among ids[0..n) (ascending, distinct) as record_delete
+     * does each, all in one transaction (API.md §23: all or nothing). *done gets the ids
+     * deleted (ascending), *keys every media key removed (each once). */
+    int (*record_delete_many)(store_conn_t *c, rec_kind_t kind, int64_t user_id,
+                              const int64_t *ids, size_t n, arena_t *a, const char ***keys,
+                              size_t *nkeys, int64_t **done, size_t *ndone);
     /* Tags, bulk actions and drafts (API.md §23, §24): as their wrappers in store.h. */
     int (*tags_list)(store_conn_t *c, int64_t user_id, arena_t *a, tag_count_t **out,
                      size_t *n);
@@ -454,6 +460,7 @@ store_pages_t *store_pages(store_t *s);
     .record_create = p##_record_create, .docs_create_completed = p##_docs_create_completed, \
     .record_get = p##_record_get, .record_update = p##_record_update,                     \
     .record_delete = p##_record_delete, .record_list = p##_record_list,                   \
+    .record_delete_many = p##_record_delete_many,                                          \
     .job_claim = p##_job_claim, .job_renew = p##_job_renew,                               \
     .job_complete = p##_job_complete, .job_fail = p##_job_fail,                           \
     .job_count = p##_job_count, .job_counts = p##_job_counts, .rate_gcra = p##_rate_gcra,    \

@@ -5,15 +5,22 @@ delete: done and missing ascending, another user's and unknown ids missing and
 untouched, all or nothing (a tag taking a record past 20 tags changes nothing), a
 delete removing the picture as DELETE does; and the ZIP export of documents (names as
 §12, duplicates numbered, UTF-8 names, contents equal to the single export, every format,
-every id the user's and completed, a read key may export but do nothing else)."""
+every id the user's and completed, a read key may export but do nothing else). The
+delete is one store transaction: a store failing midway (a trigger the test installs
+raises on the last id's row) leaves every record and picture, and a delete ends the open
+streams of its records."""
 import io
 import json
+import os
+import sqlite3
+import subprocess
 import unittest
 import urllib.parse
 import uuid
 import zipfile
 
-from harness import ServerTest
+from harness import BACKEND, Server, ServerTest
+from test_stream import Stream
 
 API = "/api/v1"
 
@@ -119,6 +126,64 @@ class Bulk(ServerTest):
         self.assertEqual(r.json["data"], {"done": [d["id"]], "missing": []})
         self.assertEqual(self.req("GET", f"{API}/tags", key=k).json["data"], [])
 
+    def fail_deleting(self, table, rid):
+        """Until the test ends, the store fails (an error raised in its transaction) when
+        the row rid of table is deleted."""
+        if BACKEND == "sqlite":
+            def run(sql):
+                db = sqlite3.connect(os.path.join(self.srv.data_dir, "inkwell.db"), timeout=30)
+                try:
+                    db.execute(sql)
+                    db.commit()
+                finally:
+                    db.close()
+            run(f"CREATE TRIGGER bulk_fail BEFORE DELETE ON {table} WHEN OLD.id = {int(rid)}"
+                " BEGIN SELECT RAISE(ABORT, 'injected failure'); END")
+            self.addCleanup(run, "DROP TRIGGER bulk_fail")
+            return
+
+        def psql(sql):
+            subprocess.run(["psql", self.srv.database, "-qAtc", sql], check=True,
+                           capture_output=True)
+        psql("CREATE FUNCTION bulk_fail() RETURNS trigger LANGUAGE plpgsql AS"
+             " $$BEGIN RAISE EXCEPTION 'injected failure'; END$$;"
+             f"CREATE TRIGGER bulk_fail BEFORE DELETE ON {table} FOR EACH ROW"
+             f" WHEN (OLD.id = {int(rid)}) EXECUTE FUNCTION bulk_fail()")
+        self.addCleanup(psql, f"DROP TRIGGER bulk_fail ON {table}; DROP FUNCTION bulk_fail()")
+
+    def test_delete_failing_midway_deletes_nothing(self):
+        k = self.fresh()
+        imgs = [self.make_image(key=k) for _ in range(3)]
+        ids = sorted(i["id"] for i in imgs)
+        paths = [urllib.parse.urlsplit(i["url"]).path for i in imgs]
+        self.fail_deleting("images", ids[-1])  # the last one: the others go first
+        r = self.bulk(k, "images", ids=ids, action="delete")
+        self.assertIn(r.status, (500, 503), r)
+        self.assertEqual(r.json["status"], r.status)
+        self.assertIn("message", r.json)
+        for i in ids:
+            self.assertEqual(self.show(k, "images", i).status, 200, i)
+        for p in paths:
+            self.assertEqual(self.srv.request("GET", p).status, 200, p)
+        docs = sorted(self.make_doc(key=k, tags="kept")["id"] for _ in range(3))
+        self.doCleanups()  # the images' trigger goes
+        self.fail_deleting("documents", docs[-1])
+        r = self.bulk(k, ids=docs, action="delete")
+        self.assertIn(r.status, (500, 503), r)
+        for i in docs:
+            self.assertEqual(self.show(k, "documents", i).json["data"]["tags"], ["kept"])
+        self.doCleanups()
+        # the store answers again: the same delete takes every one, and every picture
+        r = self.bulk(k, "images", ids=ids, action="delete")
+        self.assertEqual(r.json["data"], {"done": ids, "missing": []})
+        for i in ids:
+            self.assertEqual(self.show(k, "images", i).status, 404)
+        for p in paths:
+            self.assertEqual(self.srv.request("GET", p).status, 404, p)
+        r = self.bulk(k, ids=docs, action="delete")
+        self.assertEqual(r.json["data"], {"done": docs, "missing": []})
+        self.assertEqual(self.req("GET", f"{API}/tags", key=k).json["data"], [])
+
     def export(self, key, ids, fmt=None):
         f = {"ids": ",".join(map(str, ids)), "action": "export"}
         if fmt:
@@ -183,6 +248,40 @@ class Bulk(ServerTest):
         self.assertError(r, 403, "This key may only read.")
         self.assertEqual(self.req("GET", f"{API}/documents/{d['id']}").json["data"]["favorite"],
                          False)
+
+
+class BulkDeleteStreams(unittest.TestCase):
+    """A bulk delete ends the open streams of its records (generations long enough to be
+    under way when the delete comes: the builtin delay, as test_stream.py's)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server("--builtin-delay-ms", "20000", "--workers", "4").start()
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        if rc != 0:
+            raise AssertionError(f"server exited with {rc}")
+
+    def test_delete_ends_open_streams(self):
+        k = self.srv.key("b-" + uuid.uuid4().hex[:8])
+        rids = []
+        for _ in range(2):
+            r = self.srv.request("POST", f"{API}/documents", key=k,
+                                 form={"name": "del", "prompt": "p"},
+                                 headers={"Prefer": "respond-async"})
+            rids.append(r.json["data"]["id"])
+        streams = [Stream(self.srv.port, "GET", f"{API}/documents/{i}", k) for i in rids]
+        for s in streams:
+            self.assertEqual(s.next_event()[0], "record")
+        r = self.srv.request("POST", f"{API}/documents/bulk", key=k,
+                             form={"ids": ",".join(map(str, rids)), "action": "delete"})
+        self.assertEqual(r.json["data"], {"done": sorted(rids), "missing": []})
+        for s in streams:
+            evs = s.events()
+            self.assertEqual(evs[-1][0], "error")
+            self.assertEqual(evs[-1][2]["message"], "The record was deleted.")
 
 
 if __name__ == "__main__":
