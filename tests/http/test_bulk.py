@@ -8,7 +8,8 @@ delete removing the picture as DELETE does; and the ZIP export of documents (nam
 every id the user's and completed, a read key may export but do nothing else). The
 delete is one store transaction: a store failing midway (a trigger the test installs
 raises on the last id's row) leaves every record and picture, and a delete ends the open
-streams of its records."""
+streams of its records; the `*.deleted` webhook events are written for each record
+deleted, none for a delete that failed."""
 import io
 import json
 import os
@@ -26,6 +27,8 @@ API = "/api/v1"
 
 
 class Bulk(ServerTest):
+    server_args = ["--webhook-allow-private", "1"]  # an endpoint nobody listens at
+
     def fresh(self):
         return self.srv.key("b-" + uuid.uuid4().hex[:8])
 
@@ -153,6 +156,17 @@ class Bulk(ServerTest):
 
     def test_delete_failing_midway_deletes_nothing(self):
         k = self.fresh()
+        # a webhook endpoint (nothing listens there): its deliveries show the events
+        # the deletes wrote in their transaction (API.md §22)
+        r = self.req("POST", f"{API}/webhooks", key=k,
+                     form={"url": "http://127.0.0.1:9/hook", "events": "*"})
+        self.assertEqual(r.status, 201, r)
+        hook = r.json["data"]["id"]
+
+        def deleted(kind):
+            r = self.req("GET", f"{API}/webhooks/{hook}/deliveries?per_page=100", key=k)
+            self.assertEqual(r.status, 200, r)
+            return sorted(d["record_id"] for d in r.json["data"] if d["type"] == f"{kind}.deleted")
         imgs = [self.make_image(key=k) for _ in range(3)]
         ids = sorted(i["id"] for i in imgs)
         paths = [urllib.parse.urlsplit(i["url"]).path for i in imgs]
@@ -172,6 +186,7 @@ class Bulk(ServerTest):
         self.assertIn(r.status, (500, 503), r)
         for i in docs:
             self.assertEqual(self.show(k, "documents", i).json["data"]["tags"], ["kept"])
+        self.assertEqual((deleted("image"), deleted("document")), ([], []))
         self.doCleanups()
         # the store answers again: the same delete takes every one, and every picture
         r = self.bulk(k, "images", ids=ids, action="delete")
@@ -183,6 +198,7 @@ class Bulk(ServerTest):
         r = self.bulk(k, ids=docs, action="delete")
         self.assertEqual(r.json["data"], {"done": docs, "missing": []})
         self.assertEqual(self.req("GET", f"{API}/tags", key=k).json["data"], [])
+        self.assertEqual((deleted("image"), deleted("document")), (ids, docs))
 
     def export(self, key, ids, fmt=None):
         f = {"ids": ",".join(map(str, ids)), "action": "export"}
