@@ -9,6 +9,8 @@
 
 #include "core/json.h"
 #include "core/log.h"
+#include "core/thread.h"
+#include "core/util.h"
 #include "obs/metrics.h"
 
 #include <math.h>
@@ -175,13 +177,9 @@ static void idle(wh_service_t *s, double secs)
 {
     pthread_mutex_lock(&s->mu);
     unsigned k = s->kicks;
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    double end = (double)t.tv_sec + t.tv_nsec / 1e9 + secs;
-    t.tv_sec = (time_t)end;
-    t.tv_nsec = (long)((end - floor(end)) * 1e9);
+    double end = mono_s() + secs; /* monotonic (core/thread.h) */
     while (!s->stop && k == s->kicks)
-        if (pthread_cond_timedwait(&s->cv, &s->mu, &t) != 0)
+        if (!thread_cond_wait_until(&s->cv, &s->mu, end))
             break;
     pthread_mutex_unlock(&s->mu);
 }
@@ -245,7 +243,7 @@ wh_service_t *wh_start(const wh_opts_t *o)
     if (s->o.timeout_s <= 0)
         s->o.timeout_s = 10;
     pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
+    thread_cond_init(&s->cv);
     s->threads = calloc((size_t)s->o.workers, sizeof(pthread_t));
     for (int i = 0; s->threads && i < s->o.workers; i++) {
         thread_arg_t *ta = malloc(sizeof(*ta));
@@ -253,7 +251,9 @@ wh_service_t *wh_start(const wh_opts_t *o)
             break;
         ta->s = s;
         ta->index = i;
-        if (pthread_create(&s->threads[i], NULL, run, ta) != 0) {
+        char name[16];
+        snprintf(name, sizeof(name), "ink-webhook-%u", (unsigned)i % 100u);
+        if (!thread_start(&s->threads[i], name, run, ta)) { /* (logged) fewer workers */
             free(ta);
             break;
         }
