@@ -128,7 +128,8 @@ SUITES     ?= units http
 UNIT_SKIP  ?= test_openai
 HTTP_TESTS ?= test_stream.py test_jobs.py test_revisions.py test_leases.py test_actions.py \
               test_idempotency.py test_documents.py test_pg_stream.py test_pg_events.py \
-              test_pg_revisions.py test_pg_actions.py test_pg_multi.py test_pg_drain.py
+              test_pg_revisions.py test_pg_actions.py test_pg_multi.py test_pg_drain.py \
+              test_webhooks.py test_pg_webhooks.py
 else ifneq ($(SANITIZE),)
 SUITES     ?= units http
 HTTP_TESTS ?=
