@@ -465,6 +465,10 @@ static const char *const migrations[] = {
     "  FOR EACH ROW EXECUTE FUNCTION webhook_deleted('0', 'document', '0');"
     "CREATE TRIGGER webhook_images_deleted AFTER DELETE ON images"
     "  FOR EACH ROW EXECUTE FUNCTION webhook_deleted('1', 'image', '4');",
+    /* 19 (webhooks, speed): an endpoint's deliveries claimed now, found by one index range
+     * (the claim's bound of sends in flight per endpoint scanned every pending one). */
+    "CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (webhook_id, lease_us)"
+    "  WHERE state = 0;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

@@ -652,6 +652,10 @@ static const char *const migrations[] = {
     "CREATE INDEX webhook_deliveries_created ON webhook_deliveries(created_us);"
     WH_TRIGGERS("documents", "document_revisions", "document_id", "0", "document", "0")
     WH_TRIGGERS("images", "image_revisions", "image_id", "1", "image", "4"),
+    /* 25 (webhooks, speed): an endpoint's deliveries claimed now, found by one index range
+     * (the claim's bound of sends in flight per endpoint scanned every pending one). */
+    "CREATE INDEX webhook_deliveries_leased ON webhook_deliveries(webhook_id, lease_us)"
+    "  WHERE state = 0;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

@@ -56,8 +56,9 @@ static const char *const sql[W_STMT_COUNT] = {
                 "AND d.next_us <= ?1 AND d.lease_us < ?1 AND w.enabled = 1 AND (d.kind < 0 OR "
                 "NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id "
                 "AND p.kind = d.kind AND p.record_id = d.record_id AND p.state = 0 "
-                "AND p.id < d.id)) AND (SELECT count(*) FROM webhook_deliveries q "
-                "WHERE q.webhook_id = d.webhook_id AND q.state = 0 AND q.lease_us >= ?1) < ?3 "
+                "AND p.id < d.id)) AND (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries q "
+                "WHERE q.webhook_id = d.webhook_id AND q.state = 0 AND q.lease_us >= ?1 "
+                "LIMIT ?3)) < ?3 "
                 "ORDER BY d.next_us, d.id LIMIT 1) "
                 "RETURNING id, event_id, webhook_id, user_id, attempts",
     [W_CLAIM_INFO] = "SELECT e.msg, e.type, e.kind, e.record_id, e.revision, e.created_us, e.body, "

@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "obs/metrics.h"
 
+#include <curl/curl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -232,6 +233,10 @@ static void *run(void *p)
 
 wh_service_t *wh_start(const wh_opts_t *o)
 {
+    /* libcurl's global state, made here in the starting thread before any worker runs
+     * (curl_easy_init would otherwise make it in whichever worker comes first) */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return NULL;
     wh_service_t *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
