@@ -163,6 +163,8 @@ echo
 BUILD=$BUILD bench/quota.sh  # what quotas cost a create and a show (§19)
 echo; echo "== image creates, pictures in S3 vs a directory (bench/s3_images.py)"
 python3 bench/s3_images.py "$BUILD/inkwell" || true
+echo; echo "== webhooks: creates with and without an endpoint, deliveries a second (bench/webhooks.sh)"
+BUILD=$BUILD bench/webhooks.sh 3 || true
 for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics \
          "$BUILD"/bench-compress; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
