@@ -14,7 +14,8 @@ Standard Webhooks headers and body, one webhook-id per event on every endpoint a
 attempt, ping, rotation (both signatures), the retry schedule (scaled down with
 --webhook-retry-scale), Retry-After, 410 (failed, endpoint disabled, the rest waits
 until it is enabled), no redirect followed, the log and its retry (202, 409), one record's
-deliveries in order, secrets never in the log, a user's deletion."""
+deliveries in order, secrets never in the log, a user's deletion, and at least once through
+kill -9 (a restart sends what was stored, the attempts in flight after their lease)."""
 import json
 import os
 import subprocess
@@ -502,6 +503,39 @@ class Deliveries(WebhookBase):
         self.req("POST", f"/api/v1/webhooks/{hf['id']}/ping")
         self.rx.wait(pf, lambda g: len(g) >= 1, "the fast endpoint's ping")
         self.rx.wait(ps, lambda g: len(g) >= 3, "the slow endpoint's pings", timeout=60)
+
+
+class Crash(unittest.TestCase):
+    """At least once through kill -9: deliveries stored with their changes go out after a
+    restart (those in flight when it died once their lease runs out)."""
+
+    def test_kill_9_mid_delivery(self):
+        rx = Receiver()
+        srv = Server("--webhook-allow-private", "1", "--webhook-retry-scale", "0.001").start()
+        try:
+            key = srv.key("crash")
+            r = srv.request("POST", "/api/v1/webhooks", key=key,
+                            form={"url": rx.base + "/c", "events": "*"})
+            self.assertEqual(r.status, 201, r)
+            secret = r.json["data"]["secret"]
+            rx.config("/c", [secret], delay_ms=1500)
+            made = []
+            for i in range(5):
+                r = srv.request("POST", "/api/v1/documents", key=key,
+                                form={"name": f"c{i}", "prompt": "tea"})
+                self.assertEqual(r.status, 201, r)
+                made.append(r.json["data"]["id"])
+            wait_for(lambda: rx.log("/c"), "a first delivery")
+            srv.kill()
+            rx.config("/c", [secret])
+            srv.start()
+            got = wait_for(lambda: (lambda g: g if {json.loads(e["body"])["data"]["id"]
+                                                    for e in g} >= set(made) else None)(
+                rx.log("/c")), "every event at least once after the restart", timeout=90)
+            self.assertTrue(all(e["verified"] == [True] for e in got))
+        finally:
+            srv.stop()
+            rx.stop()
 
 
 class UserDeletion(ServerTest):
