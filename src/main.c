@@ -236,7 +236,7 @@ static int serve(int argc, char **argv)
                      .workers = (int)cfg.webhook_workers,
                      .per_endpoint = 2,
                      .retry_scale = cfg.webhook_retry_scale,
-                     .allow_private = cfg.webhook_allow_private != 0,
+                     .allow_private = cfg_switch_value(cfg.webhook_allow_private) == 1,
                      .timeout_s = 10,
                      .user_agent = "inkwell/" INKWELL_VERSION,
                      .render = api_webhook_render,

@@ -148,7 +148,7 @@ static const char *url_field(app_t *app, verrs_t *v, const kvlist_t *f, bool req
     const char *url = field_text(v, f, "url", "url", required, 2048, &present);
     if (!url)
         return NULL;
-    wh_url_rc_t rc = wh_url_check(url, app->cfg->webhook_allow_private != 0, NULL, NULL, 0);
+    wh_url_rc_t rc = wh_url_check(url, cfg_switch_value(app->cfg->webhook_allow_private) == 1, NULL, NULL, 0);
     if (rc != WH_URL_OK) {
         verrs_add(v, "url", "%s", wh_url_reason(rc));
         return NULL;

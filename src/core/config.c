@@ -55,7 +55,7 @@ static const setting_t settings[] = {
     D("stream-keepalive", stream_keepalive, "15", 0.1, 15, "seconds of silence after which a stream (SSE) gets a keep-alive comment"),
     L("workers", workers, "4", 1, 256, "generation workers"),
     L("max-revisions", max_revisions, "50", 1, 100000, "revisions a record keeps (API.md §16); past it the oldest is removed with its picture"),
-    L("webhook-allow-private", webhook_allow_private, "0", 0, 1, "1: webhook URLs may point to loopback, private and other non-public addresses (tests, private networks; API.md §22)"),
+    S("webhook-allow-private", webhook_allow_private, "0", "a switch: webhook URLs may point to loopback, private and other non-public addresses (tests, private networks; API.md §22)"),
     D("webhook-retry-scale", webhook_retry_scale, "1", 0, 1000, "multiplies every delay of the webhook retry schedule (5 s ... 12 h; tests)"),
     L("webhook-workers", webhook_workers, "4", 1, 256, "webhook deliveries sent at once (at most 2 per endpoint)"),
     L("threads", threads, "2", 1, 256, "HTTP server threads"),
@@ -96,7 +96,8 @@ static const setting_t settings[] = {
 
 bool cfg_is_switch(const char *name)
 {
-    return strcmp(name, "s3-path-style") == 0 || strcmp(name, "media-redirect") == 0;
+    return strcmp(name, "s3-path-style") == 0 || strcmp(name, "media-redirect") == 0 ||
+           strcmp(name, "webhook-allow-private") == 0;
 }
 
 int cfg_switch_value(const char *v)
@@ -312,8 +313,9 @@ int cfg_load(cfg_t *c, int argc, char **argv, bool *help, char *err, size_t errl
         snprintf(err, errlen, "log-level must be error, warn, info or debug");
         return -1;
     }
-    if (cfg_switch_value(c->s3_path_style) < 0 || cfg_switch_value(c->media_redirect) < 0) {
-        snprintf(err, errlen, "s3-path-style and media-redirect take 1/true/on or 0/false/off");
+    if (cfg_switch_value(c->s3_path_style) < 0 || cfg_switch_value(c->media_redirect) < 0 ||
+        cfg_switch_value(c->webhook_allow_private) < 0) {
+        snprintf(err, errlen, "s3-path-style, media-redirect and webhook-allow-private take 1/true/on or 0/false/off");
         return -1;
     }
     if (strcmp(c->metrics, "on") != 0 && strcmp(c->metrics, "off") != 0) {

@@ -32,7 +32,7 @@ typedef struct {
     double wait_limit;   /* seconds a creating request waits */
     long workers;        /* generation workers */
     long max_revisions;  /* revisions a record keeps (API.md §16) */
-    long webhook_allow_private; /* webhooks may go to non-public addresses (API.md §22) */
+    char *webhook_allow_private; /* a switch (cfg_switch_value): webhooks may go to non-public addresses (API.md §22) */
     double webhook_retry_scale; /* multiplies every delay of the retry schedule */
     long webhook_workers;       /* sends in flight at once in all */
     double stream_keepalive; /* seconds between SSE keep-alive comments */

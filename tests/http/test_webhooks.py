@@ -83,7 +83,8 @@ class Receiver:
 
 
 class WebhookBase(ServerTest):
-    server_args = ["--webhook-allow-private", "1", "--webhook-retry-scale", "0.001",
+    # the switch given alone (API.md §21: a flag that is on or off is on when given)
+    server_args = ["--webhook-allow-private", "--webhook-retry-scale", "0.001",
                    "--builtin-fail-pattern", "FAILME"]
     n = 0
 
@@ -274,6 +275,18 @@ class PrivateAddresses(ServerTest):
                 self.assertError(r, 422)
                 self.assertEqual(r.json["message"]["url"],
                                  ["The url's host is not a public address."], r)
+
+    def test_the_switch_by_its_variable(self):
+        # API.md §21: on when its variable is 1 or true; "0" keeps it off
+        for value, want in (("true", 201), ("1", 201), ("0", 422)):
+            with self.subTest(value=value):
+                srv = Server(env={"INKWELL_WEBHOOK_ALLOW_PRIVATE": value}).start()
+                try:
+                    r = srv.request("POST", "/api/v1/webhooks", key=srv.key("sw"),
+                                    form={"url": "http://127.0.0.1:9/hook", "events": "*"})
+                    self.assertEqual(r.status, want, r)
+                finally:
+                    self.assertEqual(srv.stop(), 0)
 
     def test_public_taken(self):
         for host in ["8.8.8.8", "[2606:4700:4700::1111]", "134744072"]:  # 134744072 = 8.8.8.8
