@@ -574,6 +574,14 @@ class Conversion(unittest.TestCase):
             # texts as they were stored then (plain TEXT): migrations 10, 16 and 20 (the
             # stored form, src/store/sqlite_text.c) come back
             db.create_function("plain", 1, stored_text)
+            # triggers of later migrations (webhooks' outbox, tags) name these columns, and
+            # SQLite refuses to drop a column a trigger names: they step aside meanwhile
+            # (those on the revisions' tables, dropped here, do not come back: this test
+            # asks nothing of them)
+            later = db.execute("SELECT name, sql, tbl_name FROM sqlite_schema WHERE type = 'trigger'"
+                               " AND name != 'documents_revision_text'").fetchall()
+            for name, _, _ in later:
+                db.execute(f'DROP TRIGGER "{name}"')
             db.executescript(
                 "DROP TRIGGER documents_revision_text;"  # migration 16, which comes back too
                 "DROP TABLE document_revisions; DROP TABLE image_revisions;"
@@ -584,6 +592,10 @@ class Conversion(unittest.TestCase):
                 + "UPDATE documents SET result = plain(result) WHERE typeof(result) = 'blob';"
                 "UPDATE search_changed SET old = plain(old) WHERE typeof(old) = 'blob';"
                 "DELETE FROM schema_migrations WHERE version IN (10, 16, 20);")
+            for _, sql, table in later:
+                if table not in ("document_revisions", "image_revisions"):
+                    db.execute(sql)
+            db.commit()
             db.close()
             return
         subprocess.run(["psql", srv.database, "-qAtc",
