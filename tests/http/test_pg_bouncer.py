@@ -68,7 +68,10 @@ class SessionMode(unittest.TestCase):
     """--database alone pointing at a session-mode bouncer: everything on it."""
 
     def test_session_mode(self):
-        b = Bouncer(harness.PG_URL, "session").start()
+        # session mode gives each client connection a server connection while it is held:
+        # two servers at their defaults hold 11 each (threads, workers, webhook workers,
+        # LISTEN, owner lock), and the command line needs its own (docs/deployment.md)
+        b = Bouncer(harness.PG_URL, "session", pool_size=40).start()
         try:
             db = pg_database()
             data = Server().data_dir
