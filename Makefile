@@ -24,9 +24,14 @@ CPPFLAGS += -D_GNU_SOURCE -Isrc
 # The test controls (core/testhooks.h: the test clock, kill and hold hooks) are compiled
 # into test builds only, as SQLite's SQLITE_TEST: `make`, `make check` and the sanitizer
 # builds have them; `make release` (and so run, install, deb) does not.
+# (Their flag is a variable of its own, not CPPFLAGS: dh exports CPPFLAGS, and a variable
+# from the environment that a make changes goes down to its sub-makes changed, so the
+# release sub-make of `make deb` got the test build's -DINK_TEST_HOOKS.)
 TEST_HOOKS ?= 1
 ifeq ($(TEST_HOOKS),1)
-CPPFLAGS += -DINK_TEST_HOOKS
+HOOK_FLAGS := -DINK_TEST_HOOKS
+else
+HOOK_FLAGS :=
 endif
 RELEASE  := build/release
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -57,7 +62,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
-ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
+ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(HOOK_FLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
 .PHONY: all release run check bench fuzz print-pkgs install clean unit deps valgrind soak deb cluster-test FORCE
