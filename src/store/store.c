@@ -614,7 +614,14 @@ void record_copy(arena_t *a, record_t *dst, const record_t *src)
     DUP(language);
     DUP(length);
     DUP(template_name);
+    DUP(tags_json);
 #undef DUP
+    if (src->tags && src->ntags > 0) { /* every pointer of the copy into its own arena */
+        const char **t = arena_alloc(a, (size_t)src->ntags * sizeof(*t));
+        for (int i = 0; i < src->ntags; i++)
+            t[i] = arena_strdup(a, src->tags[i]);
+        dst->tags = t;
+    }
 }
 
 /* ---- users' own templates (API.md §18) ---- */
