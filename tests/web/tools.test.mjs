@@ -43,6 +43,8 @@ const fact = (page, name) => page.locator(`dl.facts dt:text-is("${name}") + dd`)
 
 // selects the first occurrence of str inside the element matched by css (a text node's range)
 async function selectText(page, css, str) {
+  // the text is rendered after the page's heading: wait for it before selecting
+  await page.waitForFunction(([c, s]) => document.querySelector(c)?.textContent.includes(s), [css, str]);
   await page.evaluate(([c, s]) => {
     const root = document.querySelector(c);
     const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
