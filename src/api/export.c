@@ -72,31 +72,10 @@ static void render_failed(http_req_t *r)
     api_error(r, 500, "The document could not be exported.");
 }
 
-/* Tests only (core/testhooks.h): with INKWELL_TEST_EXPORT_HOLD=PATH, a job on the pool appends a line to
- * PATH.log and waits until PATH exists, so that a test holds places without depending
- * on how long a file takes to make. */
-static void test_hold(void)
-{
-    const char *hold = test_hook_env("INKWELL_TEST_EXPORT_HOLD");
-    if (!hold || !*hold)
-        return;
-    char log[4096];
-    snprintf(log, sizeof(log), "%s.log", hold);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        if (write(fd, "held\n", 5) < 0) {
-            /* the test sees no line and fails */
-        }
-        close(fd);
-    }
-    while (access(hold, F_OK) != 0)
-        sleep_ms(10);
-}
-
 static void job_run(export_task_t *t)
 {
     export_job_t *j = t->arg;
-    test_hold();
+    test_hook_hold("INKWELL_TEST_EXPORT_HOLD");
     j->rc = export_render(j->fmt, j->name, j->text, strlen(j->text), &j->out);
 }
 

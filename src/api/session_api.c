@@ -206,31 +206,10 @@ typedef struct {
     user_patch_t patch; /* HJ_ADMIN: the rest of the change */
 } hash_job_t;
 
-/* Tests only (core/testhooks.h): with INKWELL_TEST_SIGNIN_HOLD=PATH, a password check
- * appends a line to PATH.log and waits until PATH exists, so that a test fills the pool
- * without depending on how long a hash takes. */
-static void test_hold(void)
-{
-    const char *hold = test_hook_env("INKWELL_TEST_SIGNIN_HOLD");
-    if (!hold || !*hold)
-        return;
-    char log[4096];
-    snprintf(log, sizeof(log), "%s.log", hold);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        if (write(fd, "held\n", 5) < 0) {
-            /* the test sees no line and fails */
-        }
-        close(fd);
-    }
-    while (access(hold, F_OK) != 0)
-        sleep_ms(10);
-}
-
 static void hj_run(export_task_t *t)
 {
     hash_job_t *j = t->arg;
-    test_hold();
+    test_hook_hold("INKWELL_TEST_SIGNIN_HOLD");
     if (j->pw)
         j->ok = password_verify(j->hash, j->pw);
     j->hash_rc = -1;

@@ -22,7 +22,12 @@
 #ifndef INKWELL_CORE_TESTHOOKS_H
 #define INKWELL_CORE_TESTHOOKS_H
 
+#include "core/util.h"
+
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #ifdef INK_TEST_HOOKS
 #define TEST_HOOKS 1
@@ -38,5 +43,27 @@ static inline const char *test_hook_env(const char *name)
     return NULL;
 }
 #endif
+
+/* A hold hook (INKWELL_TEST_EXPORT_HOLD, INKWELL_TEST_SIGNIN_HOLD): when the variable
+ * names PATH, appends a line "held" to PATH.log and waits until PATH exists, so that a
+ * test fills a pool without depending on how long its work takes. Nothing in a release
+ * build. */
+static inline void test_hook_hold(const char *var)
+{
+    const char *hold = test_hook_env(var);
+    if (!hold || !*hold)
+        return;
+    char log[4096];
+    snprintf(log, sizeof(log), "%s.log", hold);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        if (write(fd, "held\n", 5) < 0) {
+            /* the test sees no line and fails */
+        }
+        close(fd);
+    }
+    while (access(hold, F_OK) != 0)
+        sleep_ms(10);
+}
 
 #endif
