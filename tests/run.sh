@@ -118,7 +118,9 @@ if want units; then
 fi
 for backend in $BACKENDS; do
   [ "$backend" = postgres ] && [ $pg_ok = 0 ] && continue
-  want http && jobs+=("http $backend")
+  # a backend's HTTP suite is two jobs sharing its modules (tests/http/run.py claims):
+  # both workers take from the longest suite until it is done, then move on
+  if want http; then for ((w = 1; w <= WORKERS; w++)); do jobs+=("http $backend $w"); done; fi
 done
 for backend in $BACKENDS; do
   [ "$backend" = postgres ] && [ $pg_ok = 0 ] && continue
@@ -135,9 +137,9 @@ done
 # runs job $1 on worker $2 (its PostgreSQL cluster); writes "PASSED FAILED SECONDS STATUS"
 # to $res/$1 when it ends
 run_job() {
-  local i=$1 w=$2 kind arg log t0 status p f
-  read -r kind arg <<<"${jobs[$i]}"
-  log="$logdir/$kind-$(basename "$arg").log"
+  local i=$1 w=$2 kind arg shard log t0 status p f
+  read -r kind arg shard <<<"${jobs[$i]}"
+  log="$logdir/$kind-$(basename "$arg")${shard:+-$shard}.log"
   [ "$kind" = unit ] && log="$logdir/$(basename "$arg").log"
   export INKWELL_TEST_PG_URL INKWELL_TEST_PG_DIR="$logdir/pg$w"
   INKWELL_TEST_PG_URL=$(cat "$logdir/pg$w.url" 2>/dev/null)
@@ -146,7 +148,9 @@ run_job() {
     unit) "$arg" ;;
     http)
       # shellcheck disable=SC2086 # HTTP_TESTS: a list of patterns
-      INKWELL_TEST_BACKEND=$arg INKWELL_TEST_LOGDIR="$logdir" python3 tests/http/run.py $HTTP_TESTS ;;
+      mkdir -p "$logdir/claims-$arg"
+      INKWELL_TEST_BACKEND=$arg INKWELL_TEST_LOGDIR="$logdir" INKWELL_TEST_CLAIMS="$logdir/claims-$arg" \
+        INKWELL_TEST_SHARD="$shard" python3 tests/http/run.py $HTTP_TESTS ;;
     web) BUILD="$BUILD" INKWELL_TEST_BACKEND=$arg INKWELL_TEST_LOGDIR="$logdir" tests/web/run.sh ;;
     openapi)
       # the answers the HTTP suites recorded: both must have ended
@@ -179,18 +183,20 @@ worker() {
 
 # prints job $1's line (and, when it failed, the end of its log)
 report() {
-  local i=$1 kind arg p f s status log name
-  read -r kind arg <<<"${jobs[$i]}"
+  local i=$1 kind arg shard p f s status log name
+  read -r kind arg shard <<<"${jobs[$i]}"
   read -r p f s status log <"$res/$i"
   passed=$((passed + p)); failed=$((failed + f))
   case $kind in
     unit) name=$(basename "$arg") ;;
-    *) name="$kind ($arg)"; [ "$kind" = openapi ] && name="openapi $arg" ;;
+    *) name="$kind ($arg${shard:+ $shard})"; [ "$kind" = openapi ] && name="openapi $arg" ;;
   esac
   printf '%-28s %4d passed, %d failed %6s%s\n' "$name" "$p" "$f" "${s}s" "$([ "$status" = ok ] && [ "$f" = 0 ] || echo "   <-- see $log")"
   case $kind in
     unit) [ "$status" = ok ] || tail -n 30 "$log" ;;
-    http) [ "$f" = 0 ] || grep -E -A 25 '^(FAIL|ERROR):' "$log" | head -n 150 ;;
+    http)
+      grep -E '^module times:' "$log" | cut -c1-200 | sed 's/^/  /'
+      [ "$f" = 0 ] || grep -E -A 25 '^(FAIL|ERROR):' "$log" | head -n 150 ;;
     web)
       grep -E '^web: [0-9]+ skipped' "$log" | grep -v ': 0 skipped' | sed 's/^/  /'
       [ "$f" = 0 ] || grep -E -B 2 -A 30 '^ *not ok ' "$log" | head -n 150 ;;

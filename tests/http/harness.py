@@ -118,7 +118,9 @@ def wait_for_log(srv, text, timeout=10):
     return wait_for(lambda: text in srv.read_log(), f"log line {text!r} in {srv.log_path}", timeout)
 # Every exchange is appended to this file (one JSON object a line) for
 # tests/openapi/check.mjs, which checks each answer against the OpenAPI document.
-EXCHANGES = os.path.join(LOGDIR, f"exchanges-{BACKEND}.jsonl")
+# (a backend's suite split between two workers, tests/run.sh: one file each, by SHARD)
+_SHARD = os.environ.get("INKWELL_TEST_SHARD", "")
+EXCHANGES = os.path.join(LOGDIR, f"exchanges-{BACKEND}{'-' + _SHARD if _SHARD else ''}.jsonl")
 _exchanges_lock = threading.Lock()
 TEXT_TYPES = ("application/json", "text/")
 
