@@ -120,10 +120,10 @@ function keysPanel(me) {
     h('h2', {id: 'keys-h', text: 'My API keys'}),
     h('p', {class: 'muted small', text: 'Keys let programs use inkwell as you. A key is shown once, when it is made.'}),
     h('div', {class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Key list'},
-      h('table', {}, h('thead', {}, h('tr', {}, ['Key', 'Scope', 'Made', 'State', 'Revoke'].map((t) => h('th', {scope: 'col', text: t})))), rows)),
+      h('table', {}, h('thead', {}, h('tr', {}, ['Name', 'Key', 'Scope', 'Made', 'State', 'Revoke'].map((t) => h('th', {scope: 'col', text: t})))), rows)),
     shown, form);
   const load = () => api('GET', '/keys', {query: {per_page: 100}}).then(({data}) => {
-    fill(rows, data.map((k) => h('tr', {}, h('td', {}, h('code', {text: k.prefix + '…'})), h('td', {text: k.scope}),
+    fill(rows, data.map((k) => h('tr', {}, h('td', {text: k.name || '—'}), h('td', {}, h('code', {text: k.prefix + '…'})), h('td', {text: k.scope}),
       h('td', {}, timeEl(k.created_at)), h('td', {text: k.revoked ? 'Revoked' : 'Active'}),
       h('td', {}, k.revoked ? '' : h('button', {type: 'button', class: 'link', text: 'Revoke', 'data-write': '',
         'aria-label': `Revoke key ${k.prefix}`, onclick: async () => {
@@ -142,7 +142,7 @@ function keysPanel(me) {
       }});
       fill(shown, h('div', {class: 'alert warn', role: 'status'},
         h('p', {}, h('strong', {text: 'Your new key, shown this once: '}), 'copy it now; it cannot be shown again.'),
-        field(`Key ${data.prefix}… (${data.scope})`, out), copy));
+        field(`Key ${data.name ? '“' + data.name + '” ' : ''}${data.prefix}… (${data.scope})`, out), copy));
       shown.hidden = false;
       name.value = '';
       load();

@@ -11,13 +11,14 @@ import {imgList, imgNew, imgView} from './images.js';
 import {accountView, refreshMeter} from './account.js';
 import {adminUserView, adminView} from './admin.js';
 import {tplView} from './templates.js';
+import {hooksView} from './webhooks.js';
 
 const main = document.getElementById('main');
 let current = null;       // {name, view}
 let signinNotice = '';    // why the user was sent back to sign-in
 let shown = null;         // the address of the page on screen
 const TITLES = {signin: 'Sign in', documents: 'Documents', 'doc-new': 'New document', doc: 'Document',
-  images: 'Images', 'img-new': 'New image', img: 'Image', account: 'Account', templates: 'My templates', admin: 'Administration', 'admin-user': 'User'};
+  images: 'Images', 'img-new': 'New image', img: 'Image', account: 'Account', templates: 'My templates', webhooks: 'Webhooks', admin: 'Administration', 'admin-user': 'User'};
 
 const routes = [
   [/^\/signin$/, 'signin', signinView],
@@ -29,6 +30,7 @@ const routes = [
   [/^\/images\/(\d+)$/, 'img', imgView],
   [/^\/account$/, 'account', accountView],
   [/^\/templates$/, 'templates', tplView],
+  [/^\/webhooks$/, 'webhooks', hooksView],
   [/^\/admin$/, 'admin', adminView],
   [/^\/admin\/users\/(\d+)$/, 'admin-user', adminUserView],
 ];
@@ -113,7 +115,7 @@ async function render() {
   document.getElementById('who').textContent = !me ? '' : me.prefix ? `${me.name} · ${me.prefix}…` : me.name;
   for (const a of document.querySelectorAll('[data-nav]')) {
     a.hidden = both ? false : (a.dataset.nav === 'admin') !== admin;
-    const on = name.startsWith({documents: 'doc', images: 'im', templates: 'templates', account: 'account', admin: 'admin'}[a.dataset.nav]);
+    const on = name.startsWith({documents: 'doc', images: 'im', templates: 'templates', webhooks: 'webhooks', account: 'account', admin: 'admin'}[a.dataset.nav]);
     if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   if (current && current.name === name && current.view?.update && current.id === route.id) {

@@ -78,6 +78,11 @@ static void key_json(jw_t *w, const key_info_t *k, const char *key)
     jw_bool(w, k->revoked_us != 0);
     jw_key(w, "created_at");
     ts_json(w, k->created_us);
+    jw_key(w, "name");
+    if (k->name)
+        jw_str(w, k->name);
+    else
+        jw_null(w);
     if (key) {
         jw_key(w, "key");
         jw_str(w, key);

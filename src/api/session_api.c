@@ -715,7 +715,7 @@ void api_keys_own(app_t *app, http_req_t *r)
         api_state_t *st = api_state(r);
         /* a key made by a key, or by a session made from one, ends no later than it */
         int64_t limit = st->key_id ? st->key_expires_us : 0;
-        field_text(&v, &f, "name", "name", false, 100, NULL);
+        const char *name = field_text(&v, &f, "name", "name", false, 100, NULL);
         if (!api_key_fields(&v, &f, false, limit, &scope, &expires)) {
             api_validation_error(r, &v);
             return;
@@ -724,6 +724,8 @@ void api_keys_own(app_t *app, http_req_t *r)
         int64_t kid;
         key_info_t k;
         int rc = keys_issue(c, user, scope, expires, key, &kid);
+        if (rc == STORE_OK && name && *name)
+            rc = store_key_name(c, kid, name);
         if (rc == STORE_OK)
             rc = store_key_get(c, kid, http_arena(r), &k);
         if (rc != STORE_OK) {

@@ -174,6 +174,7 @@ int pg_key_list(store_conn_t *sc, int64_t user_id, int64_t limit, int64_t offset
                 key_info_t **out, size_t *n, int64_t *total);
 int pg_key_get(store_conn_t *sc, int64_t key_id, arena_t *a, key_info_t *out);
 int pg_key_revoke(store_conn_t *sc, int64_t key_id);
+int pg_key_name(store_conn_t *sc, int64_t key_id, const char *name);
 int pg_usage_add(store_conn_t *sc, int64_t user_id, const char *period,
                  const usage_counts_t *add);
 int pg_idem_held(store_conn_t *sc, int64_t user_id, const char *key, int64_t now_us,

@@ -469,6 +469,8 @@ static const char *const migrations[] = {
      * (the claim's bound of sends in flight per endpoint scanned every pending one). */
     "CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (webhook_id, lease_us)"
     "  WHERE state = 0;",
+    /* 20 (sign-in, API.md §21; SQLite 26): a key's name (POST /keys), NULL when none */
+    "ALTER TABLE api_keys ADD COLUMN name TEXT;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

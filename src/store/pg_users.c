@@ -23,6 +23,7 @@ enum {
     U_KEY_LIST,
     U_KEY_GET,
     U_KEY_REVOKE,
+    U_KEY_NAME,
     U_USAGE_ADD,
     U_USAGE_LIST,
     U_IDEM_HELD,
@@ -44,7 +45,7 @@ _Static_assert(U_COUNT <= 64, "pg_conn_t.users_prepared has one bit per statemen
 #define USER_COLS "id, name, quota_words, quota_images, created_us, role"
 #define KEY_COLS                                                                           \
     "k.id, k.user_id, u.name, k.prefix, k.created_us, COALESCE(k.revoked_us, 0), k.scope," \
-    " COALESCE(k.expires_us, 0)"
+    " COALESCE(k.expires_us, 0), k.name"
 
 static const pg_stmt_t stmts[U_COUNT] = {
     [U_USER_FIND] = {"ink_u_user_find", 1, "SELECT id FROM users WHERE name = $1"},
@@ -122,6 +123,7 @@ static const pg_stmt_t stmts[U_COUNT] = {
                    " WHERE k.id = $1"},
     [U_KEY_REVOKE] = {"ink_u_key_revoke", 2,
                       "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1"},
+    [U_KEY_NAME] = {"ink_u_key_name", 2, "UPDATE api_keys SET name = $2 WHERE id = $1"},
     [U_USAGE_ADD] = {"ink_u_usage_add", 6,
                      "INSERT INTO usage_months AS g (user_id, period, words, images, prompt_tokens,"
                      " completion_tokens) VALUES ($1, $2, $3, $4, $5, $6)"
@@ -234,6 +236,7 @@ static void read_key(const PGresult *r, int row, arena_t *a, key_info_t *k)
     if (!key_scope_parse(PQgetvalue(r, row, 6), &k->scope))
         k->scope = SCOPE_WRITE;
     k->expires_us = pg_col_i64(r, row, 7);
+    k->name = PQgetisnull(r, row, 8) ? NULL : pg_col_str(r, row, 8, a);
 }
 
 /* Runs a statement whose first column is an id; NOTFOUND when it gives no row. */
@@ -508,6 +511,22 @@ int pg_key_revoke(store_conn_t *sc, int64_t key_id)
     const char *p[] = {id.s, now.s};
     PGresult *r;
     if ((rc = run(c, U_KEY_REVOKE, p, &r)) != STORE_OK)
+        return rc;
+    rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
+    PQclear(r);
+    return rc;
+}
+
+int pg_key_name(store_conn_t *sc, int64_t key_id, const char *name)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t id = pg_num_i64(key_id);
+    const char *p[] = {id.s, name};
+    PGresult *r;
+    if ((rc = run(c, U_KEY_NAME, p, &r)) != STORE_OK)
         return rc;
     rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
     PQclear(r);

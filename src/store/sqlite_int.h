@@ -246,6 +246,7 @@ int sq_key_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offs
                 key_info_t **out, size_t *n, int64_t *total);
 int sq_key_get(store_conn_t *conn, int64_t key_id, arena_t *a, key_info_t *out);
 int sq_key_revoke(store_conn_t *conn, int64_t key_id);
+int sq_key_name(store_conn_t *conn, int64_t key_id, const char *name);
 int sq_usage_add(store_conn_t *conn, int64_t user_id, const char *period,
                  const usage_counts_t *add);
 int sq_idem_held(store_conn_t *conn, int64_t user_id, const char *key, int64_t now_us,

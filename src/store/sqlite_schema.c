@@ -656,6 +656,8 @@ static const char *const migrations[] = {
      * (the claim's bound of sends in flight per endpoint scanned every pending one). */
     "CREATE INDEX webhook_deliveries_leased ON webhook_deliveries(webhook_id, lease_us)"
     "  WHERE state = 0;",
+    /* 26 (sign-in, API.md §21): a key's name (POST /keys), NULL when none was given */
+    "ALTER TABLE api_keys ADD COLUMN name TEXT;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

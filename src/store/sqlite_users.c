@@ -24,6 +24,7 @@ enum {
     U_KEY_COUNT,
     U_KEY_GET,
     U_KEY_REVOKE,
+    U_KEY_NAME,
     U_USAGE_ADD,
     U_USAGE_LIST,
     U_IDEM_HELD,
@@ -47,7 +48,8 @@ _Static_assert(U_COUNT <= SQ_USER_STMTS, "sq_conn_t.users has a slot per stateme
 
 #define USER_COLS "id, name, quota_words, quota_images, created_us, role"
 #define KEY_COLS                                                                           \
-    "k.id, k.user_id, u.name, k.prefix, k.created_us, k.revoked_us, k.scope, k.expires_us"
+    "k.id, k.user_id, u.name, k.prefix, k.created_us, k.revoked_us, k.scope, k.expires_us, " \
+    "k.name"
 
 static const char *const sql[U_COUNT] = {
     [U_USER_FIND] = "SELECT id FROM users WHERE name = ?1",
@@ -89,6 +91,7 @@ static const char *const sql[U_COUNT] = {
     [U_KEY_GET] = "SELECT " KEY_COLS " FROM api_keys k JOIN users u ON u.id = k.user_id "
                   "WHERE k.id = ?1",
     [U_KEY_REVOKE] = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, ?2) WHERE id = ?1",
+    [U_KEY_NAME] = "UPDATE api_keys SET name = ?2 WHERE id = ?1",
     [U_USAGE_ADD] = "INSERT INTO usage_months(user_id, period, words, images, prompt_tokens, "
                     "completion_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
                     "ON CONFLICT(user_id, period) DO UPDATE SET words = words + excluded.words, "
@@ -187,6 +190,7 @@ static void read_key(sqlite3_stmt *st, arena_t *a, key_info_t *k)
     if (!key_scope_parse(scope, &k->scope))
         k->scope = SCOPE_WRITE;
     k->expires_us = sqlite3_column_int64(st, 7); /* NULL reads as 0 = never */
+    k->name = sqlite3_column_type(st, 8) == SQLITE_NULL ? NULL : sq_col_text(st, 8, a);
 }
 
 /* A statement's one row read by fn; NOTFOUND when none. */
@@ -598,6 +602,22 @@ int sq_key_revoke(store_conn_t *conn, int64_t key_id)
             rc = STORE_NOTFOUND;
     }
     return sq_tx_end(c, rc);
+}
+
+int sq_key_name(store_conn_t *conn, int64_t key_id, const char *name)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, U_KEY_NAME, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, key_id);
+    if (name)
+        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    rc = sq_run(c, st, "key_name");
+    if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
+        rc = STORE_NOTFOUND;
+    return rc;
 }
 
 /* ---- usage ---- */

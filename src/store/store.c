@@ -323,6 +323,11 @@ int store_key_revoke(store_conn_t *c, int64_t key_id)
     return c->ops->key_revoke(c, key_id);
 }
 
+int store_key_name(store_conn_t *c, int64_t key_id, const char *name)
+{
+    return c->ops->key_name(c, key_id, name);
+}
+
 int store_media_keys(store_conn_t *c, arena_t *a, const char ***keys, size_t *n)
 {
     return c->ops->media_keys(c, a, keys, n);

@@ -189,6 +189,7 @@ typedef struct {
     int64_t created_us;
     int64_t revoked_us; /* 0 = active */
     int64_t expires_us; /* 0 = never */
+    const char *name;   /* NULL = none given (POST /keys) */
 } key_info_t;
 
 /* A user and its monthly quotas (-1 = none). */
@@ -491,6 +492,7 @@ int store_key_insert(store_conn_t *c, int64_t user_id, const char *hash_hex, con
 int store_key_list(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
                    key_info_t **out, size_t *n, int64_t *total);
 int store_key_revoke(store_conn_t *c, int64_t key_id);
+int store_key_name(store_conn_t *c, int64_t key_id, const char *name);
 int store_media_keys(store_conn_t *c, arena_t *a, const char ***keys, size_t *n);
 int store_migrate(store_conn_t *c);
 int store_ping(store_conn_t *c);

@@ -65,6 +65,8 @@ typedef struct store_ops {
                     key_info_t **out, size_t *n, int64_t *total);
     int (*key_get)(store_conn_t *c, int64_t key_id, arena_t *a, key_info_t *out);
     int (*key_revoke)(store_conn_t *c, int64_t key_id); /* NOTFOUND when no such key */
+    /* Sets a key's name (NULL: none); NOTFOUND when no such key. */
+    int (*key_name)(store_conn_t *c, int64_t key_id, const char *name);
     /* Adds to user's usage of period: one atomic upsert (exact across processes), in
      * the caller's transaction when one is open. */
     int (*usage_add)(store_conn_t *c, int64_t user_id, const char *period,
@@ -453,6 +455,7 @@ store_pages_t *store_pages(store_t *s);
     .connect = p##_connect, .disconnect = p##_disconnect, .migrate = p##_migrate,         \
     .ping = p##_ping, .user_ensure = p##_user_ensure, .key_insert = p##_key_insert,       \
     .key_auth = p##_key_auth, .key_list = p##_key_list, .key_revoke = p##_key_revoke,     \
+    .key_name = p##_key_name,                                                              \
     .user_create = p##_user_create, .user_get = p##_user_get, .user_list = p##_user_list,  \
     .user_update = p##_user_update, .user_delete = p##_user_delete,                      \
     .key_get = p##_key_get, .usage_add = p##_usage_add, .usage_list = p##_usage_list,      \

@@ -472,9 +472,24 @@ class SigninTest(ServerTest):
         self.assertTrue(k["key"].startswith(k["prefix"]))
         r = self.srv.request("GET", API + "/me", key=k["key"])
         self.assertEqual(r.json["data"]["user"]["name"], "dave")
+        self.assertEqual(k["name"], "laptop")
         r = b.req("GET", "/keys")
         self.assertEqual(r.json["meta"]["total"], before + 1)
         self.assertNotIn(k["key"].encode(), r.body)
+        # the name is kept: in the key lists, /me and the admin's list of the user's keys
+        self.assertEqual([x["name"] for x in r.json["data"] if x["id"] == k["id"]], ["laptop"])
+        r = self.srv.request("GET", API + "/me", key=k["key"])
+        self.assertEqual(r.json["data"]["key"]["name"], "laptop")
+        uid = r.json["data"]["user"]["id"]
+        r = self.a("GET", f"/admin/users/{uid}/keys")
+        self.assertEqual([x["name"] for x in r.json["data"] if x["id"] == k["id"]], ["laptop"])
+        # a name of any script, kept as given; none given (or empty) is null
+        r = b.req("POST", "/keys", json_body={"name": "ノート 💻"})
+        self.assertEqual((r.status, r.json["data"]["name"]), (201, "ノート 💻"), r)
+        self.srv.keys.append(r.json["data"]["key"])
+        r = b.req("POST", "/keys", form={"name": ""})
+        self.assertEqual((r.status, r.json["data"]["name"]), (201, None), r)
+        self.srv.keys.append(r.json["data"]["key"])
         # another user's key answers as a missing one
         other = self.srv.request("GET", API + "/me", key=self.alice).json["data"]["key"]["id"]
         self.assertEqual(b.req("DELETE", f"/keys/{other}").status, 404)
