@@ -473,7 +473,7 @@ int pg_key_list(store_conn_t *sc, int64_t user_id, int64_t limit, int64_t offset
     key_info_t *v = arena_alloc(a, (rows ? rows : 1) * sizeof(*v));
     for (size_t i = 0; i < rows; i++)
         read_key(r, (int)i, a, &v[i]);
-    rc = page_total(c, r, 8,
+    rc = page_total(c, r, 9, /* after KEY_COLS */
                     "SELECT count(*) FROM api_keys WHERE $1::bigint = 0 OR user_id = $1::bigint",
                     uid.s, total);
     PQclear(r);

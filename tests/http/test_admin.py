@@ -208,8 +208,9 @@ class TeamTest(ServerTest):
         u = self.new_user("dave")
         k = self.new_key(u["id"], scope="read")
         self.assertEqual(set(k), {"id", "user_id", "prefix", "scope", "expires_at", "revoked",
-                                  "created_at", "key"})
-        self.assertEqual((k["user_id"], k["scope"], k["expires_at"], k["revoked"]), (u["id"], "read", None, False))
+                                  "created_at", "name", "key"})
+        self.assertEqual((k["user_id"], k["scope"], k["expires_at"], k["revoked"], k["name"]),
+                         (u["id"], "read", None, False, None))
         self.assertTrue(k["key"].startswith(k["prefix"]) and len(k["prefix"]) == 10)
         self.assertEqual(self.req("GET", API + "/documents", key=k["key"]).status, 200)
         self.assertError(self.req("POST", API + "/documents", key=k["key"], form={"name": "n", "prompt": "p"}),
