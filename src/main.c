@@ -41,7 +41,9 @@ static void usage(void)
           "       inkwell usage [--period YYYY-MM]\n"
           "       inkwell backup --to FILE      consistent copy of the SQLite data\n"
           "       inkwell media copy --from STORE --to STORE   pictures between a directory\n"
-          "                                     and s3://BUCKET/PREFIX (inkwell media)\n",
+          "                                     and s3://BUCKET/PREFIX (inkwell media)\n"
+          "       inkwell migrate --from SOURCE --to TARGET   a whole deployment between a\n"
+          "                                     SQLite data directory and PostgreSQL\n",
           stderr);
 }
 
@@ -320,6 +322,8 @@ int main(int argc, char **argv)
         return cli_backup(argc - 1, argv + 1);
     if (strcmp(argv[1], "media") == 0)
         return cli_media(argc - 1, argv + 1);
+    if (strcmp(argv[1], "migrate") == 0)
+        return cli_migrate(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage();
         return 0;

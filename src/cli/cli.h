@@ -16,6 +16,8 @@ int cli_usage(int argc, char **argv);
 int cli_backup(int argc, char **argv);
 /* argv[0] is "media": inkwell media copy (media_cli.c). Returns the process exit code. */
 int cli_media(int argc, char **argv);
+/* argv[0] is "migrate": inkwell migrate --from --to (migrate_cli.c; API.md §25). */
+int cli_migrate(int argc, char **argv);
 
 /* Loads the storage settings (--data-dir, --database, --config and INKWELL_*) from
  * argv and opens the store with its schema up to date. 0, or -1 after a message on

@@ -105,6 +105,8 @@ typedef struct store_ops {
 
     /* Webhooks (API.md §22): store_webhooks_int.h (sqlite_webhooks.c, pg_webhooks.c). */
     const struct store_webhook_ops *webhooks;
+    /* inkwell migrate (store_copy_int.h: sqlite_copy.c, pg_copy.c) */
+    const struct store_copy_ops *copy;
 
     /* Records. create: in one transaction inserts the record (state "queued",
      * created = updated = now) and its job; sets rec->id, timestamps and *job_id.
@@ -483,8 +485,9 @@ store_pages_t *store_pages(store_t *s);
     .session_list = p##_session_list, .signin_failures = p##_signin_failures,             \
     .tags_list = p##_tags_list,                                                            \
     .record_bulk = p##_record_bulk, .draft_put = p##_draft_put, .draft_get = p##_draft_get, \
-    .draft_delete = p##_draft_delete, .webhooks = &p##_webhook_ops
+    .draft_delete = p##_draft_delete, .webhooks = &p##_webhook_ops, .copy = &p##_copy_ops
 
 #include "store/store_webhooks_int.h" /* the webhook ops (API.md §22) */
+#include "store/store_copy_int.h"     /* the migrate ops (API.md §25) */
 
 #endif
