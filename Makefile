@@ -65,7 +65,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(HOOK_FLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all release run check bench fuzz print-pkgs install clean unit deps valgrind soak deb cluster-test FORCE
+.PHONY: all release run check editor-bundle bench fuzz print-pkgs install clean unit deps valgrind soak deb cluster-test FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -74,6 +74,11 @@ all: $(BUILD)/inkwell $(UNIT_BINS) $(BUILD)/bench-baseline $(BENCH_BINS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# The web app's editor (CodeMirror 6), rebuilt from editor/ with its pinned lock file;
+# the bundle is committed (make check compares its recorded sha256 with the sources).
+editor-bundle:
+	editor/build.sh
 
 $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
@@ -147,6 +152,7 @@ endif
 
 check:
 	@scripts/deps.sh test
+	@scripts/check-editor-bundle.sh
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) SUITES="$(SUITES)" HTTP_TESTS="$(HTTP_TESTS)" UNIT_SKIP="$(UNIT_SKIP)" tests/run.sh
 

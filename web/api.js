@@ -49,7 +49,7 @@ function errorFrom(status, body, headers) {
   return new ApiError(status, typeof msg === 'string' ? msg : `The request was refused (error ${status}).`);
 }
 
-function request(method, path, {body, query, headers = {}, signal} = {}) {
+function request(method, path, {body, query, headers = {}, signal, keepalive} = {}) {
   const h = {Accept: 'application/json', ...headers};
   if (method !== 'GET' && method !== 'HEAD') h['X-XSRF-TOKEN'] = xsrf();
   let url = '/api/v1' + path;
@@ -62,7 +62,7 @@ function request(method, path, {body, query, headers = {}, signal} = {}) {
     payload = new URLSearchParams(Object.entries(body).filter(([, v]) => v !== undefined && v !== null));
     h['Content-Type'] = 'application/x-www-form-urlencoded';
   }
-  return fetch(url, {method, headers: h, body: payload, signal, cache: 'no-store', credentials: 'same-origin'}).catch((e) => {
+  return fetch(url, {method, headers: h, body: payload, signal, keepalive, cache: 'no-store', credentials: 'same-origin'}).catch((e) => {
     if (e.name === 'AbortError') throw e;
     throw new ApiError(0, 'Cannot reach the inkwell server. Check that it is running and try again.');
   });

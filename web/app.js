@@ -12,6 +12,7 @@ import {accountView, refreshMeter} from './account.js';
 import {adminUserView, adminView} from './admin.js';
 import {tplView} from './templates.js';
 import {hooksView} from './webhooks.js';
+import {installKeys} from './keys.js';
 
 const main = document.getElementById('main');
 let current = null;       // {name, view}
@@ -221,6 +222,7 @@ document.getElementById('signout').addEventListener('click', async () => {
 });
 
 window.addEventListener('beforeunload', (e) => { if (guardMessage()) { e.preventDefault(); e.returnValue = ''; } });
+installKeys();
 window.addEventListener('hashchange', render);
 window.addEventListener('inkwell:route', render);
 render();

@@ -3,7 +3,7 @@
 // copy, download, delete) and "write a new document" (with tone, language and length)
 // with the text appearing as it streams.
 import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, LENGTHS, stream, templates, TONES} from './api.js';
-import {add, clear, clearErrors, confirmDialog, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
+import {add, clear, clearErrors, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {revisionsPanel} from './revisions.js';
 import {actionsForm} from './actions.js';
@@ -12,6 +12,8 @@ import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
 import {renderMarkdown} from './markdown.js';
 import {backLink, recordPage, removeRecord} from './record.js';
+import {editScreen, loadEditor} from './edit.js';
+import {countWords} from './words.js';
 
 const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
 // the start of a text for the list, without Markdown's marks (headings, bullets, emphasis)
@@ -61,7 +63,7 @@ const optionValues = (form) => Object.fromEntries(['tone', 'language', 'length']
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : '—');
 
 export function docView(root, route) {
-  let ctrl = null;
+  let ctrl = null, editing = null;
   const {box, load} = recordPage(root, 'documents', route.id, (d) => show(d));
   const stop = () => { ctrl?.abort(); ctrl = null; };
 
@@ -115,7 +117,8 @@ export function docView(root, route) {
           (body, part, fail) => rewrite(d.id, 'actions', body, {regen: acts, text, words, state, watching, part, d, fail,
             label: part ? 'Rewriting the selected text… the new text appears as it comes.' : 'Rewriting the text… the new text appears as it comes.',
             done: (r) => `${part ? 'The selection was' : 'The text was'} rewritten: revision ${r.revision}.`}))}),
-        h('button', {type: 'button', class: 'btn', text: 'Edit', 'data-write': '', onclick: () => edit(d)}),
+        h('button', {type: 'button', class: 'btn', text: 'Edit', 'data-write': '', onclick: () => edit(d),
+          onpointerenter: () => loadEditor().catch(() => {}), onfocus: () => loadEditor().catch(() => {})}),
         h('button', {type: 'button', class: 'btn', text: 'Copy text', onclick: () => copy(d.result || '')}),
         EXPORT_FORMATS.length ? downloads(d) : null);
     }
@@ -228,53 +231,17 @@ export function docView(root, route) {
     }
   }
 
+  // Edit: the text in place, in the editor (edit.js: live preview, drafts, rewriting a
+  // selection); show(record) when it closes
   function edit(d) {
     stop();
-    const name = h('input', {type: 'text', name: 'name', value: d.name, maxlength: '255', required: true});
-    const result = h('textarea', {name: 'result', class: 'result', value: d.result || ''});
-    const save = h('button', {type: 'submit', class: 'btn primary', text: 'Save'});
-    let saving = false;
-    const dirty = () => name.value !== d.name || result.value !== (d.result || '');
-    // leaving (another page, closing the tab) asks first while something would be lost
-    setGuard(() => saving ? 'Your changes are being saved. If you leave now, they may not be saved.'
-      : dirty() ? 'Your changes to this document are not saved. Leave and lose them?' : '');
-    // Cancel and Escape: back to the document, asking first when something was changed
-    const cancel = async () => {
-      if (saving) return;
-      if (dirty() && !await confirmDialog('Discard your changes?', 'What you changed in this document will be lost.', 'Discard')) return;
-      show(d);
-      box.querySelector('h1').focus();
-    };
-    const form = h('form', {class: 'panel', novalidate: true},
-      formAlert(), field('Name', name), field('Text', result, {hint: 'Markdown. The word count is worked out again when you save. Escape cancels.'}),
-      h('div', {class: 'actions'}, save, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: cancel})));
-    form.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !e.defaultPrevented) { e.preventDefault(); cancel(); } });
-    fill(box, backLink('documents'),
-      h('h1', {text: `Edit “${d.name}”`}), form);
-    setTitle(`Edit ${d.name}`);
-    form.setAttribute('aria-labelledby', box.querySelector('h1').id = nextId('h'));
-    name.focus();
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      clearErrors(form);
-      save.disabled = true;
-      saving = true;
-      try {
-        const {data} = await api('PATCH', `/documents/${d.id}`, {body: {name: name.value, result: result.value}});
-        saving = false;
-        toast('Saved.');
-        show(data);
-        box.querySelector('h1').focus();
-      } catch (err) {
-        if (err.status !== 401) showErrors(form, err);
-      } finally { save.disabled = false; saving = false; }
-    });
+    editing = editScreen(box, d, (r) => { editing = null; show(r); });
   }
 
   const remove = (d) => removeRecord('documents', d, 'Delete this document?', `“${d.name}” will be deleted for good.`);
 
   load();
-  return {unmount: () => { stop(); setGuard(null); }};
+  return {unmount: () => { stop(); editing?.unmount(); setGuard(null); }};
 }
 
 async function copy(text) {
@@ -314,11 +281,6 @@ async function download(d, fmt, button) {
   } catch (err) {
     if (err.status !== 401) toast(err.message);
   } finally { button.disabled = false; }
-}
-
-function countWords(s) {
-  const m = s.match(/[^\s\u00a0\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u0085\u1680]+/gu);
-  return m ? m.length : 0;
 }
 
 // "Write a new document": name, prompt, the template picker (52, searchable, with

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {createRequire} from 'node:module';
-import {launch, newPage, ROOT, Server, shot, meStatus, signIn, stored, useKey, useNoSession, slow as slowMs, SLOW, WEB_DIR} from './lib.mjs';
+import {launch, newPage, ROOT, Server, shot, meStatus, signIn, stored, useKey, useNoSession, slow as slowMs, SLOW, WEB_DIR, editorText, fillEditor} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -240,21 +240,21 @@ describe('pages', () => {
       await page.goto(srv.base + `/#/documents/${d.id}`);
       await page.click('button:text("Edit")');
       // Escape with nothing changed: back to the document
-      await page.press('textarea[name=result]', 'Escape');
+      await page.press('.editor-host .cm-content', 'Escape');
       await page.waitForSelector('button:text("Edit")');
       await page.click('button:text("Edit")');
-      await page.fill('textarea[name=result]', 'A new text that is not saved');
+      await fillEditor(page, 'A new text that is not saved');
       // an in-app link: asked first; staying keeps the edit
       await page.click('a:text("← All documents")');
       await page.waitForSelector('dialog:has-text("Leave this page?")');
       assert.match(page.url(), new RegExp(`#/documents/${d.id}$`));
       await page.click('dialog button:text("Cancel")');
-      assert.equal(await page.inputValue('textarea[name=result]'), 'A new text that is not saved');
+      assert.equal(await editorText(page), 'A new text that is not saved');
       // Escape with a change: asked; Cancel keeps editing
-      await page.press('textarea[name=result]', 'Escape');
+      await page.press('.editor-host .cm-content', 'Escape');
       await page.waitForSelector('dialog:has-text("Discard your changes?")');
       await page.click('dialog button:text("Cancel")');
-      assert.equal(await page.inputValue('textarea[name=result]'), 'A new text that is not saved');
+      assert.equal(await editorText(page), 'A new text that is not saved');
       // closing the tab: the browser asks (beforeunload)
       await page.close({runBeforeUnload: true});
       for (let i = 0; i < 100 * SLOW && !dialogs.includes('beforeunload'); i++) await new Promise((r) => setTimeout(r, 50));
@@ -267,7 +267,7 @@ describe('pages', () => {
       await signIn(p2, srv, key);
       await p2.goto(srv.base + `/#/documents/${d.id}`);
       await p2.click('button:text("Edit")');
-      await p2.fill('textarea[name=result]', 'Changed');
+      await fillEditor(p2, 'Changed');
       await p2.click('a:text("← All documents")');
       await p2.click('dialog button:text("Leave")');
       await p2.waitForSelector('h1:text("Documents")');
@@ -382,8 +382,8 @@ describe('markdown', () => {
     await shot(page, 'document-markdown');
     // editing is on the Markdown itself
     await page.click('button:text("Edit")');
-    assert.equal(await page.inputValue('textarea[name=result]'), TEXT);
-    await page.press('textarea[name=result]', 'Escape');
+    assert.equal(await editorText(page), TEXT);
+    await page.press('.editor-host .cm-content', 'Escape');
     // the list's excerpt is the text without Markdown's marks
     await page.goto(srv.base + '/#/documents');
     await page.waitForSelector('.card .excerpt');

@@ -174,3 +174,14 @@ export async function shot(page, name) {
   fs.mkdirSync(SHOTS, {recursive: true});
   await page.screenshot({path: path.join(SHOTS, name + '.png'), fullPage: false});
 }
+
+// The document editor (web/edit.js, CodeMirror 6): its text, and replacing it as typing
+// would (the editor must be loaded: .editor-host[data-ready]).
+export async function editorText(page) {
+  await page.waitForSelector('.editor-host[data-ready] .cm-content');
+  return page.evaluate(() => document.querySelector('.editor-host').editorView.state.doc.toString());
+}
+export async function fillEditor(page, text) {
+  await page.waitForSelector('.editor-host[data-ready] .cm-content');
+  await page.fill('.editor-host .cm-content', text);
+}
