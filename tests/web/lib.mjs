@@ -183,5 +183,10 @@ export async function editorText(page) {
 }
 export async function fillEditor(page, text) {
   await page.waitForSelector('.editor-host[data-ready] .cm-content');
-  await page.fill('.editor-host .cm-content', text);
+  // the editor's own Select all (a keystroke it handles at once), then the text as typed
+  await page.focus('.editor-host .cm-content');
+  await page.keyboard.press('Control+a');
+  await page.waitForFunction(() => { const v = document.querySelector('.editor-host').editorView; const s = v.state.selection.main; return s.from === 0 && s.to === v.state.doc.length; });
+  if (text) await page.keyboard.insertText(text); else await page.keyboard.press('Delete');
+  await page.waitForFunction((t) => document.querySelector('.editor-host').editorView.state.doc.toString() === t, text);
 }
