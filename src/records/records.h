@@ -125,6 +125,8 @@ typedef struct {
     const char *provider; /* COMPLETED, FAILED: the provider's name (this process) */
     double duration_s;    /* COMPLETED, FAILED: time spent generating (this process) */
     bool inline_path;     /* COMPLETED, FAILED: generated in the creating request */
+    bool here_only;       /* not announced to other processes (they are told otherwise:
+                           * a user's deletion, a lost job's record) */
     double now_mono;      /* TICK */
     /* COMPLETED of an action (§17): the text events carried only the part rewritten,
      * rec->result[part_start .. strlen - part_after) */

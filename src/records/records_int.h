@@ -1,5 +1,5 @@
 /* records_int.h — for the files of the records service only (events.c, service.c,
- * remote.c): the event hub and the service's state. */
+ * create.c, remote.c, ...): the event hub and the service's state. */
 #ifndef INK_RECORDS_INT_H
 #define INK_RECORDS_INT_H
 
@@ -33,6 +33,19 @@ size_t hub_watched(hub_t *h, rec_kind_t *kinds, int64_t *user_ids, int64_t *ids,
 typedef struct remote remote_t;
 typedef struct quota quota_t;
 
+/* The effects of a create's one exit (create.c), each made once per create: records_start
+ * sets the real ones (records_exit_fx); tests/unit/test_exit.c wraps them to count.
+ *   quota   the reservation (ticket) is settled: handed to record id's generation (id > 0,
+ *           at its store; its end event ends it) or released (id 0, at the exit)
+ *   wake    the waiter's wake-up: cr->done
+ *   answer  the idempotency hook's end, with the outcome as finished */
+typedef struct {
+    void (*quota)(records_t *s, int64_t ticket, int64_t id);
+    void (*wake)(records_t *s, records_create_t *cr);
+    void (*answer)(records_t *s, records_create_t *cr);
+} records_exit_fx_t;
+extern const records_exit_fx_t records_exit_fx;
+
 struct records {
     records_deps_t d;
     hub_t *hub;
@@ -41,6 +54,7 @@ struct records {
     remote_t *remote; /* PostgreSQL: events of other processes; NULL otherwise */
     bool exit_after_kept_commit; /* test hook (records_start) */
     quota_t *quota; /* generations in flight of users with a quota (quota.c) */
+    records_exit_fx_t fx; /* the create exit's effects (create.c) */
 };
 
 /* quota.c: the generations in flight of users with a quota, in this process. */
@@ -73,6 +87,12 @@ void remote_announce_user(remote_t *r, store_conn_t *c, int64_t user_id);
 /* records_send_piece / records_flush_pieces for the service. */
 void remote_send_piece(remote_t *r, const job_t *job, const rev_t *ev);
 void remote_flush_pieces(remote_t *r, int64_t job_id);
+
+/* The one way every event goes (service.c): the quota's reservations hear it, then the
+ * record's subscribers (and, local, the observers); a local event that other processes
+ * must hear is announced to them (records_publish is records_deliver(s, ev, true)).
+ * remote.c delivers the events of other processes with local false. */
+void records_deliver(records_t *s, const rev_t *ev, bool local);
 
 /* Publishes REV_REVISION for rec, just stored with a new revision (service.c). */
 void records_revision_event(records_t *s, const record_t *rec);

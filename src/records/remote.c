@@ -107,7 +107,7 @@ static void fill(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_id,
         rev_t ev = {.type = REV_TEXT, .kind = kind, .id = id, .user_id = user_id,
                     .text = text + known, .len = len - known, .offset = (int64_t)len,
                     .seq = seq, .gen_seq = gen_seq, .pieces = seq - known_seq};
-        hub_publish(r->s->hub, &ev, false);
+        records_deliver(r->s, &ev, false);
     }
     arena_free(&a);
 }
@@ -138,15 +138,13 @@ static void refresh(remote_t *r, store_conn_t *c, rec_kind_t kind, int64_t user_
             ev.part_start = part->part_start;
             ev.part_after = part->part_after;
         }
-        quota_event(r->s->quota, &ev);
-        hub_publish(r->s->hub, &ev, false);
+        records_deliver(r->s, &ev, false);
     } else if (rc == STORE_OK && rec.state == REC_GENERATING) {
         fill(r, c, kind, user_id, id, rec.event_seq);
     } else if (rc == STORE_NOTFOUND) {
         rev_t ev = {.type = REV_DELETED, .kind = kind, .id = id, .user_id = user_id,
                     .seq = RECORDS_SEQ_END};
-        quota_event(r->s->quota, &ev);
-        hub_publish(r->s->hub, &ev, false);
+        records_deliver(r->s, &ev, false);
     }
     arena_free(&a);
 }
@@ -169,7 +167,7 @@ static void on_pieces(remote_t *r, rec_kind_t kind, int64_t id, int64_t user_id,
         rev_t ev = {.type = REV_TEXT, .kind = kind, .id = id, .user_id = user_id, .text = text,
                     .len = len, .offset = offset, .seq = seq, .gen_seq = gen_seq,
                     .pieces = pieces, .job_id = 0};
-        hub_publish(r->s->hub, &ev, false);
+        records_deliver(r->s, &ev, false);
         return;
     }
     store_conn_t *c = conn(r);
