@@ -26,6 +26,7 @@ let bundle = null;
 export const loadEditor = () => (bundle ||= import('./vendor/editor.min.js').catch((e) => { bundle = null; throw e; }));
 
 const DRAFT_PAUSE = 800; // ms without typing before the draft is kept
+const PENDING = 'inkwell-unsaved-'; // sessionStorage: a draft the server refused with a 401
 
 // box: the page's box; d: the record; show(record): back to the document view.
 export function editScreen(box, d, show) {
@@ -92,7 +93,10 @@ export function editScreen(box, d, show) {
       onServer = true;
       if (alive && t === text()) fill(draftState, 'Draft kept ', timeEl(data.updated_at));
     } catch (err) {
-      if (alive && err.status !== 401) draftState.textContent = `The draft could not be kept: ${err.message}`;
+      // the session ended: the text waits in this tab's storage until the next sign-in
+      // (sent as the draft when the document is edited again), never lost
+      if (err.status === 401) { try { sessionStorage.setItem(PENDING + d.id, JSON.stringify({result: t, base_revision: d.revision})); } catch { /* full */ } }
+      else if (alive) draftState.textContent = `The draft could not be kept: ${err.message}`;
     }
   }
   // leaving the page (closing the tab, another site, the phone putting it away)
@@ -187,6 +191,16 @@ export function editScreen(box, d, show) {
     view.contentDOM.setAttribute('aria-describedby', textLabel + '-err');
     host.editorView = view;
     stats.textContent = textStats(text());
+    // a text kept in this tab when the session ended becomes the draft now
+    const pending = sessionStorage.getItem(PENDING + d.id);
+    if (pending) {
+      try {
+        const p = JSON.parse(pending);
+        await api('PUT', `/documents/${d.id}/draft`, {body: {result: p.result, base_revision: String(p.base_revision)}});
+        sessionStorage.removeItem(PENDING + d.id);
+        d.has_draft = true;
+      } catch (err) { if (err.status !== 401) sessionStorage.removeItem(PENDING + d.id); }
+    }
     if (d.has_draft !== false) {
       try {
         const {data} = await api('GET', `/documents/${d.id}/draft`);

@@ -270,6 +270,21 @@ describe('the document editor', () => {
     assert.equal((await draftOf(d.id)).status, 404);
   }));
 
+  test('leaving the page before the pause keeps the text as the draft (pagehide, keepalive)', () => withPage(async (page) => {
+    const d = await withText('Start.\n', 'Leaving');
+    await signIn(page, srv, key);
+    await openEditor(page, d.id);
+    await page.click('.cm-content');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('Gone at once.');
+    page.removeAllListeners('dialog');
+    page.on('dialog', (dl) => dl.accept().catch(() => {}));
+    await page.goto('about:blank'); // before the pause in typing is over: the page's leaving sends it
+    let r;
+    for (let k = 0; k < 200; k++) { r = await draftOf(d.id); if (r.status === 200) break; await new Promise((ok) => setTimeout(ok, 50)); }
+    assert.equal(r.json?.data?.result, 'Start.\nGone at once.');
+  }));
+
   test('a session that ends mid-edit keeps the text: it is there after signing in again', () => withPage(async (page) => {
     const d = await withText('Before the session ended.\n', 'Session ends');
     await signIn(page, srv, key);
@@ -284,11 +299,13 @@ describe('the document editor', () => {
     await useNoSession(page);
     await page.keyboard.type(' More.');
     await page.waitForSelector('text=You are signed out');
+    assert.equal(await page.evaluate((id) => JSON.parse(sessionStorage.getItem('inkwell-unsaved-' + id)).result, d.id), 'Before the session ended.\nTyped while signed in. More.');
     await useKey(page, key);
     await page.goto(srv.base + `/#/documents/${d.id}`);
     await page.click('button:text-is("Edit")');
     await page.waitForSelector('.draft-note:not([hidden])');
-    assert.match(await editorText(page), /^Before the session ended\.\nTyped while signed in\./);
+    assert.equal(await editorText(page), 'Before the session ended.\nTyped while signed in. More.', 'even the words typed after the end');
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'nothing left in the tab');
   }));
 
   test('"/" searches, Ctrl+Enter writes', () => withPage(async (page) => {
