@@ -66,17 +66,18 @@ static const pg_stmt_t stmts[W_STMT_COUNT] = {
                  " u AS (UPDATE webhook_deliveries d SET state = 0, next_us = $4::bigint,"
                  " lease_us = 0 FROM o WHERE d.id = o.id AND o.state = 2)"
                  " SELECT state FROM o"},
-    /* $1 now, $2 the lease's end, $3 the most claimed at once per endpoint */
-    [W_CLAIM] = {"ink_w_claim", 3,
+    /* $1 now, $2 the lease's end (the claim's name), $3 the most claims at once per
+     * endpoint, $4 the most deliveries claimed */
+    [W_CLAIM] = {"ink_w_claim", 4,
                  "WITH c AS (SELECT d.id FROM webhook_deliveries d JOIN webhooks w"
                  " ON w.id = d.webhook_id WHERE d.state = 0 AND d.next_us <= $1::bigint"
                  " AND d.lease_us < $1::bigint AND w.enabled AND (d.kind < 0 OR NOT EXISTS"
                  " (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id"
                  " AND p.kind = d.kind AND p.record_id = d.record_id AND p.state = 0"
-                 " AND p.id < d.id)) AND (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries q"
+                 " AND p.id < d.id)) AND (SELECT count(DISTINCT q.lease_us) FROM webhook_deliveries q"
                  " WHERE q.webhook_id = d.webhook_id AND q.state = 0"
-                 " AND q.lease_us >= $1::bigint LIMIT $3::bigint) q) < $3::bigint"
-                 " ORDER BY d.next_us, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED),"
+                 " AND q.lease_us >= $1::bigint) < $3::bigint"
+                 " ORDER BY d.next_us, d.id LIMIT $4::bigint FOR UPDATE OF d SKIP LOCKED),"
                  " u AS (UPDATE webhook_deliveries d SET lease_us = $2::bigint FROM c"
                  " WHERE d.id = c.id RETURNING d.id, d.event_id, d.webhook_id, d.user_id,"
                  " d.attempts)"
@@ -87,10 +88,15 @@ static const pg_stmt_t stmts[W_STMT_COUNT] = {
     [W_BODY] = {"ink_w_body", 2,
                 "UPDATE webhook_events SET body = COALESCE(body, $2::text) WHERE id = $1::bigint"
                 " RETURNING body"},
-    [W_DONE] = {"ink_w_done", 8,
-                "WITH u AS (UPDATE webhook_deliveries SET state = $2::int,"
-                " attempts = attempts + 1, last_status = $3::int, last_error = $4::text,"
-                " next_us = $5::bigint, lease_us = 0 WHERE id = $1::bigint"
+    /* $9: not attempted, the claim given back only */
+    [W_DONE] = {"ink_w_done", 9,
+                "WITH u AS (UPDATE webhook_deliveries SET"
+                " state = CASE WHEN $9::boolean THEN state ELSE $2::int END,"
+                " attempts = attempts + CASE WHEN $9::boolean THEN 0 ELSE 1 END,"
+                " last_status = CASE WHEN $9::boolean THEN last_status ELSE $3::int END,"
+                " last_error = CASE WHEN $9::boolean THEN last_error ELSE $4::text END,"
+                " next_us = CASE WHEN $9::boolean THEN next_us ELSE $5::bigint END,"
+                " lease_us = 0 WHERE id = $1::bigint"
                 " AND lease_us = $6::bigint AND state = 0 RETURNING webhook_id),"
                 " w AS (UPDATE webhooks SET enabled = false, updated_us = $8::bigint"
                 " WHERE $7::boolean AND id IN (SELECT webhook_id FROM u))"
@@ -323,81 +329,92 @@ static int pg_webhook_retry(store_conn_t *sc, int64_t user_id, int64_t webhook_i
 }
 
 static int pg_webhook_claim(store_conn_t *sc, int64_t now, int64_t lease_until,
-                            int per_endpoint, arena_t *a, webhook_job_t *out)
+                            int per_endpoint, size_t max, arena_t *a, webhook_job_t *out,
+                            size_t *n)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
     if (rc != STORE_OK)
         return rc;
-    pg_num_t t = pg_num_i64(now), l = pg_num_i64(lease_until), pe = pg_num_i64(per_endpoint);
-    const char *p[] = {t.s, l.s, pe.s};
+    pg_num_t t = pg_num_i64(now), l = pg_num_i64(lease_until), pe = pg_num_i64(per_endpoint),
+             m = pg_num_i64((int64_t)max);
+    const char *p[] = {t.s, l.s, pe.s, m.s};
     PGresult *r;
     if ((rc = run(c, W_CLAIM, p, &r)) != STORE_OK)
         return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return STORE_NOTFOUND;
+    size_t len = 0;
+    for (int row = 0; row < PQntuples(r) && len < max; row++) {
+        webhook_job_t *j = &out[len++];
+        memset(j, 0, sizeof(*j));
+        j->id = pg_col_i64(r, row, 0);
+        j->event_id = pg_col_i64(r, row, 1);
+        j->webhook_id = pg_col_i64(r, row, 2);
+        j->user_id = pg_col_i64(r, row, 3);
+        j->attempts = pg_col_i64(r, row, 4);
+        j->msg = pg_col_str(r, row, 5, a);
+        j->type = pg_col_str(r, row, 6, a);
+        int64_t k = pg_col_i64(r, row, 7);
+        j->kind = k == 1 ? KIND_IMG : KIND_DOC;
+        j->record_id = k < 0 ? 0 : pg_col_i64(r, row, 8);
+        j->revision = pg_col_i64(r, row, 9);
+        j->event_us = pg_col_i64(r, row, 10);
+        j->body = pg_col_str(r, row, 11, a);
+        j->url = pg_col_str(r, row, 12, a);
+        j->secret = pg_col_str(r, row, 13, a);
+        j->prev_secret = pg_col_str(r, row, 14, a);
+        j->prev_until_us = pg_col_i64(r, row, 15);
+        j->lease_until = lease_until;
     }
-    memset(out, 0, sizeof(*out));
-    out->id = pg_col_i64(r, 0, 0);
-    out->event_id = pg_col_i64(r, 0, 1);
-    out->webhook_id = pg_col_i64(r, 0, 2);
-    out->user_id = pg_col_i64(r, 0, 3);
-    out->attempts = pg_col_i64(r, 0, 4);
-    out->msg = pg_col_str(r, 0, 5, a);
-    out->type = pg_col_str(r, 0, 6, a);
-    int64_t k = pg_col_i64(r, 0, 7);
-    out->kind = k == 1 ? KIND_IMG : KIND_DOC;
-    out->record_id = k < 0 ? 0 : pg_col_i64(r, 0, 8);
-    out->revision = pg_col_i64(r, 0, 9);
-    out->event_us = pg_col_i64(r, 0, 10);
-    out->body = pg_col_str(r, 0, 11, a);
-    out->url = pg_col_str(r, 0, 12, a);
-    out->secret = pg_col_str(r, 0, 13, a);
-    out->prev_secret = pg_col_str(r, 0, 14, a);
-    out->prev_until_us = pg_col_i64(r, 0, 15);
-    out->lease_until = lease_until;
     PQclear(r);
-    return STORE_OK;
+    *n = len;
+    return len ? STORE_OK : STORE_NOTFOUND;
 }
 
-static int pg_webhook_body(store_conn_t *sc, int64_t event_id, const char *body, arena_t *a,
-                           const char **out)
+/* One statement per event (PostgreSQL's writers do not wait on each other). */
+static int pg_webhook_body(store_conn_t *sc, webhook_job_t *jobs, const char *const *bodies,
+                           size_t n, arena_t *a)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    pg_num_t e = pg_num_i64(event_id);
-    const char *p[] = {e.s, body};
-    PGresult *r;
-    if ((rc = run(c, W_BODY, p, &r)) != STORE_OK)
-        return rc;
-    if (PQntuples(r) == 0)
-        rc = STORE_NOTFOUND;
-    else
-        *out = pg_col_str(r, 0, 0, a);
-    PQclear(r);
+    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
+        if (jobs[i].body)
+            continue;
+        pg_num_t e = pg_num_i64(jobs[i].event_id);
+        const char *p[] = {e.s, bodies[i]};
+        PGresult *r;
+        if ((rc = run(c, W_BODY, p, &r)) != STORE_OK)
+            break;
+        if (PQntuples(r) == 0)
+            rc = STORE_NOTFOUND;
+        else
+            jobs[i].body = pg_col_str(r, 0, 0, a);
+        PQclear(r);
+    }
     return rc;
 }
 
-static int pg_webhook_done(store_conn_t *sc, const webhook_job_t *j, const webhook_result_t *res)
+static int pg_webhook_done(store_conn_t *sc, const webhook_job_t *js, const webhook_result_t *rs,
+                           size_t n)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    pg_num_t id = pg_num_i64(j->id), st = pg_num_i64(res->state), status = pg_num_i64(res->status),
-             next = pg_num_i64(res->next_us), lease = pg_num_i64(j->lease_until),
-             now = pg_num_i64(now_us());
-    const char *p[] = {id.s,   st.s,    res->status > 0 ? status.s : NULL, res->error, next.s,
-                       lease.s, res->disable ? "t" : "f", now.s};
-    PGresult *r;
-    if ((rc = run(c, W_DONE, p, &r)) != STORE_OK)
-        return rc;
-    rc = pg_col_i64(r, 0, 0) > 0 ? STORE_OK : STORE_STALE;
-    PQclear(r);
-    return rc;
+    bool stale = false;
+    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
+        const webhook_job_t *j = &js[i];
+        const webhook_result_t *res = &rs[i];
+        pg_num_t id = pg_num_i64(j->id), st = pg_num_i64(res->state),
+                 status = pg_num_i64(res->status), next = pg_num_i64(res->next_us),
+                 lease = pg_num_i64(j->lease_until), now = pg_num_i64(now_us());
+        const char *p[] = {id.s,    st.s,    res->status > 0 ? status.s : NULL, res->error,
+                           next.s,  lease.s, res->disable ? "t" : "f",          now.s,
+                           res->release ? "t" : "f"};
+        PGresult *r;
+        if ((rc = run(c, W_DONE, p, &r)) != STORE_OK)
+            break;
+        stale = stale || pg_col_i64(r, 0, 0) == 0;
+        PQclear(r);
+    }
+    return rc == STORE_OK && stale ? STORE_STALE : rc;
 }
 
 static int pg_webhook_sweep(store_conn_t *sc, int64_t before)

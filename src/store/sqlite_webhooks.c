@@ -8,8 +8,8 @@
 
 enum {
     W_INSERT, W_GET, W_LIST, W_COUNT, W_UPDATE, W_DEL_DELIV, W_DELETE, W_ROTATE,
-    W_PING_EVENT, W_PING_DELIV, W_DELIVS, W_DELIV_COUNT, W_RETRY, W_DELIV_STATE, W_CLAIM,
-    W_CLAIM_INFO, W_BODY, W_DONE, W_DISABLE, W_SWEEP_DELIV, W_SWEEP_EVENTS, W_STATS,
+    W_PING_EVENT, W_PING_DELIV, W_DELIVS, W_DELIV_COUNT, W_RETRY, W_DELIV_STATE, W_CLAIM_EP, W_CLAIM,
+    W_CLAIM_INFO, W_BODY, W_DONE, W_RELEASE, W_DISABLE, W_SWEEP_DELIV, W_SWEEP_EVENTS, W_STATS,
     W_STMT_COUNT
 };
 _Static_assert(W_STMT_COUNT <= SQ_WH_STMTS, "sq_conn_t.wh has a slot per statement");
@@ -50,16 +50,22 @@ static const char *const sql[W_STMT_COUNT] = {
                 "WHERE id = ?3 AND webhook_id = ?1 AND user_id = ?2 AND state = 2",
     [W_DELIV_STATE] = "SELECT state FROM webhook_deliveries WHERE id = ?3 AND webhook_id = ?1 "
                       "AND user_id = ?2",
-    /* ?1 now, ?2 the lease's end, ?3 the most claimed at once per endpoint */
-    [W_CLAIM] = "UPDATE webhook_deliveries SET lease_us = ?2 WHERE id = (SELECT d.id FROM "
-                "webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.state = 0 "
-                "AND d.next_us <= ?1 AND d.lease_us < ?1 AND w.enabled = 1 AND (d.kind < 0 OR "
-                "NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id "
-                "AND p.kind = d.kind AND p.record_id = d.record_id AND p.state = 0 "
-                "AND p.id < d.id)) AND (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries q "
-                "WHERE q.webhook_id = d.webhook_id AND q.state = 0 AND q.lease_us >= ?1 "
-                "LIMIT ?3)) < ?3 "
-                "ORDER BY d.next_us, d.id LIMIT 1) "
+    /* A claim is of one endpoint's deliveries: one with a due delivery and room for one
+     * more claim (fewer than ?2 distinct leases held now, ?1), chosen at random; then its
+     * due ones in order (the index of migration 27), so no claim scans another endpoint's
+     * backlog, nor any when every endpoint is busy. */
+    [W_CLAIM_EP] = "SELECT w.id FROM webhooks w WHERE w.enabled = 1 AND EXISTS (SELECT 1 FROM "
+                   "webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 0 AND "
+                   "d.next_us <= ?1) AND (SELECT count(DISTINCT q.lease_us) FROM "
+                   "webhook_deliveries q WHERE q.webhook_id = w.id AND q.state = 0 AND "
+                   "q.lease_us >= ?1) < ?2 ORDER BY random() LIMIT 1",
+    /* ?1 now, ?2 the lease's end (the claim's name), ?3 the endpoint, ?4 the most claimed */
+    [W_CLAIM] = "UPDATE webhook_deliveries SET lease_us = ?2 WHERE id IN (SELECT d.id FROM "
+                "webhook_deliveries d WHERE d.webhook_id = ?3 AND d.state = 0 AND "
+                "d.next_us <= ?1 AND d.lease_us < ?1 AND (d.kind < 0 OR NOT EXISTS (SELECT 1 "
+                "FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.kind = d.kind "
+                "AND p.record_id = d.record_id AND p.state = 0 AND p.id < d.id)) "
+                "ORDER BY d.next_us, d.id LIMIT ?4) "
                 "RETURNING id, event_id, webhook_id, user_id, attempts",
     [W_CLAIM_INFO] = "SELECT e.msg, e.type, e.kind, e.record_id, e.revision, e.created_us, e.body, "
                      "w.url, w.secret, w.prev_secret, w.prev_until_us FROM webhook_events e, "
@@ -68,6 +74,8 @@ static const char *const sql[W_STMT_COUNT] = {
     [W_DONE] = "UPDATE webhook_deliveries SET state = ?2, attempts = attempts + 1, "
                "last_status = ?3, last_error = ?4, next_us = ?5, lease_us = 0 "
                "WHERE id = ?1 AND lease_us = ?6 AND state = 0",
+    [W_RELEASE] = "UPDATE webhook_deliveries SET lease_us = 0 WHERE id = ?1 AND lease_us = ?6 "
+                  "AND state = 0",
     [W_DISABLE] = "UPDATE webhooks SET enabled = 0, updated_us = ?2 WHERE id = ?1",
     [W_SWEEP_DELIV] = "DELETE FROM webhook_deliveries WHERE created_us < ?1",
     [W_SWEEP_EVENTS] = "DELETE FROM webhook_events WHERE created_us < ?1 AND NOT EXISTS "
@@ -346,107 +354,152 @@ static int sq_webhook_retry(store_conn_t *conn, int64_t user_id, int64_t webhook
     return sq_tx_end(c, rc);
 }
 
+/* A claimed delivery's event and endpoint; an event gone (never) ends the delivery. */
+static int claim_info(sq_conn_t *c, arena_t *a, webhook_job_t *out)
+{
+    sqlite3_stmt *st;
+    int rc = stmt(c, W_CLAIM_INFO, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, out->event_id);
+    sqlite3_bind_int64(st, 2, out->webhook_id);
+    if ((rc = sq_step_row(c, st, "webhook_claim")) == STORE_OK) {
+        out->msg = sq_col_text(st, 0, a);
+        out->type = sq_col_text(st, 1, a);
+        int k = sqlite3_column_int(st, 2);
+        out->kind = k == 1 ? KIND_IMG : KIND_DOC;
+        out->record_id = k < 0 ? 0 : sqlite3_column_int64(st, 3);
+        out->revision = sqlite3_column_int64(st, 4);
+        out->event_us = sqlite3_column_int64(st, 5);
+        out->body = sq_col_text(st, 6, a);
+        out->url = sq_col_text(st, 7, a);
+        out->secret = sq_col_text(st, 8, a);
+        out->prev_secret = sq_col_text(st, 9, a);
+        out->prev_until_us = sqlite3_column_int64(st, 10);
+        sq_stmt_done(st);
+    } else if (rc == STORE_NOTFOUND) {
+        sqlite3_stmt *f;
+        if ((rc = sq_prepare(c, "UPDATE webhook_deliveries SET state = 2, lease_us = 0, "
+                                "last_error = 'its event is gone' WHERE id = ?1",
+                             &f, "webhook_claim")) == STORE_OK) {
+            sqlite3_bind_int64(f, 1, out->id);
+            rc = sq_run(c, f, "webhook_claim");
+            sqlite3_finalize(f);
+        }
+        if (rc == STORE_OK)
+            rc = STORE_NOTFOUND;
+    }
+    return rc;
+}
+
 static int sq_webhook_claim(store_conn_t *conn, int64_t now, int64_t lease_until,
-                            int per_endpoint, arena_t *a, webhook_job_t *out)
+                            int per_endpoint, size_t max, arena_t *a, webhook_job_t *out,
+                            size_t *n)
 {
     sq_conn_t *c = sq(conn);
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st;
-    if ((rc = stmt(c, W_CLAIM, &st)) == STORE_OK) {
+    size_t len = 0;
+    int64_t ep = 0;
+    if ((rc = stmt(c, W_CLAIM_EP, &st)) == STORE_OK) {
+        sqlite3_bind_int64(st, 1, now);
+        sqlite3_bind_int(st, 2, per_endpoint);
+        rc = one_int(c, st, "webhook_claim", &ep);
+    }
+    if (rc == STORE_OK && (rc = stmt(c, W_CLAIM, &st)) == STORE_OK) {
         sqlite3_bind_int64(st, 1, now);
         sqlite3_bind_int64(st, 2, lease_until);
-        sqlite3_bind_int(st, 3, per_endpoint);
-        if ((rc = sq_step_row(c, st, "webhook_claim")) == STORE_OK) {
-            memset(out, 0, sizeof(*out));
-            out->id = sqlite3_column_int64(st, 0);
-            out->event_id = sqlite3_column_int64(st, 1);
-            out->webhook_id = sqlite3_column_int64(st, 2);
-            out->user_id = sqlite3_column_int64(st, 3);
-            out->attempts = sqlite3_column_int64(st, 4);
-            out->lease_until = lease_until;
-            sq_stmt_done(st);
+        sqlite3_bind_int64(st, 3, ep);
+        sqlite3_bind_int64(st, 4, (int64_t)max);
+        int src;
+        while ((src = sqlite3_step(st)) == SQLITE_ROW && len < max) {
+            webhook_job_t *j = &out[len++];
+            memset(j, 0, sizeof(*j));
+            j->id = sqlite3_column_int64(st, 0);
+            j->event_id = sqlite3_column_int64(st, 1);
+            j->webhook_id = sqlite3_column_int64(st, 2);
+            j->user_id = sqlite3_column_int64(st, 3);
+            j->attempts = sqlite3_column_int64(st, 4);
+            j->lease_until = lease_until;
         }
+        rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "webhook_claim");
+        sq_stmt_done(st);
     }
-    if (rc == STORE_OK && (rc = stmt(c, W_CLAIM_INFO, &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, out->event_id);
-        sqlite3_bind_int64(st, 2, out->webhook_id);
-        if ((rc = sq_step_row(c, st, "webhook_claim")) == STORE_OK) {
-            out->msg = sq_col_text(st, 0, a);
-            out->type = sq_col_text(st, 1, a);
-            int k = sqlite3_column_int(st, 2);
-            out->kind = k == 1 ? KIND_IMG : KIND_DOC;
-            out->record_id = k < 0 ? 0 : sqlite3_column_int64(st, 3);
-            out->revision = sqlite3_column_int64(st, 4);
-            out->event_us = sqlite3_column_int64(st, 5);
-            out->body = sq_col_text(st, 6, a);
-            out->url = sq_col_text(st, 7, a);
-            out->secret = sq_col_text(st, 8, a);
-            out->prev_secret = sq_col_text(st, 9, a);
-            out->prev_until_us = sqlite3_column_int64(st, 10);
-            sq_stmt_done(st);
-        } else if (rc == STORE_NOTFOUND) { /* never: ends it rather than claim it again */
-            sqlite3_stmt *f;
-            if (sq_prepare(c, "UPDATE webhook_deliveries SET state = 2, lease_us = 0, "
-                              "last_error = 'its event is gone' WHERE id = ?1",
-                           &f, "webhook_claim") == STORE_OK) {
-                sqlite3_bind_int64(f, 1, out->id);
-                sq_run(c, f, "webhook_claim");
-                sqlite3_finalize(f);
-            }
-            return sq_tx_end(c, STORE_OK) == STORE_OK ? STORE_NOTFOUND : STORE_ERROR;
-        }
+    size_t kept = 0;
+    for (size_t i = 0; rc == STORE_OK && i < len; i++) {
+        int irc = claim_info(c, a, &out[i]);
+        if (irc == STORE_OK)
+            out[kept++] = out[i];
+        else if (irc != STORE_NOTFOUND)
+            rc = irc;
     }
-    return sq_tx_end(c, rc);
+    if ((rc = sq_tx_end(c, rc == STORE_NOTFOUND ? STORE_OK : rc)) != STORE_OK)
+        return rc;
+    *n = kept;
+    return kept ? STORE_OK : STORE_NOTFOUND;
 }
 
-static int sq_webhook_body(store_conn_t *conn, int64_t event_id, const char *body, arena_t *a,
-                           const char **out)
+static int sq_webhook_body(store_conn_t *conn, webhook_job_t *jobs, const char *const *bodies,
+                           size_t n, arena_t *a)
 {
     sq_conn_t *c = sq(conn);
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st;
-    if ((rc = stmt(c, W_BODY, &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, event_id);
-        sq_bind_text(st, 2, body);
+    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
+        if (jobs[i].body || (rc = stmt(c, W_BODY, &st)) != STORE_OK)
+            continue;
+        sqlite3_bind_int64(st, 1, jobs[i].event_id);
+        sq_bind_text(st, 2, bodies[i]);
         if ((rc = sq_step_row(c, st, "webhook_body")) == STORE_OK) {
-            *out = sq_col_text(st, 0, a);
+            jobs[i].body = sq_col_text(st, 0, a);
             sq_stmt_done(st);
         }
     }
     return sq_tx_end(c, rc);
 }
 
-static int sq_webhook_done(store_conn_t *conn, const webhook_job_t *j, const webhook_result_t *r)
+static int sq_webhook_done(store_conn_t *conn, const webhook_job_t *js,
+                           const webhook_result_t *rs, size_t n)
 {
     sq_conn_t *c = sq(conn);
     int rc = sq_tx_begin(c);
     if (rc != STORE_OK)
         return rc;
     sqlite3_stmt *st;
-    if ((rc = stmt(c, W_DONE, &st)) == STORE_OK) {
+    bool stale = false;
+    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
+        const webhook_job_t *j = &js[i];
+        const webhook_result_t *r = &rs[i];
+        if ((rc = stmt(c, r->release ? W_RELEASE : W_DONE, &st)) != STORE_OK)
+            break;
         sqlite3_bind_int64(st, 1, j->id);
-        sqlite3_bind_int(st, 2, (int)r->state);
-        if (r->status > 0)
-            sqlite3_bind_int(st, 3, r->status);
-        else
-            sqlite3_bind_null(st, 3);
-        sq_bind_text(st, 4, r->error);
-        sqlite3_bind_int64(st, 5, r->next_us);
         sqlite3_bind_int64(st, 6, j->lease_until);
+        if (!r->release) {
+            sqlite3_bind_int(st, 2, (int)r->state);
+            if (r->status > 0)
+                sqlite3_bind_int(st, 3, r->status);
+            else
+                sqlite3_bind_null(st, 3);
+            sq_bind_text(st, 4, r->error);
+            sqlite3_bind_int64(st, 5, r->next_us);
+        }
         rc = sq_run(c, st, "webhook_done");
-        if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
-            rc = STORE_STALE;
+        if (rc != STORE_OK || sqlite3_changes(c->db) == 0) {
+            stale = stale || rc == STORE_OK;
+            continue; /* its lease has gone: the outcome is another claim's now */
+        }
+        if (r->disable && (rc = stmt(c, W_DISABLE, &st)) == STORE_OK) {
+            sqlite3_bind_int64(st, 1, j->webhook_id);
+            sqlite3_bind_int64(st, 2, now_us());
+            rc = sq_run(c, st, "webhook_done");
+        }
     }
-    if (rc == STORE_OK && r->disable && (rc = stmt(c, W_DISABLE, &st)) == STORE_OK) {
-        sqlite3_bind_int64(st, 1, j->webhook_id);
-        sqlite3_bind_int64(st, 2, now_us());
-        rc = sq_run(c, st, "webhook_done");
-    }
-    return sq_tx_end(c, rc);
+    rc = sq_tx_end(c, rc);
+    return rc == STORE_OK && stale ? STORE_STALE : rc;
 }
 
 static int sq_webhook_sweep(store_conn_t *conn, int64_t before)

@@ -82,6 +82,7 @@ typedef struct {
     const char *error;  /* NULL on success */
     int64_t next_us;
     bool disable;       /* 410: the endpoint is disabled too */
+    bool release;       /* not attempted: the claim given back, the delivery unchanged */
 } webhook_result_t;
 
 /* The wrappers (store/webhooks.c); STORE_NOTFOUND for another user's or a missing id.
@@ -106,15 +107,21 @@ int store_webhook_deliveries(store_conn_t *c, int64_t user_id, int64_t webhook_i
 /* A failed delivery pending again now; STORE_CONFLICT when it is not failed. */
 int store_webhook_retry(store_conn_t *c, int64_t user_id, int64_t webhook_id, int64_t id,
                         int64_t now);
-/* Claims the next due delivery (pending, next_us <= now, its endpoint enabled, no
- * earlier pending one of the same record and endpoint, fewer than per_endpoint of its
- * endpoint's claimed now) until lease_until; NOTFOUND when none. */
+/* Claims up to max due deliveries (pending, next_us <= now, the endpoint enabled, no
+ * earlier pending one of the same record and endpoint, the endpoint's deliveries claimed
+ * now under fewer than per_endpoint distinct leases) until lease_until, in one
+ * transaction: out[0..*n). NOTFOUND when none. lease_until names the claim: give each
+ * claim its own value (webhook_done acts only on rows that still hold it). */
 int store_webhook_claim(store_conn_t *c, int64_t now, int64_t lease_until, int per_endpoint,
-                        arena_t *a, webhook_job_t *out);
-/* The event's body: sets it when it has none yet, and gives the one stored. */
-int store_webhook_body(store_conn_t *c, int64_t event_id, const char *body, arena_t *a,
-                       const char **out);
-int store_webhook_done(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r);
+                        size_t max, arena_t *a, webhook_job_t *out, size_t *n);
+/* The events' bodies, in one transaction: each job whose body is NULL gets bodies[i]
+ * stored on its event unless one is there already, and jobs[i].body the one stored. */
+int store_webhook_body(store_conn_t *c, webhook_job_t *jobs, const char *const *bodies,
+                       size_t n, arena_t *a);
+/* The outcomes of n attempts (r[i] of j[i]) in one transaction; one whose lease has
+ * gone is left as it is (STORE_STALE when any was). */
+int store_webhook_done(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r,
+                       size_t n);
 /* Removes deliveries created before `before` and events left without a delivery. */
 int store_webhook_sweep(store_conn_t *c, int64_t before);
 /* Pending deliveries and the creation time of the oldest (0 when none). */

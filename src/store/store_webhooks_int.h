@@ -21,10 +21,10 @@ typedef struct store_webhook_ops {
                       int64_t *total);
     int (*retry)(store_conn_t *c, int64_t user_id, int64_t webhook_id, int64_t id, int64_t now);
     int (*claim)(store_conn_t *c, int64_t now, int64_t lease_until, int per_endpoint,
-                 arena_t *a, webhook_job_t *out);
-    int (*body)(store_conn_t *c, int64_t event_id, const char *body, arena_t *a,
-                const char **out);
-    int (*done)(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r);
+                 size_t max, arena_t *a, webhook_job_t *out, size_t *n);
+    int (*body)(store_conn_t *c, webhook_job_t *jobs, const char *const *bodies, size_t n,
+                arena_t *a);
+    int (*done)(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r, size_t n);
     int (*sweep)(store_conn_t *c, int64_t before);
     int (*stats)(store_conn_t *c, int64_t *pending, int64_t *oldest_us);
 } store_webhook_ops_t;

@@ -63,20 +63,22 @@ int store_webhook_retry(store_conn_t *c, int64_t user_id, int64_t webhook_id, in
 }
 
 int store_webhook_claim(store_conn_t *c, int64_t now, int64_t lease_until, int per_endpoint,
-                        arena_t *a, webhook_job_t *out)
+                        size_t max, arena_t *a, webhook_job_t *out, size_t *n)
 {
-    return OPS(c)->claim(c, now, lease_until, per_endpoint, a, out);
+    *n = 0;
+    return OPS(c)->claim(c, now, lease_until, per_endpoint, max, a, out, n);
 }
 
-int store_webhook_body(store_conn_t *c, int64_t event_id, const char *body, arena_t *a,
-                       const char **out)
+int store_webhook_body(store_conn_t *c, webhook_job_t *jobs, const char *const *bodies,
+                       size_t n, arena_t *a)
 {
-    return OPS(c)->body(c, event_id, body, a, out);
+    return n ? OPS(c)->body(c, jobs, bodies, n, a) : STORE_OK;
 }
 
-int store_webhook_done(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r)
+int store_webhook_done(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r,
+                       size_t n)
 {
-    return OPS(c)->done(c, j, r);
+    return n ? OPS(c)->done(c, j, r, n) : STORE_OK;
 }
 
 int store_webhook_sweep(store_conn_t *c, int64_t before)
