@@ -135,6 +135,60 @@ def record_exchange(method, path, status, headers, body):
         x["body"] = (body or b"").decode("utf-8", "replace")
     with _exchanges_lock, open(EXCHANGES, "a") as f:
         f.write(json.dumps(x) + "\n")
+# Every secret a test used or received (keys, passwords, session ids, webhook and client
+# secrets) is appended to this file; tests/secrets_check.py greps every server log of the
+# run for each when the suites have ended (none may be found: API.md, docs/testing.md).
+SECRETS = os.path.join(LOGDIR, f"secrets-{BACKEND}-{os.getpid()}.txt")
+_secrets_seen = set()
+SECRET_FIELDS = {"key", "password", "new_password", "current_password", "old_password",
+                 "secret", "client_secret", "token", "session"}
+SESSION_COOKIES = ("inkwell_session", "__Host-inkwell_session")
+
+
+def record_secret(value):
+    """Keeps a secret for the end-of-run grep of the logs. Short values (a wrong "x", a
+    key's shown prefix) are left out: they could match a log's ordinary words."""
+    if not isinstance(value, str) or len(value) < 12 or "\n" in value or value in _secrets_seen:
+        return
+    _secrets_seen.add(value)
+    with _exchanges_lock, open(SECRETS, "a") as f:
+        f.write(value + "\n")
+
+
+def _secrets_of(v):
+    """The values of secret-named fields anywhere in a JSON value or form."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if k in SECRET_FIELDS and isinstance(x, str):
+                yield x
+            else:
+                yield from _secrets_of(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from _secrets_of(x)
+
+
+def record_secrets(headers, form=None, json_value=None, answer=None):
+    """The secrets of one exchange: the bearer token and session cookie sent, the secret
+    fields of the form or JSON sent, those of the answer and the session cookie it set."""
+    for k, v in (headers.items() if isinstance(headers, dict) else headers):
+        lk = k.lower()
+        if lk == "authorization" and v.startswith("Bearer "):
+            record_secret(v[7:])
+        elif lk in ("cookie", "set-cookie"):
+            for part in v.split(";"):
+                name, _, val = part.strip().partition("=")
+                if name in SESSION_COOKIES:
+                    record_secret(val)
+    if isinstance(form, dict):
+        for x in _secrets_of(form):
+            record_secret(x)
+    for x in _secrets_of(json_value):
+        record_secret(x)
+    for x in _secrets_of(answer):
+        record_secret(x)
+
+
 # valgrind.supp and lsan.supp: leaks inside third-party libraries that we cannot free
 SUPPRESSIONS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -281,6 +335,7 @@ class Server:
     def key(self, user):
         k = self.cli("key", "create", "--user", user).stdout.strip()
         self.keys.append(k)
+        record_secret(k)
         return k
 
     def request(self, method, path, key=None, form=None, json_body=None, body=None,
@@ -302,6 +357,8 @@ class Server:
             r = conn.getresponse()
             resp = Resp(r.status, r.getheaders(), r.read())
             record_exchange(method, path, resp.status, resp.headers, resp.body)
+            record_secrets(h, form=form, json_value=json_body, answer=resp.json)
+            record_secrets(resp.headers)
             return resp
         finally:
             conn.close()
