@@ -57,19 +57,19 @@ struct records {
     records_exit_fx_t fx; /* the create exit's effects (create.c) */
 };
 
-/* quota.c: the generations in flight of users with a quota, in this process. */
-quota_t *quota_new(void);
+/* quota.c: the generations in flight of users with a quota, held in the store (every
+ * process sees them). */
+quota_t *quota_new(store_t *store);
 void quota_free(quota_t *q);
-/* Before anything is generated: CREATED_DONE (go on; *ticket: the reservation, 0 when
- * none is held), CREATE_QUOTA_USED or CREATE_QUOTA_BUSY. c: for a second look near the
- * limit (may be NULL). */
+/* Before anything is generated: CREATED_DONE (go on; *ticket: the hold, 0 when none is
+ * held), CREATE_QUOTA_USED or CREATE_QUOTA_BUSY. c: the store's (NULL: BUSY). */
 create_outcome_t quota_admit(records_t *s, quota_t *q, store_conn_t *c,
                              const records_create_t *cr, int64_t *ticket);
-/* The generation's record is id (a create's, once stored). */
+/* The generation's record is id, stored with its job: the hold counts while it has one. */
 void quota_bind(quota_t *q, int64_t ticket, int64_t id);
 /* The reservation ends (nothing generated, or the inline path's outcome is known). */
 void quota_release(quota_t *q, int64_t ticket);
-/* A record's generation ended (rec: as completed, or NULL): its reservations end. */
+/* A record's generation ended (rec: as completed, or NULL): the words estimate. */
 void quota_end(quota_t *q, rec_kind_t kind, int64_t id, const record_t *rec);
 /* quota_end for a COMPLETED, FAILED or DELETED event (local or another process's). */
 void quota_event(quota_t *q, const rev_t *ev);

@@ -32,7 +32,7 @@ records_t *records_start(const records_deps_t *deps)
         free(s);
         return NULL;
     }
-    s->quota = quota_new();
+    s->quota = quota_new(deps->store);
     /* test-only (core/testhooks.h): die right after a create whose Idempotency-Key answer was committed
      * with it (tests/http/test_idempotency.py: the key outlives the crash) */
     const char *crash = test_hook_env("INKWELL_TEST_EXIT_AFTER_KEPT_COMMIT");

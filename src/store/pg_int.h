@@ -93,6 +93,7 @@ typedef struct {
     uint64_t tpl_prepared;   /* the same for pg_templates.c's statements */
     uint64_t tags_prepared;  /* the same for pg_tags.c's statements */
     uint64_t wh_prepared;    /* the same for pg_webhooks.c's statements */
+    uint64_t quota_prepared; /* the same for pg_quota.c's statements */
     bool list_prepared[LQ_SLOTS]; /* by list key (store_int.h) */
     struct pg_trgm_stats *trgm;   /* trigram frequencies (pg_trgm.c); NULL until used */
     bool unnamed; /* through a transaction pooler: no named statement outlives a
@@ -181,6 +182,9 @@ int pg_idem_held(store_conn_t *sc, int64_t user_id, const char *key, int64_t now
                  bool *held);
 int pg_usage_list(store_conn_t *sc, const char *period, int64_t user_id, int64_t limit,
                   int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
+/* pg_quota.c */
+int pg_quota_hold(store_conn_t *sc, const quota_hold_t *h, int64_t *hold_id, int64_t *used);
+int pg_quota_hold_end(store_conn_t *sc, int64_t hold_id, int64_t record_id);
 
 /* ---- users' own templates (pg_templates.c) */
 int pg_template_create(store_conn_t *sc, int64_t user_id, const char *name,

@@ -471,6 +471,18 @@ static const char *const migrations[] = {
     "  WHERE state = 0;",
     /* 20 (sign-in, API.md §21; SQLite 26): a key's name (POST /keys), NULL when none */
     "ALTER TABLE api_keys ADD COLUMN name TEXT;",
+    /* 21 (quotas, API.md §19): the generations in flight of users with a limit, seen by
+     * every process's admission (pg_quota.c): a hold's units count until its record has
+     * no job left (record_id set) or, unbound, until it expires. A user's data:
+     * user_delete. */
+    "CREATE TABLE quota_holds ("
+    "  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  user_id BIGINT NOT NULL,"
+    "  kind SMALLINT NOT NULL CHECK (kind IN (0, 1)),"
+    "  units BIGINT NOT NULL,"
+    "  record_id BIGINT,"
+    "  expires_us BIGINT NOT NULL);"
+    "CREATE INDEX quota_holds_user ON quota_holds (user_id, kind);",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

@@ -94,6 +94,7 @@ static const pg_stmt_t stmts[U_COUNT] = {
                        " t AS (DELETE FROM templates WHERE user_id = $1),"
                        " s AS (DELETE FROM sessions WHERE user_id = $1),"
                        " k AS (DELETE FROM api_keys WHERE user_id = $1),"
+                       " qh AS (DELETE FROM quota_holds WHERE user_id = $1),"
                        /* (later tables of a user's data: here) */
                        " u AS (DELETE FROM users WHERE id = $1 RETURNING id)"
                        " SELECT 'd', id, NULL FROM d UNION ALL SELECT 'i', id, NULL FROM i"

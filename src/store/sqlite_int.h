@@ -253,6 +253,9 @@ int sq_idem_held(store_conn_t *conn, int64_t user_id, const char *key, int64_t n
                  bool *held);
 int sq_usage_list(store_conn_t *conn, const char *period, int64_t user_id, int64_t limit,
                   int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
+/* sqlite_quota.c */
+int sq_quota_hold(store_conn_t *conn, const quota_hold_t *h, int64_t *hold_id, int64_t *used);
+int sq_quota_hold_end(store_conn_t *conn, int64_t hold_id, int64_t record_id);
 /* sqlite_schema.c */
 int sq_migrate(store_conn_t *conn);
 /* After the migrations: starts the search index thread (sqlite_index.c), which then

@@ -663,6 +663,18 @@ static const char *const migrations[] = {
     "CREATE INDEX webhook_deliveries_next ON webhook_deliveries(webhook_id, next_us, id)"
     "  WHERE state = 0;"
     "DROP INDEX webhook_deliveries_due;",
+    /* 28 (quotas, API.md §19): the generations in flight of users with a limit, seen by
+     * every admission (sqlite_quota.c): a hold's units count until its record has no job
+     * left (record_id set) or, unbound, until it expires. A user's data: user_delete. */
+    "CREATE TABLE quota_holds ("
+    "  id INTEGER PRIMARY KEY,"
+    "  user_id INTEGER NOT NULL,"
+    "  kind INTEGER NOT NULL CHECK (kind IN (0, 1)),"
+    "  units INTEGER NOT NULL,"
+    "  record_id INTEGER,"
+    "  expires_us INTEGER NOT NULL"
+    ") STRICT;"
+    "CREATE INDEX quota_holds_user ON quota_holds(user_id, kind);",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

@@ -396,6 +396,7 @@ static const char *const delete_sql[] = {
     "DELETE FROM templates WHERE user_id = ?1",
     "DELETE FROM sessions WHERE user_id = ?1",
     "DELETE FROM api_keys WHERE user_id = ?1",
+    "DELETE FROM quota_holds WHERE user_id = ?1",
     /* (later tables of a user's data: here, before the user's row) */
     "DELETE FROM users WHERE id = ?1",
 };

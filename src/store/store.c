@@ -355,6 +355,16 @@ int store_usage_list(store_conn_t *c, const char *period, int64_t user_id, int64
     return c->ops->usage_list(c, period, user_id, limit, offset, a, out, n, total);
 }
 
+int store_quota_hold(store_conn_t *c, const quota_hold_t *h, int64_t *hold_id, int64_t *used)
+{
+    return c->ops->quota_hold(c, h, hold_id, used);
+}
+
+int store_quota_hold_end(store_conn_t *c, int64_t hold_id, int64_t record_id)
+{
+    return c->ops->quota_hold_end(c, hold_id, record_id);
+}
+
 int store_user_create(store_conn_t *c, const char *name, int64_t quota_words,
                       int64_t quota_images, arena_t *a, user_info_t *out)
 {

@@ -500,6 +500,28 @@ int store_rate_gcra(store_conn_t *c, const char *bucket, int64_t now_us, int64_t
                     int64_t period_us, bool prune, int64_t *tat_us, bool *allowed);
 int store_usage_list(store_conn_t *c, const char *period, int64_t user_id, int64_t limit,
                      int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
+/* ---- quota holds (API.md §19; sqlite_quota.c, pg_quota.c) ----
+ * A generation in flight of a user with a limit holds `units` of the month's quota in
+ * the database, so every process's check sees every process's generations. */
+typedef struct {
+    int64_t user_id;
+    rec_kind_t kind;
+    const char *period; /* "YYYY-MM": the usage it is checked against */
+    int64_t units;      /* what the generation may use (1 picture; a words estimate) */
+    int64_t limit;      /* the user's quota of the kind */
+    int64_t now_us;     /* wall clock: unbound holds expire */
+    int64_t expires_us; /* an unbound hold counts until then (a process killed) */
+} quota_hold_t;
+/* Admits a generation, serialised per user across processes (one transaction): first
+ * removes the user's holds that ended (unbound and expired, or bound to a record with no
+ * job left: its generation ended and, in the same transaction, was counted), then
+ * admits when used < limit and either used + held + units <= limit or nothing of the
+ * kind is held (near the limit one at a time): *hold_id > 0, the new hold. Refused:
+ * *hold_id 0. *used: the usage it was checked against. */
+int store_quota_hold(store_conn_t *c, const quota_hold_t *h, int64_t *hold_id, int64_t *used);
+/* record_id > 0: binds the hold to its record (it then counts while the record has a
+ * job: no expiry); 0: removes it (its generation was counted, failed or never began). */
+int store_quota_hold_end(store_conn_t *c, int64_t hold_id, int64_t record_id);
 int store_user_create(store_conn_t *c, const char *name, int64_t quota_words,
                       int64_t quota_images, arena_t *a, user_info_t *out);
 int store_user_delete(store_conn_t *c, int64_t id, arena_t *a, user_removed_t *out);

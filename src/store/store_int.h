@@ -81,6 +81,9 @@ typedef struct store_ops {
      * when none). */
     int (*usage_list)(store_conn_t *c, const char *period, int64_t user_id, int64_t limit,
                       int64_t offset, arena_t *a, usage_row_t **out, size_t *n, int64_t *total);
+    /* Quota holds (store.h store_quota_hold; sqlite_quota.c, pg_quota.c). */
+    int (*quota_hold)(store_conn_t *c, const quota_hold_t *h, int64_t *hold_id, int64_t *used);
+    int (*quota_hold_end)(store_conn_t *c, int64_t hold_id, int64_t record_id);
 
     /* Users' own templates (API.md §18; sqlite_templates.c, pg_templates.c).
      * create: STORE_CONFLICT when the user already has `max` templates (not deleted).
@@ -462,6 +465,7 @@ store_pages_t *store_pages(store_t *s);
     .user_update = p##_user_update, .user_delete = p##_user_delete,                      \
     .key_get = p##_key_get, .usage_add = p##_usage_add, .usage_list = p##_usage_list,      \
     .idem_held = p##_idem_held,                                                            \
+    .quota_hold = p##_quota_hold, .quota_hold_end = p##_quota_hold_end,                   \
     .record_create = p##_record_create, .docs_create_completed = p##_docs_create_completed, \
     .record_get = p##_record_get, .record_update = p##_record_update,                     \
     .record_delete = p##_record_delete, .record_list = p##_record_list,                   \

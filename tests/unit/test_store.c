@@ -2179,6 +2179,88 @@ static void test_unicode_migration(ctx_t *t, const char *url)
         store_sqlite_index_hold(t->s, false);
 }
 
+/* Quota holds (store_quota_hold, API.md §19): far from the limit each fits exactly
+ * (pictures), near it one at a time; a hold ends when released, when its record has no
+ * job left, or unbound when it expires; users and kinds apart; a user's deletion
+ * removes them. */
+static void test_quota_holds(ctx_t *t)
+{
+    user_info_t u, v;
+    CHECK_INT(t->ops->user_create(t->c, "quota-q", 1000, 5, &t->a, &u), STORE_OK);
+    CHECK_INT(t->ops->user_create(t->c, "quota-r", -1, 5, &t->a, &v), STORE_OK);
+    usage_counts_t add = {9, 2, 0, 0};
+    CHECK_INT(t->ops->usage_add(t->c, u.id, "2026-11", &add), STORE_OK);
+    int64_t now = now_us(), later = now + 60000000;
+    quota_hold_t h = {.user_id = u.id, .kind = KIND_IMG, .period = "2026-11", .units = 1,
+                      .limit = 5, .now_us = now, .expires_us = later};
+    int64_t ids[4], id, used;
+    for (int i = 0; i < 3; i++) { /* 2 used: room for 3 pictures */
+        CHECK_INT(t->ops->quota_hold(t->c, &h, &ids[i], &used), STORE_OK);
+        CHECK(ids[i] > 0);
+        CHECK_INT(used, 2);
+    }
+    CHECK_INT(t->ops->quota_hold(t->c, &h, &id, &used), STORE_OK);
+    CHECK_INT(id, 0);
+    CHECK_INT(used, 2);
+    quota_hold_t other = h; /* another user; another kind: apart */
+    other.user_id = v.id;
+    CHECK_INT(t->ops->quota_hold(t->c, &other, &id, &used), STORE_OK);
+    CHECK(id > 0);
+    CHECK_INT(used, 0);
+    other = h;
+    other.kind = KIND_DOC;
+    other.units = 100;
+    other.limit = 1000;
+    CHECK_INT(t->ops->quota_hold(t->c, &other, &ids[3], &used), STORE_OK);
+    CHECK(ids[3] > 0);
+    CHECK_INT(used, 9);
+    /* released: room for one */
+    CHECK_INT(t->ops->quota_hold_end(t->c, ids[0], 0), STORE_OK);
+    CHECK_INT(t->ops->quota_hold(t->c, &h, &ids[0], &used), STORE_OK);
+    CHECK(ids[0] > 0);
+    CHECK_INT(t->ops->quota_hold(t->c, &h, &id, &used), STORE_OK);
+    CHECK_INT(id, 0);
+    /* bound to a record with a job: counts (no expiry); its job gone: ended */
+    int64_t rec = make_img(t, u.id, "held", "1024x1024", NULL, 0);
+    CHECK_INT(t->ops->quota_hold_end(t->c, ids[1], rec), STORE_OK);
+    quota_hold_t late = h; /* every unbound hold expired by now */
+    late.now_us = later + 1;
+    late.expires_us = later + 60000000;
+    CHECK_INT(t->ops->quota_hold(t->c, &late, &id, &used), STORE_OK);
+    CHECK(id > 0); /* the two unbound ones expired: 2 used + the bound one + this */
+    CHECK_INT(t->ops->quota_hold(t->c, &late, &ids[2], &used), STORE_OK);
+    CHECK(ids[2] > 0);
+    CHECK_INT(t->ops->quota_hold(t->c, &late, &ids[0], &used), STORE_OK);
+    CHECK_INT(ids[0], 0); /* 2 + 3 held */
+    const char *key;
+    CHECK_INT(delete_one(t->ops, t->c, KIND_IMG, u.id, rec, &t->a, &key), STORE_OK);
+    CHECK_INT(t->ops->quota_hold(t->c, &late, &ids[0], &used), STORE_OK);
+    CHECK(ids[0] > 0); /* the record's job is gone: its hold ended */
+    /* near the limit: one at a time whatever its units; used up: refused */
+    add = (usage_counts_t){990, 0, 0, 0};
+    CHECK_INT(t->ops->usage_add(t->c, u.id, "2026-11", &add), STORE_OK);
+    CHECK_INT(t->ops->quota_hold_end(t->c, ids[3], 0), STORE_OK);
+    other.now_us = late.now_us;
+    other.expires_us = late.expires_us;
+    CHECK_INT(t->ops->quota_hold(t->c, &other, &ids[3], &used), STORE_OK);
+    CHECK(ids[3] > 0);
+    CHECK_INT(used, 999);
+    CHECK_INT(t->ops->quota_hold(t->c, &other, &id, &used), STORE_OK);
+    CHECK_INT(id, 0);
+    CHECK_INT(t->ops->quota_hold_end(t->c, ids[3], 0), STORE_OK);
+    add = (usage_counts_t){1, 0, 0, 0};
+    CHECK_INT(t->ops->usage_add(t->c, u.id, "2026-11", &add), STORE_OK);
+    CHECK_INT(t->ops->quota_hold(t->c, &other, &id, &used), STORE_OK);
+    CHECK_INT(id, 0);
+    CHECK_INT(used, 1000);
+    /* the user's deletion removes its holds; a gone user holds nothing */
+    user_removed_t gone;
+    CHECK_INT(t->ops->user_delete(t->c, u.id, &t->a, &gone), STORE_OK);
+    CHECK_INT(t->ops->quota_hold(t->c, &late, &id, &used), STORE_NOTFOUND);
+    CHECK_INT(id, 0);
+    CHECK_INT(t->ops->user_delete(t->c, v.id, &t->a, &gone), STORE_OK);
+}
+
 static void run_suite(const char *url)
 {
     char err[256] = "";
@@ -2197,6 +2279,7 @@ static void run_suite(const char *url)
         test_migrate(&t);
         test_keys(&t);
         test_users_usage(&t);
+        test_quota_holds(&t);
         test_templates(&t);
         test_documents(&t);
         test_images(&t);
