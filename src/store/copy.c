@@ -56,6 +56,7 @@ static const struct {
     {"schema_migrations", "the target's own: its schema is made by its migrations"},
     {"rate_tat", "rate-limit state, seconds long"},
     {"signin_failures", "failed sign-ins per minute, minutes long"},
+    {"quota_holds", "quota holds of generations in flight: none once the servers stop"},
     /* SQLite's search index: refilled by the index thread after the start (the
      * watermark of an empty database is 0; searches are exact meanwhile) */
     {"search_index", "SQLite search index watermark: rebuilt"},
