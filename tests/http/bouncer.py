@@ -53,6 +53,10 @@ max_client_conn = 2000
 server_reset_query = DISCARD ALL
 server_check_delay = 0
 server_login_retry = 1
+# every test makes a database of its own: idle server connections to the ones before
+# are closed at once, not after the default 600 s (which, 20 a database, took the test
+# cluster past its 200 connections while the machine was loaded)
+server_idle_timeout = 1
 ignore_startup_parameters = extra_float_digits
 logfile = {self.dir}/pgbouncer.log
 pidfile = {self.dir}/pgbouncer.pid

@@ -19,7 +19,7 @@ claims = os.environ.get("INKWELL_TEST_CLAIMS", "")
 
 # The modules that take longest (measured: docs/testing.md), taken first so that no
 # worker starts one of them when the other is about to end.
-SLOW_FIRST = ["test_pg_multi", "test_pg_drain", "test_pg_events", "test_pg_webhooks",
+SLOW_FIRST = ["test_pg_bouncer", "test_pg_multi", "test_pg_drain", "test_pg_events", "test_pg_webhooks",
               "test_webhooks", "test_hostile", "test_stream", "test_diskfull", "test_jobs",
               "test_leases", "test_s3", "test_limits"]
 
