@@ -49,7 +49,7 @@ export function editScreen(box, d, show) {
       h('div', {class: 'editor-col'},
         h('span', {class: 'label', id: textLabel, text: 'Text'}),
         host, tool.el,
-        h('p', {class: 'hint', id: textLabel + '-err', text: 'Markdown, shown as you write it. Select text to rewrite it. Ctrl+S saves, Ctrl+Enter saves and closes, Escape leaves. Your text is kept as a draft as you type.'}),
+        h('p', {class: 'hint', id: textLabel + '-err', text: 'Markdown, shown as you write it. Select text to rewrite it. Ctrl+B bold, Ctrl+I italic, Ctrl+S saves, Ctrl+Enter saves and closes, Escape leaves. Your text is kept as a draft as you type.'}),
         h('p', {class: 'err', id: 'result-err', hidden: true})),
       beside),
     h('div', {class: 'status-row'}, stats, draftState),
@@ -185,7 +185,8 @@ export function editScreen(box, d, show) {
     ed = mod;
     host.replaceChildren();
     view = ed.createEditor({parent: host, doc: d.result || '', label: 'Text',
-      keys: [{key: 'Mod-Enter', run: () => { saveNow(true); return true; }}], // Mod-s: the form's keydown
+      keys: [{key: 'Mod-Enter', run: () => { saveNow(true); return true; }}, // Mod-s: the form's keydown
+        {key: 'Mod-b', run: (v) => wrap(v, '**')}, {key: 'Mod-i', run: (v) => wrap(v, '*')}],
       onChange: () => { stats.textContent = textStats(text()); tool.hide(); if (!busy) draftLater(); },
       onSelection: (v) => tool.track(v)});
     view.contentDOM.setAttribute('aria-describedby', textLabel + '-err');
@@ -210,6 +211,16 @@ export function editScreen(box, d, show) {
     }
     host.dataset.ready = 'true';
   }).catch(() => fill(host, h('p', {class: 'alert', role: 'alert', text: 'The editor could not be loaded: reload the page to try again.'})));
+
+  // Ctrl+B, Ctrl+I: the selection between Markdown's marks, or out of them again
+  function wrap(v, mark) {
+    const {from, to} = v.state.selection.main, n = mark.length, doc = v.state.doc;
+    const around = from >= n && doc.sliceString(from - n, from) === mark && doc.sliceString(to, to + n) === mark
+      && (n === 2 || doc.sliceString(from - 2, from) !== '**' || doc.sliceString(from - 3, from) === '***');
+    if (around) v.dispatch({changes: [{from: from - n, to: from}, {from: to, to: to + n}], selection: {anchor: from - n, head: to - n}});
+    else v.dispatch({changes: [{from, insert: mark}, {from: to, insert: mark}], selection: {anchor: from + n, head: to + n}});
+    return true;
+  }
 
   // ---- rewriting the selection (§17 on code-point offsets of the stored text)
   function selectionToolbar() {

@@ -111,6 +111,18 @@ describe('the document editor', () => {
     assert.equal(after1.result, '# Tea\n\nGreen tea is calm.\nIt is good.');
     assert.equal(after1.words, 8);
     assert.equal(await page.locator('.editor-host').count(), 1, 'Ctrl+S stays in the editor');
+    // Ctrl+B and Ctrl+I put the selection between Markdown's marks, and again take it out
+    const calm = (await editorText(page)).indexOf('calm');
+    await selectRange(page, calm, calm + 4);
+    await page.keyboard.press('Control+b');
+    await page.waitForFunction(() => document.querySelector('.editor-host').editorView.state.doc.toString().includes('is **calm**.'));
+    await page.keyboard.press('Control+i');
+    await page.waitForFunction(() => document.querySelector('.editor-host').editorView.state.doc.toString().includes('is ***calm***.'));
+    await page.keyboard.press('Control+i');
+    await page.keyboard.press('Control+b');
+    await page.waitForFunction(() => document.querySelector('.editor-host').editorView.state.doc.toString().includes('is calm.'));
+    await page.keyboard.press('Escape'); // the toolbar closes; the editor stays
+    await page.keyboard.press('Control+End');
     // Ctrl+Enter saves and closes
     await page.keyboard.type(' More.');
     await page.keyboard.press('Control+Enter');
