@@ -7,7 +7,10 @@
  *   uncached: the first request of each ASCII case variant of WORD (up to 32; each is its
  *             own key of the totals cache, so its total is counted, as after a change)
  *   cached:   N requests of WORD (its total from the totals cache)
- * with the page's rows and total. Run it with the server stopped (SQLite). */
+ * with the page's rows and total. Run it with the server stopped (SQLite).
+ * BENCH_SEARCH_RESULT=1 searches the documents' texts (search_by=result), and
+ * BENCH_SEARCH_PAGE=N asks for page N; BENCH_SEARCH_VARIANTS=N makes only the first N
+ * case variants (at least 1). */
 #include "store/store.h"
 
 #include <stdio.h>
@@ -54,6 +57,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < len; i++)
         letters += (word[i] >= 'a' && word[i] <= 'z') || (word[i] >= 'A' && word[i] <= 'Z');
     int variants = letters >= 5 ? 32 : 1 << letters;
+    if (getenv("BENCH_SEARCH_VARIANTS") && atoi(getenv("BENCH_SEARCH_VARIANTS")) > 0 &&
+        atoi(getenv("BENCH_SEARCH_VARIANTS")) < variants)
+        variants = atoi(getenv("BENCH_SEARCH_VARIANTS"));
+    bool by_result = getenv("BENCH_SEARCH_RESULT") && atoi(getenv("BENCH_SEARCH_RESULT"));
+    int64_t pageno = getenv("BENCH_SEARCH_PAGE") ? atoll(getenv("BENCH_SEARCH_PAGE")) : 1;
     double *us = xmalloc((size_t)(n > variants ? n : variants) * sizeof(*us));
     char *v = xstrdup(word);
     record_list_t l = {0};
@@ -66,7 +74,8 @@ int main(int argc, char **argv)
             bool letter = (word[j] >= 'a' && word[j] <= 'z') || (word[j] >= 'A' && word[j] <= 'Z');
             v[j] = letter && bit < 5 && (i >> bit++ & 1) ? (char)(word[j] ^ 0x20) : word[j];
         }
-        list_query_t q = {.user_id = uid, .search = v, .favorite = -1, .per_page = 10, .page = 1};
+        list_query_t q = {.user_id = uid, .search = v, .search_result = by_result,
+                          .favorite = -1, .per_page = 10, .page = pageno};
         double t = mono_s();
         if (store_record_list(c, KIND_DOC, &q, &a, &l) != STORE_OK) {
             fprintf(stderr, "bench-search: the search failed\n");
@@ -77,8 +86,8 @@ int main(int argc, char **argv)
     }
     report("uncached", us, variants, &l);
     for (int i = 0; i < n; i++) {
-        list_query_t q = {.user_id = uid, .search = word, .favorite = -1, .per_page = 10,
-                          .page = 1};
+        list_query_t q = {.user_id = uid, .search = word, .search_result = by_result,
+                          .favorite = -1, .per_page = 10, .page = pageno};
         double t = mono_s();
         if (store_record_list(c, KIND_DOC, &q, &a, &l) != STORE_OK) {
             fprintf(stderr, "bench-search: the search failed\n");
