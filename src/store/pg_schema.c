@@ -11,6 +11,13 @@
 /* ---- schema ---------------------------------------------------------------------- */
 
 /* Numbered migrations; version = index + 1. Never edit one that has shipped: append. */
+/* The columns of a record's copy for its webhook event (migration 22): those DOC_COLS /
+ * IMG_COLS read. */
+#define WH_SNAP_DOC DOC_COLS
+#define WH_SNAP_IMG                                                                        \
+    "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
+    "resolution, style, media_key, revised_prompt, revision, event_seq, tags"
+
 static const char *const migrations[] = {
     /* 1: the initial schema */
     "CREATE TABLE users ("
@@ -483,6 +490,35 @@ static const char *const migrations[] = {
     "  record_id BIGINT,"
     "  expires_us BIGINT NOT NULL);"
     "CREATE INDEX quota_holds_user ON quota_holds (user_id, kind);",
+    /* 22 (webhooks, API.md §22; SQLite 29): each event of a record gets a copy of the
+     * record's row (the columns a GET reads) in the change's transaction; the workers
+     * render "data" from it (as GET showed it when the event happened); it goes with its
+     * event. */
+    "CREATE TABLE webhook_snap_docs AS SELECT 0::bigint AS event_id, " WH_SNAP_DOC
+    "  FROM documents WITH NO DATA;"
+    "CREATE UNIQUE INDEX webhook_snap_docs_event ON webhook_snap_docs (event_id);"
+    "CREATE TABLE webhook_snap_imgs AS SELECT 0::bigint AS event_id, " WH_SNAP_IMG
+    "  FROM images WITH NO DATA;"
+    "CREATE UNIQUE INDEX webhook_snap_imgs_event ON webhook_snap_imgs (event_id);"
+    "CREATE FUNCTION webhook_snap() RETURNS trigger LANGUAGE plpgsql AS $$"
+    "BEGIN"
+    "  IF TG_OP = 'DELETE' THEN"
+    "    DELETE FROM webhook_snap_docs WHERE event_id = OLD.id;"
+    "    DELETE FROM webhook_snap_imgs WHERE event_id = OLD.id;"
+    "    RETURN NULL;"
+    "  END IF;"
+    "  IF NEW.type LIKE '%.deleted' THEN RETURN NULL; END IF;"
+    "  IF NEW.kind = 0 THEN"
+    "    INSERT INTO webhook_snap_docs SELECT NEW.id, " WH_SNAP_DOC " FROM documents"
+    "      WHERE id = NEW.record_id;"
+    "  ELSIF NEW.kind = 1 THEN"
+    "    INSERT INTO webhook_snap_imgs SELECT NEW.id, " WH_SNAP_IMG " FROM images"
+    "      WHERE id = NEW.record_id;"
+    "  END IF;"
+    "  RETURN NULL;"
+    "END $$;"
+    "CREATE TRIGGER webhook_events_snap AFTER INSERT OR DELETE ON webhook_events"
+    "  FOR EACH ROW EXECUTE FUNCTION webhook_snap();",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

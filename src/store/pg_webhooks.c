@@ -9,7 +9,7 @@
 
 enum {
     W_INSERT, W_GET, W_LIST, W_UPDATE, W_DELETE, W_ROTATE, W_PING, W_DELIVS, W_RETRY,
-    W_CLAIM, W_BODY, W_DONE, W_SWEEP, W_STATS, W_STMT_COUNT
+    W_CLAIM, W_BODY, W_SNAP_DOC, W_SNAP_IMG, W_DONE, W_SWEEP, W_STATS, W_STMT_COUNT
 };
 _Static_assert(W_STMT_COUNT <= 64, "pg_conn_t.wh_prepared has one bit per statement");
 
@@ -85,6 +85,10 @@ static const pg_stmt_t stmts[W_STMT_COUNT] = {
                  " e.kind, e.record_id, e.revision, e.created_us, e.body, w.url, w.secret,"
                  " w.prev_secret, w.prev_until_us FROM u JOIN webhook_events e"
                  " ON e.id = u.event_id JOIN webhooks w ON w.id = u.webhook_id"},
+    [W_SNAP_DOC] = {"ink_w_snap_doc", 1,
+                    "SELECT " DOC_COLS " FROM webhook_snap_docs WHERE event_id = $1::bigint"},
+    [W_SNAP_IMG] = {"ink_w_snap_img", 1,
+                    "SELECT " IMG_COLS " FROM webhook_snap_imgs WHERE event_id = $1::bigint"},
     [W_BODY] = {"ink_w_body", 2,
                 "UPDATE webhook_events SET body = COALESCE(body, $2::text) WHERE id = $1::bigint"
                 " RETURNING body"},
@@ -393,6 +397,26 @@ static int pg_webhook_body(store_conn_t *sc, webhook_job_t *jobs, const char *co
     return rc;
 }
 
+static int pg_webhook_snapshot(store_conn_t *sc, const webhook_job_t *j, arena_t *a,
+                               record_t *out)
+{
+    pg_conn_t *c = pg_cast(sc);
+    int rc = pg_ready(c);
+    if (rc != STORE_OK)
+        return rc;
+    pg_num_t e = pg_num_i64(j->event_id);
+    const char *p[] = {e.s};
+    PGresult *r;
+    if ((rc = run(c, j->kind == KIND_IMG ? W_SNAP_IMG : W_SNAP_DOC, p, &r)) != STORE_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        rc = STORE_NOTFOUND;
+    else
+        pg_row_record(r, 0, j->kind, a, out);
+    PQclear(r);
+    return rc;
+}
+
 static int pg_webhook_done(store_conn_t *sc, const webhook_job_t *js, const webhook_result_t *rs,
                            size_t n)
 {
@@ -459,6 +483,7 @@ const store_webhook_ops_t pg_webhook_ops = {
     .retry = pg_webhook_retry,
     .claim = pg_webhook_claim,
     .body = pg_webhook_body,
+    .snapshot = pg_webhook_snapshot,
     .done = pg_webhook_done,
     .sweep = pg_webhook_sweep,
     .stats = pg_webhook_stats,

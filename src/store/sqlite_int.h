@@ -104,7 +104,7 @@ extern const char *const sq_stmt_sql[ST_COUNT];
 #define SQ_USER_STMTS 40 /* statements of sqlite_users.c (users, keys, usage) */
 #define SQ_TPL_STMTS 8   /* statements of sqlite_templates.c (users' own templates) */
 #define SQ_TAG_STMTS 24  /* statements of sqlite_tags.c (tags, bulk actions, drafts) */
-#define SQ_WH_STMTS 24   /* statements of sqlite_webhooks.c (API.md §22) */
+#define SQ_WH_STMTS 28   /* statements of sqlite_webhooks.c (API.md §22) */
 
 typedef struct {
     store_conn_t base;

@@ -56,6 +56,13 @@
             WH_NOW, WH_SUBSCRIBED("OLD.user_id", "8 << " sh) " AND NOT (" WH_UNSEEN(k) ")") \
     " END;"
 
+/* The columns of a record's copy for its webhook event (migration 29): those DOC_COLS /
+ * IMG_COLS read. */
+#define WH_SNAP_DOC DOC_COLS
+#define WH_SNAP_IMG                                                                        \
+    "id, user_id, name, favorite, state, error, created_us, updated_us, description, "    \
+    "resolution, style, media_key, revised_prompt, revision, event_seq, tags"
+
 static const char *const migrations[] = {
     /* 1: the initial schema. Ids are AUTOINCREMENT: never reused after a delete. */
     "CREATE TABLE users ("
@@ -675,6 +682,25 @@ static const char *const migrations[] = {
     "  expires_us INTEGER NOT NULL"
     ") STRICT;"
     "CREATE INDEX quota_holds_user ON quota_holds(user_id, kind);",
+    /* 29 (webhooks, API.md §22: "data" as GET showed it when the event happened): each
+     * event of a record gets a copy of the record's row (the columns a GET reads), taken
+     * by a trigger on the event's insert, in the change's transaction; the workers render
+     * the body from it (sqlite_webhooks.c); it goes with its event. */
+    "CREATE TABLE webhook_snap_docs AS SELECT 0 AS event_id, " WH_SNAP_DOC " FROM documents"
+    "  WHERE 0;"
+    "CREATE UNIQUE INDEX webhook_snap_docs_event ON webhook_snap_docs(event_id);"
+    "CREATE TABLE webhook_snap_imgs AS SELECT 0 AS event_id, " WH_SNAP_IMG " FROM images"
+    "  WHERE 0;"
+    "CREATE UNIQUE INDEX webhook_snap_imgs_event ON webhook_snap_imgs(event_id);"
+    "CREATE TRIGGER webhook_events_snap_doc AFTER INSERT ON webhook_events WHEN NEW.kind = 0"
+    "  AND NEW.type <> 'document.deleted' BEGIN INSERT INTO webhook_snap_docs SELECT NEW.id, "
+    WH_SNAP_DOC " FROM documents WHERE id = NEW.record_id; END;"
+    "CREATE TRIGGER webhook_events_snap_img AFTER INSERT ON webhook_events WHEN NEW.kind = 1"
+    "  AND NEW.type <> 'image.deleted' BEGIN INSERT INTO webhook_snap_imgs SELECT NEW.id, "
+    WH_SNAP_IMG " FROM images WHERE id = NEW.record_id; END;"
+    "CREATE TRIGGER webhook_events_snap_del AFTER DELETE ON webhook_events BEGIN"
+    "  DELETE FROM webhook_snap_docs WHERE event_id = OLD.id;"
+    "  DELETE FROM webhook_snap_imgs WHERE event_id = OLD.id; END;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

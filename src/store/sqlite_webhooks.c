@@ -9,7 +9,7 @@
 enum {
     W_INSERT, W_GET, W_LIST, W_COUNT, W_UPDATE, W_DEL_DELIV, W_DELETE, W_ROTATE,
     W_PING_EVENT, W_PING_DELIV, W_DELIVS, W_DELIV_COUNT, W_RETRY, W_DELIV_STATE, W_CLAIM_EP, W_CLAIM,
-    W_CLAIM_INFO, W_BODY, W_DONE, W_RELEASE, W_DISABLE, W_SWEEP_DELIV, W_SWEEP_EVENTS, W_STATS,
+    W_CLAIM_INFO, W_BODY, W_SNAP_DOC, W_SNAP_IMG, W_DONE, W_RELEASE, W_DISABLE, W_SWEEP_DELIV, W_SWEEP_EVENTS, W_STATS,
     W_STMT_COUNT
 };
 _Static_assert(W_STMT_COUNT <= SQ_WH_STMTS, "sq_conn_t.wh has a slot per statement");
@@ -70,6 +70,8 @@ static const char *const sql[W_STMT_COUNT] = {
     [W_CLAIM_INFO] = "SELECT e.msg, e.type, e.kind, e.record_id, e.revision, e.created_us, e.body, "
                      "w.url, w.secret, w.prev_secret, w.prev_until_us FROM webhook_events e, "
                      "webhooks w WHERE e.id = ?1 AND w.id = ?2",
+    [W_SNAP_DOC] = "SELECT " DOC_COLS " FROM webhook_snap_docs WHERE event_id = ?1",
+    [W_SNAP_IMG] = "SELECT " IMG_COLS " FROM webhook_snap_imgs WHERE event_id = ?1",
     [W_BODY] = "UPDATE webhook_events SET body = coalesce(body, ?2) WHERE id = ?1 RETURNING body",
     [W_DONE] = "UPDATE webhook_deliveries SET state = ?2, attempts = attempts + 1, "
                "last_status = ?3, last_error = ?4, next_us = ?5, lease_us = 0 "
@@ -462,6 +464,22 @@ static int sq_webhook_body(store_conn_t *conn, webhook_job_t *jobs, const char *
     return sq_tx_end(c, rc);
 }
 
+static int sq_webhook_snapshot(store_conn_t *conn, const webhook_job_t *j, arena_t *a,
+                               record_t *out)
+{
+    sq_conn_t *c = sq(conn);
+    sqlite3_stmt *st;
+    int rc = stmt(c, j->kind == KIND_IMG ? W_SNAP_IMG : W_SNAP_DOC, &st);
+    if (rc != STORE_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, j->event_id);
+    if ((rc = sq_step_row(c, st, "webhook_snapshot")) == STORE_OK) {
+        rc = sq_read_record(st, j->kind, a, out);
+        sq_stmt_done(st);
+    }
+    return rc;
+}
+
 static int sq_webhook_done(store_conn_t *conn, const webhook_job_t *js,
                            const webhook_result_t *rs, size_t n)
 {
@@ -548,6 +566,7 @@ const store_webhook_ops_t sq_webhook_ops = {
     .retry = sq_webhook_retry,
     .claim = sq_webhook_claim,
     .body = sq_webhook_body,
+    .snapshot = sq_webhook_snapshot,
     .done = sq_webhook_done,
     .sweep = sq_webhook_sweep,
     .stats = sq_webhook_stats,

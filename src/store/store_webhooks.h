@@ -118,6 +118,10 @@ int store_webhook_claim(store_conn_t *c, int64_t now, int64_t lease_until, int p
  * stored on its event unless one is there already, and jobs[i].body the one stored. */
 int store_webhook_body(store_conn_t *c, webhook_job_t *jobs, const char *const *bodies,
                        size_t n, arena_t *a);
+/* The record as it was when the job's event happened: the copy of its row the schema
+ * took in the change's transaction (SQLite migration 29, PostgreSQL 22). NOTFOUND for an
+ * event without one (a ping, a deletion, an event older than the copies). */
+int store_webhook_snapshot(store_conn_t *c, const webhook_job_t *j, arena_t *a, record_t *out);
 /* The outcomes of n attempts (r[i] of j[i]) in one transaction; one whose lease has
  * gone is left as it is (STORE_STALE when any was). */
 int store_webhook_done(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r,

@@ -24,6 +24,7 @@ typedef struct store_webhook_ops {
                  size_t max, arena_t *a, webhook_job_t *out, size_t *n);
     int (*body)(store_conn_t *c, webhook_job_t *jobs, const char *const *bodies, size_t n,
                 arena_t *a);
+    int (*snapshot)(store_conn_t *c, const webhook_job_t *j, arena_t *a, record_t *out);
     int (*done)(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r, size_t n);
     int (*sweep)(store_conn_t *c, int64_t before);
     int (*stats)(store_conn_t *c, int64_t *pending, int64_t *oldest_us);

@@ -75,6 +75,11 @@ int store_webhook_body(store_conn_t *c, webhook_job_t *jobs, const char *const *
     return n ? OPS(c)->body(c, jobs, bodies, n, a) : STORE_OK;
 }
 
+int store_webhook_snapshot(store_conn_t *c, const webhook_job_t *j, arena_t *a, record_t *out)
+{
+    return j->record_id > 0 ? OPS(c)->snapshot(c, j, a, out) : STORE_NOTFOUND;
+}
+
 int store_webhook_done(store_conn_t *c, const webhook_job_t *j, const webhook_result_t *r,
                        size_t n)
 {

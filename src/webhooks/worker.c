@@ -72,11 +72,14 @@ static void deleted_json(jw_t *w, const webhook_job_t *j)
     jw_obj_end(w);
 }
 
-/* The event's body: {"type","timestamp","data"}. The record is read as it stands at
- * the first attempt (docs/design.md "Webhooks": the body is rendered once, then kept
- * for every attempt and endpoint). A record gone since reads as deleted. */
+/* The event's body: {"type","timestamp","data"}, data the record as GET showed it when
+ * the event happened: rendered from the copy of its row the schema took in the change's
+ * transaction (store_webhook_snapshot), so the same bytes at every attempt and for
+ * every endpoint without being stored. An event older than the copies is rendered
+ * from the record as it stands now and that body stored on the event at once (*keep);
+ * a record gone since reads as deleted. */
 static void render(wh_service_t *s, store_conn_t *c, const webhook_job_t *j, arena_t *a,
-                   buf_t *out)
+                   buf_t *out, bool *keep)
 {
     char ts[32];
     fmt_timestamp(j->event_us, ts);
@@ -89,13 +92,17 @@ static void render(wh_service_t *s, store_conn_t *c, const webhook_job_t *j, are
     jw_str(&w, ts);
     jw_key(&w, "data");
     record_t rec;
+    *keep = false;
     if (strcmp(j->type, "ping") == 0) {
         jw_obj_begin(&w);
         jw_key(&w, "webhook_id");
         jw_int(&w, j->webhook_id);
         jw_obj_end(&w);
     } else if (strstr(j->type, ".deleted") ||
-               store_record_get(c, j->kind, j->user_id, j->record_id, NULL, NULL, a, &rec) != STORE_OK) {
+               (store_webhook_snapshot(c, j, a, &rec) != STORE_OK &&
+                (*keep = true) &&
+                store_record_get(c, j->kind, j->user_id, j->record_id, NULL, NULL, a, &rec) !=
+                    STORE_OK)) {
         deleted_json(&w, j);
     } else {
         buf_t one;
@@ -179,7 +186,8 @@ static bool stopping(wh_service_t *s)
     return st;
 }
 
-/* A claim's deliveries: the bodies they lack rendered and stored (one transaction),
+/* A claim's deliveries: the bodies they lack rendered (those of events older than the
+ * records' copies stored, in one transaction),
  * each sent in turn, the outcomes stored (one transaction). A delivery is given back
  * unsent when an earlier one of its endpoint failed in this claim, when the lease would
  * run out during its attempt, or at shutdown. */
@@ -194,10 +202,14 @@ static void deliver(wh_service_t *s, store_conn_t *c, webhook_job_t *jobs, size_
             continue;
         buf_t b;
         buf_init(&b);
-        render(s, c, &jobs[i], a, &b);
+        bool keep;
+        render(s, c, &jobs[i], a, &b, &keep);
         bodies[i] = arena_strdup(a, buf_cstr(&b));
         buf_free(&b);
-        need = true;
+        if (keep)
+            need = true;
+        else
+            jobs[i].body = bodies[i]; /* the same bytes whenever rendered */
     }
     bool have = !need || store_webhook_body(c, jobs, bodies, n, a) == STORE_OK;
     for (size_t i = 0; i < n; i++) {

@@ -490,6 +490,32 @@ class Deliveries(WebhookBase):
         self.assertRegex(text, r'(?m)^inkwell_webhook_attempts_total\{outcome="delivered"\} \d+$')
         self.req("DELETE", f"/api/v1/webhooks/{h['id']}")
 
+    def test_data_as_it_was_when_the_event_happened(self):
+        # the first delivery held by a slow receiver; behind it (one record, one endpoint)
+        # the later events wait while the record changes on: each still shows the record
+        # as GET showed it at its event (a copy taken in the change's transaction), the
+        # revision before a rename its old name, the one before the delete no deletion
+        h, p = self.hook()
+        self.rx.config(p, [h["secret"]], delay_ms=int(slow(1500)))
+        d = self.make_doc()
+        self.rx.wait(p, lambda g: True, "nothing yet")  # (the receiver answers)
+        self.assertEqual(self.req("PATCH", f"/api/v1/documents/{d['id']}",
+                                  form={"result": "second text"}).status, 200)
+        seen = self.req("GET", f"/api/v1/documents/{d['id']}").json["data"]
+        self.req("PATCH", f"/api/v1/documents/{d['id']}", form={"name": "Renamed"})
+        self.req("PATCH", f"/api/v1/documents/{d['id']}", form={"result": "third text"})
+        self.req("DELETE", f"/api/v1/documents/{d['id']}")
+        self.rx.config(p, [h["secret"]])
+        got = self.rx.wait(p, lambda g: len(g) >= 4, "the four events", timeout=60)
+        self.assertEqual([g[0] for g in got], ["document.completed", "document.revised",
+                                               "document.revised", "document.deleted"])
+        self.assertVerified([g[2] for g in got])
+        self.assertEqual(got[0][1]["data"]["result"], d["result"])
+        self.assertEqual(got[1][1]["data"], seen)
+        self.assertEqual((got[2][1]["data"]["result"], got[2][1]["data"]["name"]),
+                         ("third text", "Renamed"))
+        self.assertTrue(got[3][1]["data"]["deleted"])
+
     def test_one_record_in_order_and_one_id_per_event(self):
         h1, p1 = self.hook()
         h2, p2 = self.hook()
