@@ -9,7 +9,15 @@ acknowledged:
   - every acknowledged update is in effect, every acknowledged delete too;
   - every job finishes (no record left queued or generating), with the default lease;
   - no picture without a record, no record pointing at a missing picture;
-  - SQLite: PRAGMA integrity_check is ok.
+  - SQLite: PRAGMA integrity_check is ok;
+  - webhooks (API.md §22, issue 36): an endpoint subscribed to every event, on a receiver
+    on 127.0.0.1 that verifies each delivery with the npm standardwebhooks package
+    (tests/webhooks/receiver.js): every acknowledged change's event arrives at least
+    once, signed — the completed event of each create whose record is not deleted, a
+    revised event for each acknowledged regeneration (the load regenerates too), the
+    deleted event of each acknowledged delete. A cycle's changes are checked at the next
+    cycle's check (a delivery in flight at the kill waits for its lease, 20 s) and all at
+    the end; the same delivered twice is counted, not a loss.
 On PostgreSQL the same, plus cycles that kill the database server itself mid-load
 (pg_ctl stop -m immediate, then start). Then a full-disk phase: the data directory on
 a small tmpfs filled to the last byte: creates answer 503 (never 500), nothing is
@@ -42,6 +50,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "http"))
 import harness  # noqa: E402
 from test_diskfull import fill  # noqa: E402
+from test_webhooks import Receiver  # noqa: E402
 
 CLIENTS = 4
 ACTIVE_STATES = ("queued", "generating")
@@ -59,6 +68,7 @@ class Rec:
         self.name = name            # the last acknowledged name
         self.maybe_names = set()    # names of updates sent but not acknowledged
         self.deleted = False        # an acknowledged delete
+        self.regens = 0             # acknowledged regenerations (each: a revised event)
         self.maybe_deleted = False  # a delete sent but not acknowledged
 
 
@@ -69,7 +79,9 @@ class Stats:
                                  "unacked", "lost_creates", "duplicates", "lost_updates",
                                  "lost_deletes", "unfinished_jobs", "orphan_files",
                                  "missing_files", "integrity_failures", "db_kills",
-                                 "server_errors_500", "full_disk_503", "full_disk_500")}
+                                 "server_errors_500", "full_disk_503", "full_disk_500",
+                                 "acked_regens", "webhook_events_expected", "webhook_missing",
+                                 "webhook_unverified", "webhook_repeats")}
         self.problems = []
 
     def add(self, k, n=1):
@@ -86,14 +98,22 @@ class Soak:
     def __init__(self, backend, stats, pg=None):
         self.backend, self.stats, self.pg = backend, stats, pg
         harness.BACKEND = backend
+        self.rx = Receiver()
         self.srv = harness.Server("--rate-limit", "0", "--builtin-delay-ms", "100",
-                                  "--log-level", "warn",
+                                  "--log-level", "warn", "--webhook-allow-private",
+                                  "--webhook-retry-scale", "0.01",
                                   database=pg.new_db() if pg else None)
         self.srv.start()
         self.key = self.srv.key("soak")
         self.recs = []  # every acknowledged create
         self.unacked_tokens = set()
         self.lock = threading.Lock()
+        self.expected = {}  # (type, record id) -> events due (checked at the next verify)
+        status, body = self.call("POST", "/api/v1/webhooks",
+                                 form={"url": self.rx.base + "/soak", "events": "*"})
+        if status != 201:
+            raise RuntimeError(f"webhook endpoint: {status} {body}")
+        self.rx.config("/soak", [body["data"]["secret"]])
 
     # ---- HTTP ----
     def conn(self, timeout=30):
@@ -150,8 +170,12 @@ class Soak:
             try:
                 if x < 0.55 or len(mine) < 3:
                     self.create(rnd, mine)
-                elif x < 0.8:
+                elif x < 0.75:
                     self.update(rnd.choice(mine))
+                elif x < 0.85:
+                    docs = [r for r in mine if r.kind == "documents"]
+                    if docs:
+                        self.regenerate(rnd.choice(docs))
                 else:
                     rec = rnd.choice(mine)
                     mine.remove(rec)
@@ -194,6 +218,16 @@ class Soak:
         if status == 200:
             rec.name, rec.maybe_names = new, set()
             self.stats.add("acked_updates")
+        else:
+            if status >= 500 and status != 503:
+                self.stats.add("server_errors_500")
+            self.stats.add("unacked")
+
+    def regenerate(self, rec):
+        status, _ = self.call("POST", f"/api/v1/documents/{rec.id}/regenerate", form={})
+        if status == 200:
+            rec.regens += 1
+            self.stats.add("acked_regens")
         else:
             if status >= 500 and status != 503:
                 self.stats.add("server_errors_500")
@@ -340,13 +374,73 @@ class Soak:
             if ok != "ok":
                 self.stats.add("integrity_failures")
                 self.stats.problem(f"integrity_check: {ok}")
+        self.check_webhooks(recs)
         # forget what is settled
         with self.lock:
             self.recs = [r for r in self.recs if not r.deleted]
             self.unacked_tokens = set()
 
+    def webhook_events(self):
+        """(type, record id) -> the distinct webhook-ids delivered, every delivery so far
+        checked signed (each once)."""
+        got = {}
+        entries = self.rx.log("/soak")
+        for e in entries[getattr(self, "rx_checked", 0):]:
+            if e["verified"] != [True]:
+                self.stats.add("webhook_unverified")
+                self.stats.problem(f"a delivery not verified by standardwebhooks: {e['headers'].get('webhook-id')}")
+        self.rx_checked = len(entries)
+        for e in entries:
+            b = json.loads(e["body"])
+            got.setdefault((b["type"], b["data"].get("id")), []).append(e["headers"]["webhook-id"])
+        return got
+
+    @staticmethod
+    def arrived(got, k):
+        """The distinct events of key k delivered; a first generation's is completed or,
+        when a job gave up after too many crashes, failed."""
+        ids = set(got.get(k, []))
+        if k[0].endswith(".completed"):
+            ids |= set(got.get((k[0].replace(".completed", ".failed"), k[1]), []))
+        return ids
+
+    def check_webhooks(self, recs, final=False):
+        """The events due since the last check (or all, at the end) have arrived; this
+        cycle's acknowledged changes are due at the next check."""
+        if not hasattr(self, "rx"):
+            return  # the full-disk phase: no endpoint
+        due = dict(self.expected) if not final else self.expected
+        missing = due
+        deadline = time.time() + harness.slow(60)
+        while True:
+            got = self.webhook_events()
+            missing = {k: n for k, n in due.items() if len(self.arrived(got, k)) < n}
+            if not missing or time.time() > deadline:
+                break
+            time.sleep(0.5)
+        for k, n in missing.items():
+            self.stats.add("webhook_missing")
+            self.stats.problem(f"webhook {k[0]} of record {k[1]}: {len(self.arrived(got, k))} of {n} arrived")
+        self.stats.add("webhook_repeats", sum(len(v) - len(set(v)) for v in got.values()) -
+                       getattr(self, "repeats_counted", 0))
+        self.repeats_counted = sum(len(v) - len(set(v)) for v in got.values())
+        if final:
+            return
+        self.expected = {}
+        for rec in recs:
+            noun = "document" if rec.kind == "documents" else "image"
+            if rec.deleted:
+                self.expected[(f"{noun}.deleted", rec.id)] = 1
+            elif not rec.maybe_deleted:
+                self.expected[(f"{noun}.completed", rec.id)] = 1
+                if rec.regens:
+                    self.expected[(f"{noun}.revised", rec.id)] = rec.regens
+        self.stats.add("webhook_events_expected", sum(self.expected.values()))
+
     def close(self):
+        self.check_webhooks([], final=True)
         self.srv.stop()
+        self.rx.stop()
 
 
 class Pg:
@@ -476,11 +570,14 @@ def main():
         full_disk_phase(stats)
     c = stats.c
     losses = (c["lost_creates"] + c["duplicates"] + c["lost_updates"] + c["lost_deletes"] +
-              c["unfinished_jobs"] + c["missing_files"] + c["integrity_failures"] + c["full_disk_500"])
+              c["unfinished_jobs"] + c["missing_files"] + c["integrity_failures"] + c["full_disk_500"] +
+              c["webhook_missing"] + c["webhook_unverified"])
     print(json.dumps({"summary": c, "seconds": round(time.time() - t0), "losses": losses,
                       "problems": stats.problems[:50]}, indent=1))
     print(f"soak: {c['cycles']} cycles, {c['acked_creates']} acknowledged creates, "
-          f"{c['acked_updates']} updates, {c['acked_deletes']} deletes; losses {losses}; "
+          f"{c['acked_updates']} updates, {c['acked_regens']} regenerations, {c['acked_deletes']} "
+          f"deletes, {c['webhook_events_expected']} webhook events due (all arrived, signed, "
+          f"unless counted missing: {c['webhook_missing']}); losses {losses}; "
           f"problems {len(stats.problems)}")
     sys.exit(1 if stats.problems else 0)
 
