@@ -3,6 +3,7 @@
  * SIGINT, and stops in the reverse order; `key` manages API keys. */
 #include "api/api.h"
 #include "api/export_pool.h"
+#include "auth/oidc.h"
 #include "auth/password.h"
 #include "cli/cli.h"
 #include "core/config.h"
@@ -111,6 +112,16 @@ static int serve(int argc, char **argv)
         return 0;
     }
     log_level = log_level_parse(cfg.log_level);
+    /* single sign-on (API.md §21): the client of --oidc-issuer, when one is set; a wrong
+     * setting stops here, before the database is touched */
+    char *pub = cfg_public_url(&cfg);
+    app.oidc = oidc_new(&cfg, pub, err, sizeof(err));
+    free(pub);
+    if (!app.oidc && err[0]) {
+        fprintf(stderr, "inkwell: %s\n", err);
+        cfg_free(&cfg);
+        return 2;
+    }
 
     /* Signals are taken by sigwait below; every thread started from here on has
      * them blocked. */
@@ -290,6 +301,7 @@ out:
     ratelimit_free(app.rl);
     proxies_free(proxies);
     free(app.public_url);
+    oidc_free(app.oidc);
     media_close(media);
     store_close(store);
     datalock_release(lockfd);

@@ -102,6 +102,12 @@ if want http && { [ ! -f tests/s3/node_modules/s3rver/package.json ] ||
   (cd tests/s3 && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm-s3.log" 2>&1 ||
     { echo "FAIL: npm ci in tests/s3:"; tail -n 20 "$logdir/npm-s3.log"; failed=$((failed + 1)); }
 fi
+# the OpenID provider of tests/http/test_oidc.py, test_pg_oidc.py and tests/web/oidc.test.mjs
+if { want http || want web; } && { [ ! -f tests/oidc/node_modules/oidc-provider/package.json ] ||
+  [ tests/oidc/package-lock.json -nt tests/oidc/node_modules/.package-lock.json ]; }; then
+  (cd tests/oidc && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm-oidc.log" 2>&1 ||
+    { echo "FAIL: npm ci in tests/oidc:"; tail -n 20 "$logdir/npm-oidc.log"; failed=$((failed + 1)); }
+fi
 if want openapi && ! (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error) >"$logdir/npm.log" 2>&1; then
   echo "FAIL: npm ci in tests/openapi:"; tail -n 20 "$logdir/npm.log"
   failed=$((failed + 1)); npm_ok=0

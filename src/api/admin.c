@@ -14,6 +14,7 @@
 #include "api/api_int.h"
 
 #include "auth/keys.h"
+#include "auth/oidc.h"
 #include "auth/password.h"
 #include "auth/users.h"
 
@@ -367,7 +368,26 @@ static void user_change(app_t *app, http_req_t *r, store_conn_t *c, int64_t id)
     quota_field(r, &v, &f, "quota_words", "quota words", &p.set_words, &p.quota_words);
     quota_field(r, &v, &f, "quota_images", "quota images", &p.set_images, &p.quota_images);
     p.role = role_field(&v, &f);
+    /* oidc_subject (API.md §21): the user linked to the issuer's subject; "" unlinks */
+    bool set_sub;
+    const char *sub = field_text(&v, &f, "oidc_subject", "oidc subject", false, 255, &set_sub);
+    if (set_sub && sub && *sub && !app->oidc)
+        verrs_add(&v, "oidc_subject", "Single sign-on is not configured (--oidc-issuer).");
     char *nfc = password_field(&v, &f, "password", "password");
+    if (!verrs_any(&v) && set_sub && sub) {
+        int lrc = store_user_oidc_link(c, id, app->oidc ? oidc_issuer(app->oidc) : NULL,
+                                       *sub ? sub : NULL);
+        if (lrc == STORE_CONFLICT)
+            verrs_add(&v, "oidc_subject", "The oidc subject is already linked to another user.");
+        else if (lrc != STORE_OK) {
+            password_free(nfc);
+            if (lrc == STORE_NOTFOUND)
+                api_not_found(r);
+            else
+                api_store_error(r, lrc);
+            return;
+        }
+    }
     if (verrs_any(&v)) {
         password_free(nfc);
         api_validation_error(r, &v);

@@ -31,6 +31,7 @@ typedef struct {
     struct export_pool *hashes; /* password hashing and checks (API.md §21), the same kind of
                                  * pool; NULL = in the request's thread */
     bool https; /* --public-url is https: __Host- cookies, Secure */
+    struct oidc *oidc; /* auth/oidc.h: single sign-on (API.md §21); NULL = not configured */
     struct wh_service *webhooks; /* webhooks/webhooks.h: the delivery workers (§22) */
 } app_t;
 

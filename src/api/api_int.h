@@ -62,6 +62,7 @@ typedef enum {
     ROUTE_WEBHOOK_PING,      /* POST /webhooks/{id}/ping */
     ROUTE_WEBHOOK_DELIVERIES, /* GET /webhooks/{id}/deliveries */
     ROUTE_WEBHOOK_RETRY,     /* POST /webhooks/{id}/deliveries/{n}/retry */
+    ROUTE_OIDC,              /* GET /auth/oidc, /auth/oidc/login, /auth/oidc/callback (§21) */
 } route_t;
 
 /* True for the /admin routes. */
@@ -332,6 +333,23 @@ void api_keys_own(app_t *app, http_req_t *r);
 void api_key_own(app_t *app, http_req_t *r, int64_t id);
 /* The value of the request's session cookie (its name depends on https), or NULL. */
 const char *api_session_cookie(app_t *app, http_req_t *r);
+/* The value of cookie name (the first), in the request's arena; NULL when absent. */
+const char *api_cookie_get(http_req_t *r, const char *name);
+/* Adds a Set-Cookie (Path=/, SameSite=Lax, Secure over https). */
+void api_set_cookie(app_t *app, http_req_t *r, const char *name, const char *value,
+                    long max_age, bool http_only);
+/* Starts a session for user_id (ending the one the request carried) and sets its two
+ * cookies (Cache-Control: no-store, not compressed): a STORE_ code. */
+int api_session_start(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id,
+                      int64_t key_id, key_scope_t scope);
+
+/* ---- oidc_api.c: single sign-on (API.md §21; auth/oidc.h), at the root like /healthz ---- */
+/* GET /auth/oidc: whether it is configured and the issuer's name (for the sign-in page). */
+void api_oidc_info(app_t *app, http_req_t *r);
+/* GET /auth/oidc/login: 302 to the issuer. GET /auth/oidc/callback: 302 to / signed in,
+ * or a 400 page saying why. */
+void api_oidc_login(app_t *app, http_req_t *r);
+void api_oidc_callback(app_t *app, http_req_t *r);
 /* Authenticates the request by its session cookie (no Authorization header): fills k
  * like keys_authenticate and the request's state; STORE_NOTFOUND when the cookie is no
  * live session. */

@@ -158,6 +158,18 @@ static void h_healthz(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_healthz(a, r);
 }
+static void h_oidc(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_oidc_info(a, r);
+}
+static void h_oidc_login(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_oidc_login(a, r);
+}
+static void h_oidc_callback(app_t *a, http_req_t *r, const route_match_t *m)
+{
+    api_oidc_callback(a, r);
+}
 static void h_readyz(app_t *a, http_req_t *r, const route_match_t *m)
 {
     api_readyz(a, r);
@@ -258,6 +270,9 @@ static const route_row_t routes[] = {
     {M_GET, "/readyz", NULL, ROUTE_READYZ, h_readyz, L(MR_READYZ)},
     {M_GET, "/media/*", NULL, ROUTE_MEDIA, h_media, L(MR_MEDIA)},
     {M_GET, "/metrics", NULL, ROUTE_METRICS, h_metrics, L(MR_METRICS)},
+    {M_GET, "/auth/oidc", NULL, ROUTE_OIDC, h_oidc, L(MR_OIDC)},
+    {M_GET, "/auth/oidc/login", NULL, ROUTE_OIDC, h_oidc_login, L(MR_OIDC_LOGIN)},
+    {M_GET, "/auth/oidc/callback", NULL, ROUTE_OIDC, h_oidc_callback, L(MR_OIDC_CALLBACK)},
     {M_GET, "/*", web_file, ROUTE_WEB, h_web, L(MR_WEBAPP)},
 };
 

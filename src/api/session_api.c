@@ -50,7 +50,7 @@ static const char *xsrf_name(const app_t *app)
 
 /* The value of cookie name in the Cookie header (the first), copied into the request's
  * arena; NULL when absent. */
-static const char *cookie_get(http_req_t *r, const char *name)
+const char *api_cookie_get(http_req_t *r, const char *name)
 {
     const char *h = http_header(r, "Cookie");
     size_t nl = strlen(name);
@@ -68,11 +68,11 @@ static const char *cookie_get(http_req_t *r, const char *name)
 
 const char *api_session_cookie(app_t *app, http_req_t *r)
 {
-    return cookie_get(r, session_name(app));
+    return api_cookie_get(r, session_name(app));
 }
 
-static void set_cookie(app_t *app, http_req_t *r, const char *name, const char *value,
-                       long max_age, bool http_only)
+void api_set_cookie(app_t *app, http_req_t *r, const char *name, const char *value,
+                    long max_age, bool http_only)
 {
     char c[256];
     snprintf(c, sizeof(c), "%s=%s; Path=/; Max-Age=%ld; SameSite=Lax%s%s", name, value,
@@ -82,8 +82,8 @@ static void set_cookie(app_t *app, http_req_t *r, const char *name, const char *
 
 static void clear_cookies(app_t *app, http_req_t *r)
 {
-    set_cookie(app, r, session_name(app), "", 0, true);
-    set_cookie(app, r, xsrf_name(app), "", 0, false);
+    api_set_cookie(app, r, session_name(app), "", 0, true);
+    api_set_cookie(app, r, xsrf_name(app), "", 0, false);
 }
 
 static int64_t idle_us(const app_t *app)
@@ -331,9 +331,7 @@ static void signin_failed(http_req_t *r, store_conn_t *c, const hash_job_t *j)
     api_error(r, 401, "These credentials do not match our records.");
 }
 
-/* Starts the session (ending the one the request carried), sets the cookies and answers
- * the /me object. */
-static void signed_in(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id,
+int api_session_start(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id,
                       int64_t key_id, key_scope_t scope)
 {
     int64_t old_user;
@@ -344,16 +342,27 @@ static void signed_in(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_i
     int64_t sid;
     int rc = session_start(c, user_id, key_id, scope, http_header(r, "User-Agent"), max_us(app),
                            idle_us(app), id, csrf, &sid);
+    if (rc != STORE_OK)
+        return rc;
+    long age = (long)app->cfg->session_max;
+    api_set_cookie(app, r, session_name(app), id, age, true);
+    api_set_cookie(app, r, xsrf_name(app), csrf, age, false);
+    memset(id, 0, sizeof(id));
+    http_add_header(r, "Cache-Control", "no-store");
+    http_set_no_compress(r); /* it carries a secret (§26) */
+    return STORE_OK;
+}
+
+/* Starts the session (ending the one the request carried), sets the cookies and answers
+ * the /me object. */
+static void signed_in(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id,
+                      int64_t key_id, key_scope_t scope)
+{
+    int rc = api_session_start(app, r, c, user_id, key_id, scope);
     if (rc != STORE_OK) {
         api_store_error(r, rc);
         return;
     }
-    long age = (long)app->cfg->session_max;
-    set_cookie(app, r, session_name(app), id, age, true);
-    set_cookie(app, r, xsrf_name(app), csrf, age, false);
-    memset(id, 0, sizeof(id));
-    http_add_header(r, "Cache-Control", "no-store");
-    http_set_no_compress(r); /* it carries a secret (§26) */
     me_answer(app, r, c, user_id, key_id, true, scope);
 }
 
@@ -372,7 +381,7 @@ void api_session_csrf(app_t *app, http_req_t *r)
     } else {
         session_token(token);
     }
-    set_cookie(app, r, xsrf_name(app), token, age > 0 ? age : 1, false);
+    api_set_cookie(app, r, xsrf_name(app), token, age > 0 ? age : 1, false);
     http_add_header(r, "Cache-Control", "no-store");
     http_set_no_compress(r);
     buf_reset(http_resp(r));
@@ -400,7 +409,7 @@ void api_session(app_t *app, http_req_t *r)
         session_delete(app, r);
         return;
     }
-    if (!tokens_equal(http_header(r, "X-XSRF-TOKEN"), cookie_get(r, xsrf_name(app)))) {
+    if (!tokens_equal(http_header(r, "X-XSRF-TOKEN"), api_cookie_get(r, xsrf_name(app)))) {
         csrf_mismatch(r);
         return;
     }

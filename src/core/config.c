@@ -73,6 +73,12 @@ static const setting_t settings[] = {
     L("quota-images", quota_images, "-1", -1, 1e15, "monthly pictures a new user may have generated; -1 = no limit"),
     D("session-idle", session_idle, "604800", 60, 31536000, "seconds a signed-in session may go without a request before it ends (API.md §21)"),
     D("session-max", session_max, "2592000", 60, 315360000, "seconds a signed-in session lasts at most"),
+    /* single sign-on (API.md §21; auth/oidc.h) */
+    S("oidc-issuer", oidc_issuer, "", "OpenID Connect issuer URL (https; equal to its discovery document's issuer): turns single sign-on on"),
+    S("oidc-client-id", oidc_client_id, "", "the client id inkwell is registered with at the issuer"),
+    S("oidc-client-secret", oidc_client_secret, "", "the client's secret (also INKWELL_OIDC_CLIENT_SECRET); never logged"),
+    S("oidc-create-users", oidc_create_users, "0", "a switch: a person the issuer signs in who is linked to no user becomes a new member"),
+    S("oidc-name-claim", oidc_name_claim, "preferred_username", "the ID token's claim a new user is named from"),
     L("signin-threads", signin_threads, "2", 1, 64, "threads that hash and check passwords (Argon2id), off the HTTP threads"),
     L("signin-max", signin_max, "8", 1, 1024, "password checks running or waiting at once; past it a sign-in answers 429 with Retry-After"),
     L("export-threads", export_threads, "2", 1, 64, "threads that make html, docx and pdf exports, off the HTTP threads and at a lower priority"),
@@ -97,7 +103,7 @@ static const setting_t settings[] = {
 bool cfg_is_switch(const char *name)
 {
     return strcmp(name, "s3-path-style") == 0 || strcmp(name, "media-redirect") == 0 ||
-           strcmp(name, "webhook-allow-private") == 0;
+           strcmp(name, "webhook-allow-private") == 0 || strcmp(name, "oidc-create-users") == 0;
 }
 
 int cfg_switch_value(const char *v)
@@ -314,8 +320,8 @@ int cfg_load(cfg_t *c, int argc, char **argv, bool *help, char *err, size_t errl
         return -1;
     }
     if (cfg_switch_value(c->s3_path_style) < 0 || cfg_switch_value(c->media_redirect) < 0 ||
-        cfg_switch_value(c->webhook_allow_private) < 0) {
-        snprintf(err, errlen, "s3-path-style, media-redirect and webhook-allow-private take 1/true/on or 0/false/off");
+        cfg_switch_value(c->webhook_allow_private) < 0 || cfg_switch_value(c->oidc_create_users) < 0) {
+        snprintf(err, errlen, "s3-path-style, media-redirect, webhook-allow-private and oidc-create-users take 1/true/on or 0/false/off");
         return -1;
     }
     if (strcmp(c->metrics, "on") != 0 && strcmp(c->metrics, "off") != 0) {

@@ -51,6 +51,9 @@ typedef struct {
     long quota_images;   /* monthly pictures a new user may generate; -1 = no limit */
     double session_idle;   /* seconds a session lives without a request (API.md §21) */
     double session_max;    /* seconds a session lives at most */
+    char *oidc_issuer, *oidc_client_id, *oidc_client_secret; /* "" = no single sign-on; the secret never logged */
+    char *oidc_create_users; /* a switch (cfg_switch_value) */
+    char *oidc_name_claim;   /* the claim a new user is named from */
     long signin_threads;   /* the password pool (Argon2id off the HTTP threads) */
     long signin_max;       /* password checks running or waiting at once */
     long export_threads;   /* the export pool (api/export_pool.h) */

@@ -54,6 +54,9 @@ static const char *const route_names[MR_COUNT] = {
     [MR_WEBHOOK_PING] = "/api/v1/webhooks/{id}/ping",
     [MR_WEBHOOK_DELIVERIES] = "/api/v1/webhooks/{id}/deliveries",
     [MR_WEBHOOK_RETRY] = "/api/v1/webhooks/{id}/deliveries/{d}/retry",
+    [MR_OIDC] = "/auth/oidc",
+    [MR_OIDC_LOGIN] = "/auth/oidc/login",
+    [MR_OIDC_CALLBACK] = "/auth/oidc/callback",
 };
 
 enum { MM_GET, MM_HEAD, MM_POST, MM_PUT, MM_PATCH, MM_DELETE, MM_OTHER, MM_COUNT };

@@ -58,6 +58,9 @@ typedef enum {
     MR_WEBHOOK_PING,
     MR_WEBHOOK_DELIVERIES,
     MR_WEBHOOK_RETRY,
+    MR_OIDC,          /* single sign-on (§21) */
+    MR_OIDC_LOGIN,
+    MR_OIDC_CALLBACK,
     MR_COUNT
 } metrics_route_t;
 

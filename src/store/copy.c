@@ -57,6 +57,7 @@ static const struct {
     {"rate_tat", "rate-limit state, seconds long"},
     {"signin_failures", "failed sign-ins per minute, minutes long"},
     {"quota_holds", "quota holds of generations in flight: none once the servers stop"},
+    {"oidc_flows", "single sign-ons in flight, minutes long"},
     /* SQLite's search index: refilled by the index thread after the start (the
      * watermark of an empty database is 0; searches are exact meanwhile) */
     {"search_index", "SQLite search index watermark: rebuilt"},

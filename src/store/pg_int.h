@@ -163,6 +163,12 @@ int pg_session_end(store_conn_t *conn, int64_t user_id, int64_t id, int64_t keep
                    int64_t *ended);
 int pg_session_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offset,
                     arena_t *a, session_info_t **out, size_t *n, int64_t *total);
+/* single sign-on (API.md §21; pg_oidc.c) */
+int pg_oidc_flow_put(store_conn_t *conn, const oidc_flow_t *f);
+int pg_oidc_flow_take(store_conn_t *conn, const char *state_hash, int64_t now_us, arena_t *a,
+                      oidc_flow_t *out);
+int pg_user_oidc_find(store_conn_t *conn, const char *iss, const char *sub, int64_t *user_id);
+int pg_user_oidc_link(store_conn_t *conn, int64_t id, const char *iss, const char *sub);
 int pg_signin_failures(store_conn_t *conn, const char *bucket, int64_t minute, bool add,
                        int64_t *count);
 int pg_user_update(store_conn_t *sc, int64_t id, const user_patch_t *p, arena_t *a,

@@ -519,6 +519,19 @@ static const char *const migrations[] = {
     "END $$;"
     "CREATE TRIGGER webhook_events_snap AFTER INSERT OR DELETE ON webhook_events"
     "  FOR EACH ROW EXECUTE FUNCTION webhook_snap();",
+    /* 23 (single sign-on, API.md §21; pg_oidc.c; SQLite migration 30): a user's link to
+     * an issuer's subject (gone with the user's row), and the sign-ins begun at the
+     * issuer (state and browser kept as SHA-256s, removed when taken or expired). */
+    "ALTER TABLE users ADD COLUMN oidc_issuer TEXT, ADD COLUMN oidc_subject TEXT;"
+    "CREATE UNIQUE INDEX users_oidc ON users (oidc_issuer, oidc_subject);"
+    "CREATE TABLE oidc_flows ("
+    "  state_hash TEXT PRIMARY KEY,"
+    "  browser_hash TEXT NOT NULL,"
+    "  nonce TEXT NOT NULL,"
+    "  verifier TEXT NOT NULL,"
+    "  created_us BIGINT NOT NULL,"
+    "  expires_us BIGINT NOT NULL);"
+    "CREATE INDEX oidc_flows_expiry ON oidc_flows (expires_us);",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

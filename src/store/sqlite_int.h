@@ -234,6 +234,12 @@ int sq_session_end(store_conn_t *conn, int64_t user_id, int64_t id, int64_t keep
                    int64_t *ended);
 int sq_session_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offset,
                     arena_t *a, session_info_t **out, size_t *n, int64_t *total);
+/* single sign-on (API.md §21; sqlite_oidc.c) */
+int sq_oidc_flow_put(store_conn_t *conn, const oidc_flow_t *f);
+int sq_oidc_flow_take(store_conn_t *conn, const char *state_hash, int64_t now_us, arena_t *a,
+                      oidc_flow_t *out);
+int sq_user_oidc_find(store_conn_t *conn, const char *iss, const char *sub, int64_t *user_id);
+int sq_user_oidc_link(store_conn_t *conn, int64_t id, const char *iss, const char *sub);
 int sq_signin_failures(store_conn_t *conn, const char *bucket, int64_t minute, bool add,
                        int64_t *count);
 int sq_user_update(store_conn_t *conn, int64_t id, const user_patch_t *p, arena_t *a,

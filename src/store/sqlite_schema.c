@@ -701,6 +701,22 @@ static const char *const migrations[] = {
     "CREATE TRIGGER webhook_events_snap_del AFTER DELETE ON webhook_events BEGIN"
     "  DELETE FROM webhook_snap_docs WHERE event_id = OLD.id;"
     "  DELETE FROM webhook_snap_imgs WHERE event_id = OLD.id; END;",
+    /* 30 (single sign-on, API.md §21; sqlite_oidc.c): a user's link to an issuer's
+     * subject (set by an admin or at an OIDC sign-in that creates the user; gone with
+     * the user's row), and the sign-ins begun at the issuer (no user's data: state and
+     * browser kept as SHA-256s, removed when taken or expired). */
+    "ALTER TABLE users ADD COLUMN oidc_issuer TEXT;"
+    "ALTER TABLE users ADD COLUMN oidc_subject TEXT;"
+    "CREATE UNIQUE INDEX users_oidc ON users(oidc_issuer, oidc_subject);"
+    "CREATE TABLE oidc_flows ("
+    "  state_hash TEXT PRIMARY KEY,"
+    "  browser_hash TEXT NOT NULL,"
+    "  nonce TEXT NOT NULL,"
+    "  verifier TEXT NOT NULL,"
+    "  created_us INTEGER NOT NULL,"
+    "  expires_us INTEGER NOT NULL"
+    ") STRICT, WITHOUT ROWID;"
+    "CREATE INDEX oidc_flows_expiry ON oidc_flows(expires_us);",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

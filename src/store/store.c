@@ -728,3 +728,24 @@ int store_signin_failures(store_conn_t *c, const char *bucket, int64_t minute, b
 {
     return c->ops->signin_failures(c, bucket, minute, add, count);
 }
+
+int store_oidc_flow_put(store_conn_t *c, const oidc_flow_t *f)
+{
+    return c->ops->oidc_flow_put(c, f);
+}
+
+int store_oidc_flow_take(store_conn_t *c, const char *state_hash, int64_t now_us, arena_t *a,
+                         oidc_flow_t *out)
+{
+    return c->ops->oidc_flow_take(c, state_hash, now_us, a, out);
+}
+
+int store_user_oidc_find(store_conn_t *c, const char *iss, const char *sub, int64_t *user_id)
+{
+    return c->ops->user_oidc_find(c, iss, sub, user_id);
+}
+
+int store_user_oidc_link(store_conn_t *c, int64_t id, const char *iss, const char *sub)
+{
+    return c->ops->user_oidc_link(c, id, iss, sub);
+}

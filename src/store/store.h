@@ -546,6 +546,28 @@ int store_session_list(store_conn_t *c, int64_t user_id, int64_t limit, int64_t 
                        arena_t *a, session_info_t **out, size_t *n, int64_t *total);
 int store_signin_failures(store_conn_t *c, const char *bucket, int64_t minute, bool add,
                           int64_t *count);
+/* ---- single sign-on (API.md §21; auth/oidc.c; sqlite_oidc.c, pg_oidc.c) ---- */
+/* A sign-in begun at the issuer, kept from GET /auth/oidc/login to its callback (any
+ * process may take it): found by its state's SHA-256, bound to the browser by a cookie
+ * of which only the SHA-256 is kept; the nonce and the PKCE verifier as they are (they
+ * are worth nothing without the browser's code, and live minutes). */
+typedef struct {
+    const char *state_hash, *browser_hash, *nonce, *verifier;
+    int64_t created_us, expires_us;
+} oidc_flow_t;
+
+/* Keeps f (the flows past their expiry removed first). */
+int store_oidc_flow_put(store_conn_t *c, const oidc_flow_t *f);
+/* Takes the flow of state_hash away (single use): STORE_NOTFOUND when unknown, taken
+ * already or expired at now_us. */
+int store_oidc_flow_take(store_conn_t *c, const char *state_hash, int64_t now_us, arena_t *a,
+                         oidc_flow_t *out);
+/* The user linked to (iss, sub): STORE_NOTFOUND when none. */
+int store_user_oidc_find(store_conn_t *c, const char *iss, const char *sub, int64_t *user_id);
+/* Links user id to (iss, sub) (sub NULL: unlinks): STORE_CONFLICT when another user is
+ * linked to it, STORE_NOTFOUND when no such user. */
+int store_user_oidc_link(store_conn_t *c, int64_t id, const char *iss, const char *sub);
+
 /* What a backend can do, asked by name (store_ops_t.caps). */
 typedef enum {
     STORE_CAP_SHARED = 1,    /* several processes share the store (PostgreSQL) */

@@ -257,6 +257,12 @@ typedef struct store_ops {
                         arena_t *a, session_info_t **out, size_t *n, int64_t *total);
     int (*signin_failures)(store_conn_t *c, const char *bucket, int64_t minute, bool add,
                            int64_t *count);
+    /* Single sign-on (API.md §21): store.h store_oidc_* and store_user_oidc_*. */
+    int (*oidc_flow_put)(store_conn_t *c, const oidc_flow_t *f);
+    int (*oidc_flow_take)(store_conn_t *c, const char *state_hash, int64_t now_us, arena_t *a,
+                          oidc_flow_t *out);
+    int (*user_oidc_find)(store_conn_t *c, const char *iss, const char *sub, int64_t *user_id);
+    int (*user_oidc_link)(store_conn_t *c, int64_t id, const char *iss, const char *sub);
 
     /* Rate limiting, GCRA (api/ratelimit.c): one atomic step on the bucket's theoretical
      * arrival time (TAT; an absent bucket has TAT = now). With t = max(TAT, now): when
@@ -487,6 +493,8 @@ store_pages_t *store_pages(store_t *s);
     .session_insert = p##_session_insert, .session_auth = p##_session_auth,               \
     .session_touch = p##_session_touch, .session_end = p##_session_end,                   \
     .session_list = p##_session_list, .signin_failures = p##_signin_failures,             \
+    .oidc_flow_put = p##_oidc_flow_put, .oidc_flow_take = p##_oidc_flow_take,             \
+    .user_oidc_find = p##_user_oidc_find, .user_oidc_link = p##_user_oidc_link,           \
     .tags_list = p##_tags_list,                                                            \
     .record_bulk = p##_record_bulk, .draft_put = p##_draft_put, .draft_get = p##_draft_get, \
     .draft_delete = p##_draft_delete, .webhooks = &p##_webhook_ops, .copy = &p##_copy_ops

@@ -271,11 +271,11 @@ class MigrateRefusals(unittest.TestCase):
         d = tempfile.mkdtemp(prefix="inkwell-mig-")
         shutil.copy(os.path.join(self.dir, "inkwell.db"), os.path.join(d, "inkwell.db"))
         with sqlite3.connect(os.path.join(d, "inkwell.db")) as c:
-            c.execute("CREATE TABLE oidc_flows (id INTEGER PRIMARY KEY)")
+            c.execute("CREATE TABLE added_later (id INTEGER PRIMARY KEY)")
         db = pg_database()
         p = migrate(d, db)
         self.assertEqual(p.returncode, 1)
-        self.assertIn("table oidc_flows of the sqlite schema is neither copied nor skipped",
+        self.assertIn("table added_later of the sqlite schema is neither copied nor skipped",
                       p.stderr)
         # the target got its schema and nothing else
         p = migrate(self.dir, db)

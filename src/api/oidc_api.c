@@ -1,0 +1,210 @@
+/* oidc_api.c — single sign-on (API.md §21), at the root like /healthz (no key):
+ *
+ *   GET /auth/oidc           {"data":{"name","login_url"}} for the sign-in page; 404 when
+ *                            no issuer is configured
+ *   GET /auth/oidc/login     302 to the issuer (auth/oidc.h keeps the flow in the store)
+ *                            and a short-lived HttpOnly cookie binding it to this browser
+ *   GET /auth/oidc/callback  the code exchanged and the ID token checked; the person found
+ *                            by (iss, sub), or created with --oidc-create-users; a session
+ *                            started (session_api.c) and 302 to /. Any failure: no session,
+ *                            a short HTML page (400, no referrer) saying why.
+ *
+ * The issuer is called from the request's thread (discovery and keys once, then one
+ * token request per sign-in, 10 s at most each). */
+#include "api/api_int.h"
+
+#include "auth/oidc.h"
+#include "core/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_MAX_BYTES 200
+#define NAME_TRIES 50
+
+static const char *flow_cookie(const app_t *app)
+{
+    return app->https ? "__Host-inkwell_oidc" : "inkwell_oidc";
+}
+
+static void html_escape(buf_t *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': buf_puts(b, "&amp;"); break;
+        case '<': buf_puts(b, "&lt;"); break;
+        case '>': buf_puts(b, "&gt;"); break;
+        case '"': buf_puts(b, "&quot;"); break;
+        case '\'': buf_puts(b, "&#39;"); break;
+        default: buf_putc(b, (unsigned char)*s < 0x20 ? ' ' : *s);
+        }
+    }
+}
+
+/* The failure page: no session, the flow's cookie cleared, why (escaped). */
+static void failed(app_t *app, http_req_t *r, int status, const char *why)
+{
+    api_set_cookie(app, r, flow_cookie(app), "", 0, true);
+    http_add_header(r, "Referrer-Policy", "no-referrer");
+    http_add_header(r, "Cache-Control", "no-store");
+    http_add_header(r, "Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+    http_add_header(r, "X-Frame-Options", "DENY");
+    http_set_content_type(r, "text/html; charset=utf-8");
+    buf_t *b = http_resp(r);
+    buf_reset(b);
+    buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                "<title>Sign-in failed - inkwell</title></head>\n<body><main>"
+                "<h1>Sign-in failed</h1>\n<p id=\"why\">");
+    html_escape(b, why);
+    buf_puts(b, "</p>\n<p><a href=\"/#/signin\">Back to sign-in</a></p></main></body></html>\n");
+    http_respond(r, status);
+}
+
+void api_oidc_info(app_t *app, http_req_t *r)
+{
+    if (!app->oidc) {
+        api_not_found(r);
+        return;
+    }
+    jw_t w;
+    api_data_begin(r, &w);
+    jw_obj_begin(&w);
+    jw_key(&w, "name");
+    jw_str(&w, oidc_display_name(app->oidc));
+    jw_key(&w, "login_url");
+    jw_str(&w, "/auth/oidc/login");
+    jw_obj_end(&w);
+    api_data_end(r, &w, 200);
+}
+
+/* The store when single sign-on is configured; NULL after answering (404 when not). */
+static store_conn_t *oidc_conn(app_t *app, http_req_t *r)
+{
+    if (!app->oidc) {
+        api_not_found(r);
+        return NULL;
+    }
+    return api_conn(app, r);
+}
+
+void api_oidc_login(app_t *app, http_req_t *r)
+{
+    store_conn_t *c = oidc_conn(app, r);
+    if (!c)
+        return;
+    char *url, browser[OIDC_BROWSER_LEN + 1], why[512];
+    if (oidc_begin(app->oidc, c, &url, browser, why, sizeof(why)) != 0) {
+        failed(app, r, 502, why);
+        return;
+    }
+    api_set_cookie(app, r, flow_cookie(app), browser, OIDC_FLOW_SECONDS, true);
+    memset(browser, 0, sizeof(browser));
+    http_add_header(r, "Location", url);
+    http_add_header(r, "Cache-Control", "no-store");
+    http_add_header(r, "Referrer-Policy", "no-referrer");
+    free(url);
+    buf_reset(http_resp(r));
+    http_set_content_type(r, "text/plain; charset=utf-8");
+    http_respond(r, 302);
+}
+
+/* A new user's name from the name claim: printable, at most NAME_MAX_BYTES (cut at a
+ * character's start), "user" when nothing is left. */
+static const char *base_name(http_req_t *r, const char *claim)
+{
+    char *s = arena_strdup(http_arena(r), claim ? claim : "");
+    size_t n = 0;
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p >= 0x20 && *p != 0x7f)
+            s[n++] = *p;
+    s[n] = 0;
+    if (n > NAME_MAX_BYTES) {
+        n = NAME_MAX_BYTES;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        s[n] = 0;
+    }
+    while (n > 0 && s[n - 1] == ' ')
+        s[--n] = 0;
+    return n && s[strspn(s, " ")] ? s + strspn(s, " ") : "user";
+}
+
+/* Makes a member for id (named from its claim, made unique) and links it: STORE_OK with
+ * *user_id, or a STORE_ code. A link made meanwhile by another process wins. */
+static int create_user(app_t *app, http_req_t *r, store_conn_t *c, const oidc_identity_t *id,
+                       int64_t *user_id)
+{
+    const char *base = base_name(r, id->name);
+    user_info_t u;
+    int rc = STORE_CONFLICT;
+    for (int i = 1; i <= NAME_TRIES && rc == STORE_CONFLICT; i++) {
+        const char *name = i == 1 ? base : arena_printf(http_arena(r), "%s-%d", base, i);
+        rc = store_user_create(c, name, app->cfg->quota_words, app->cfg->quota_images,
+                               http_arena(r), &u);
+    }
+    if (rc != STORE_OK)
+        return rc;
+    rc = store_user_oidc_link(c, u.id, id->iss, id->sub);
+    if (rc == STORE_CONFLICT) { /* another process linked one first: that one */
+        user_removed_t gone;
+        store_user_delete(c, u.id, http_arena(r), &gone);
+        return store_user_oidc_find(c, id->iss, id->sub, user_id);
+    }
+    if (rc == STORE_OK) {
+        *user_id = u.id;
+        log_info("oidc: user %lld made for a new subject of the issuer", (long long)u.id);
+    }
+    return rc;
+}
+
+/* A query parameter's value when it is there and decodes, else NULL. */
+static const char *qval(const kvlist_t *q, const char *key)
+{
+    const kv_t *kv = kv_get(q, key);
+    return kv && kv->status == KV_OK ? kv->val : NULL;
+}
+
+void api_oidc_callback(app_t *app, http_req_t *r)
+{
+    store_conn_t *c = oidc_conn(app, r);
+    if (!c)
+        return;
+    kvlist_t q;
+    api_query(r, &q);
+    char why[1024];
+    oidc_identity_t id;
+    if (oidc_finish(app->oidc, c, qval(&q, "state"), qval(&q, "code"), qval(&q, "error"),
+                    qval(&q, "error_description"), api_cookie_get(r, flow_cookie(app)),
+                    http_arena(r), &id, why, sizeof(why)) != 0) {
+        log_info("oidc: a sign-in failed: %s", why);
+        failed(app, r, 400, why);
+        return;
+    }
+    int64_t user_id = 0;
+    int rc = store_user_oidc_find(c, id.iss, id.sub, &user_id);
+    if (rc == STORE_NOTFOUND && cfg_switch_value(app->cfg->oidc_create_users) == 1)
+        rc = create_user(app, r, c, &id, &user_id);
+    if (rc == STORE_NOTFOUND) {
+        log_info("oidc: a subject of the issuer linked to no user was refused");
+        failed(app, r, 400, "You are not allowed to sign in here: no account is linked to this "
+                            "identity. Ask an administrator to link it.");
+        return;
+    }
+    user_info_t u;
+    if (rc == STORE_OK)
+        rc = store_user_get(c, user_id, NULL, http_arena(r), &u);
+    if (rc == STORE_OK)
+        rc = api_session_start(app, r, c, u.id, 0, u.admin ? SCOPE_ADMIN : SCOPE_WRITE);
+    if (rc != STORE_OK) {
+        failed(app, r, 400, "The sign-in could not be finished; please try again.");
+        return;
+    }
+    api_set_cookie(app, r, flow_cookie(app), "", 0, true);
+    http_add_header(r, "Location", "/");
+    http_add_header(r, "Referrer-Policy", "no-referrer");
+    buf_reset(http_resp(r));
+    http_set_content_type(r, "text/plain; charset=utf-8");
+    http_respond(r, 302);
+}
