@@ -82,6 +82,47 @@ class Drain(unittest.TestCase):
         self.assertEqual(poll_state(b, key, f"/api/v1/documents/{rid}")["result"],
                          evs[-1][2]["result"])
 
+    def test_action_stream_resumes_elsewhere_with_the_part(self):
+        """A streamed selection action (§17) ends with `retry:` at A's drain; resumed on B
+        with Last-Event-ID (its ids: bytes within the part) while A finishes it, B sends
+        the rest of the part, nothing missing or repeated, then the whole new text."""
+        a = self.start("--builtin-delay-ms", "12000", "--drain-delay", str(DRAIN))
+        b = self.start("--builtin-delay-ms", "12000")
+        key = a.key("drain3")
+        r = a.request("POST", "/api/v1/documents", key=key, form={"name": "d", "prompt": "tea"},
+                      headers={"Prefer": "respond-async"})
+        rid = r.json["data"]["id"]
+        poll_state(a, key, f"/api/v1/documents/{rid}")
+        text = "Keep this. We do not know much about tea or the sea. Keep that too."
+        s0, s1 = text.index("We"), text.index(" Keep that")
+        r = a.request("PATCH", f"/api/v1/documents/{rid}", key=key, form={"result": text})
+        self.assertEqual(r.status, 200, r)
+        s = Stream(a.port, "POST", f"/api/v1/documents/{rid}/actions", key,
+                   form={"action": "expand", "selection_start": s0, "selection_end": s1})
+        self.assertEqual(s.status, 200)
+        self.assertEqual(s.next_event()[0], "record")
+        got = [s.next_event()]
+        self.assertEqual(got[0][0], "delta")
+        a.proc.send_signal(signal.SIGTERM)
+        while True:
+            e = s.next_event()
+            if e is None:
+                break
+            got.append(e)
+        s.close()
+        self.assertIn(b"retry: ", b"".join(s.raw))
+        had = check_deltas(self, got).encode()
+        evs = Stream(b.port, "GET", f"/api/v1/documents/{rid}", key,
+                     headers={"Last-Event-ID": str(len(had))}).events()
+        self.assertEqual(evs[0][0], "record")
+        self.assertEqual(evs[-1][0], "done")
+        done = evs[-1][2]
+        rest = check_deltas(self, evs, start=len(had)).encode()
+        part = (had + rest).decode()
+        self.assertEqual(done["result"], text[:s0] + part + text[s1:])
+        self.assertEqual(done["revision"], 3)
+        self.assertEqual(a.stop(), 0)
+
     def test_waiting_creates_answer_202_and_finish_as_jobs(self):
         # one worker in A: the first create is A's job, the second waits in the queue
         a = self.start("--builtin-delay-ms", "6000", "--workers", "1", "--drain-delay", "1")
