@@ -88,6 +88,11 @@ export async function apiFile(path, query) {
   return check(await request('GET', path, {query, headers: {Accept: '*/*'}}));
 }
 
+// A POST whose answer is a file (§23's ZIP export): the Response, or an ApiError.
+export async function apiPostFile(path, body) {
+  return check(await request('POST', path, {body, headers: {Accept: '*/*'}}));
+}
+
 // Generation as it happens (§10). handlers: record(rec), delta(text, offset),
 // done(rec). Resolves with the final record; rejects with ApiError (502 on an error
 // event). When the server answers JSON (no streaming), record/done are called with the

@@ -19,7 +19,7 @@ let current = null;       // {name, view}
 let signinNotice = '';    // why the user was sent back to sign-in
 let shown = null;         // the address of the page on screen
 const TITLES = {signin: 'Sign in', documents: 'Documents', 'doc-new': 'New document', doc: 'Document',
-  images: 'Images', 'img-new': 'New image', img: 'Image', account: 'Account', templates: 'My templates', webhooks: 'Webhooks', admin: 'Administration', 'admin-user': 'User'};
+  notfound: 'Page not found', images: 'Images', 'img-new': 'New image', img: 'Image', account: 'Account', templates: 'My templates', webhooks: 'Webhooks', admin: 'Administration', 'admin-user': 'User'};
 
 const routes = [
   [/^\/signin$/, 'signin', signinView],
@@ -105,8 +105,9 @@ async function render() {
     return render();
   }
   const hit = routes.map(([re, name, fn]) => [route.path.match(re), name, fn]).find(([m]) => m);
-  if (!hit) { history.replaceState(null, '', '#/documents'); return render(); }
-  const [m, name, fn] = hit;
+  // an address of no page: say so (the empty address and #/ are the first page)
+  if (!hit && (route.path === '/' || route.path === '')) { history.replaceState(null, '', '#/documents'); return render(); }
+  const [m, name, fn] = hit || [[], 'notfound', notFoundView];
   route.id = m[1] ? Number(m[1]) : null;
   shown = location.hash;
   entryOpened();
@@ -132,6 +133,13 @@ async function render() {
   const h1 = main.querySelector('h1');
   if (h1) { h1.tabIndex = -1; if (document.activeElement === document.body || !main.contains(document.activeElement)) h1.focus({preventScroll: true}); }
   window.scrollTo(0, 0);
+}
+
+function notFoundView(root) {
+  root.append(h('h1', {text: 'Page not found'}),
+    h('p', {text: 'There is no page at this address.'}),
+    h('p', {}, h('a', {href: '#/documents', text: 'Go to your documents'})));
+  return {};
 }
 
 // After a sign-in: where the user was, or their first page.

@@ -14,6 +14,7 @@ import {renderMarkdown} from './markdown.js';
 import {backLink, recordPage, removeRecord} from './record.js';
 import {editScreen, loadEditor} from './edit.js';
 import {countWords} from './words.js';
+import {tagChips, tagFilter} from './tags.js';
 
 const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
 // the start of a text for the list, without Markdown's marks (headings, bullets, emphasis)
@@ -23,22 +24,25 @@ const excerpt = (s) => (s || '').slice(0, 400).replace(/^\s{0,3}(#{1,6}\s+|[-*+]
 export function docList(root, route) {
   const tplOptions = [['', 'All templates']];
   const view = listView(root, route, {
-    path: '/documents', title: 'Documents', noun: 'documents', newLabel: '+ New document',
+    path: '/documents', title: 'Documents', noun: 'documents', newLabel: '+ New document', bulk: 'documents',
     filters: [
       {name: 'search', label: 'Search', class: 'grow', placeholder: 'Words in the name or text'},
       {name: 'search_by', label: 'Search in', options: [['name', 'Name'], ['result', 'Text']], def: 'name'},
-      {name: 'template_id', label: 'Template', options: tplOptions},
+      {name: 'template_id', label: 'Template', options: tplOptions, class: 'wide'},
       {name: 'favorite', label: 'Favourites', options: FAVS},
+      {name: 'tag', label: 'Tag', options: [['', 'All tags']]},
     ],
-    render: (data) => h('ul', {class: 'cards'}, data.data.map((d) => h('li', {class: 'card'},
+    render: (data) => h('ul', {class: 'cards'}, data.data.map((d) => h('li', {class: 'card', 'data-id': d.id, 'data-name': d.name},
       h('div', {class: 'body'},
         h('a', {class: 'title', href: `#/documents/${d.id}`, text: d.name}),
         h('ul', {class: 'meta'},
           h('li', {text: d.template}), d.state === 'completed' ? h('li', {text: `${d.words} words`}) : null,
           h('li', {}, timeEl(d.created_at)), stateBadge(d) ? h('li', {}, stateBadge(d)) : null),
-        d.state === 'failed' ? h('p', {class: 'excerpt', text: d.error || ''}) : d.result ? h('p', {class: 'excerpt', text: excerpt(d.result)}) : null),
+        d.state === 'failed' ? h('p', {class: 'excerpt', text: d.error || ''}) : d.result ? h('p', {class: 'excerpt', text: excerpt(d.result)}) : null,
+        tagChips(d.tags, 'documents')),
       starButton(d, (fav) => favorite(d.id, fav))))),
   });
+  tagFilter(root, route, 'documents');
   // the template filter's options arrive with the template list
   templates().then((list) => {
     const sel = root.querySelector('select[name="template_id"]');
@@ -340,7 +344,7 @@ export function docNew(root, route) {
     submit.disabled = true;
     ctrl = new AbortController();
     const mine = ctrl;
-    let id = null;
+    let id = null, made = false;
     const out = h('div', {class: 'doc-text caret', 'aria-label': 'Text so far'});
     const status = h('div', {class: 'status', role: 'status'});
     const stopBtn = h('button', {type: 'button', class: 'btn', text: 'Stop watching'});
@@ -369,10 +373,20 @@ export function docNew(root, route) {
     } catch (err) {
       if (err.name === 'AbortError') return;
       setGuard(null);
+      if (id !== null && (!(err instanceof ApiError) || err.status === 0)) {
+        // the document exists (the stream had begun) and the connection was lost: a link
+        // to it; "Write it" stays off (a second click would make a second document)
+        made = true;
+        out.classList.remove('caret');
+        fill(status, h('span', {text: 'The connection to the server was lost while the document was being written. '}),
+          h('a', {href: `#/documents/${id}`, text: 'Open the document'}), h('span', {text: ' to see how far it got.'}));
+        status.querySelector('a').focus();
+        return;
+      }
       live.hidden = true;
       if (err.status !== 401) showErrors(form, err instanceof ApiError ? err : new ApiError(0, String(err.message || err)));
     } finally {
-      if (mine === ctrl) submit.disabled = false;
+      if (mine === ctrl && !made) submit.disabled = false;
       live.setAttribute('aria-busy', 'false');
     }
   });

@@ -10,6 +10,7 @@ import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
 import {backLink, recordPage, removeRecord} from './record.js';
+import {tagChips, tagFilter, tagsEditor} from './tags.js';
 
 const STYLES = [['', 'Any style'], ['vivid', 'Vivid'], ['natural', 'Natural']];
 const favorite = (id, fav) => api('PATCH', `/images/${id}`, {body: {favorite: fav ? '1' : '0'}});
@@ -34,22 +35,47 @@ function thumbnail(img) {
 }
 
 export function imgList(root, route) {
-  return listView(root, route, {
-    path: '/images', title: 'Images', noun: 'images', newLabel: '+ New image',
+  const view = listView(root, route, {
+    path: '/images', title: 'Images', noun: 'images', newLabel: '+ New image', bulk: 'images',
     filters: [
       {name: 'search', label: 'Search by name', class: 'grow', placeholder: 'Words in the name'},
       {name: 'resolution', label: 'Resolution', options: [['', 'Any size'], ...RESOLUTIONS]},
       {name: 'style', label: 'Style', options: STYLES},
       {name: 'favorite', label: 'Favourites', options: FAVS},
+      {name: 'tag', label: 'Tag', options: [['', 'All tags']]},
     ],
-    render: (data) => h('ul', {class: 'gallery'}, data.data.map((img) => h('li', {class: 'tile'},
+    render: (data) => h('ul', {class: 'gallery'}, data.data.map((img) => h('li', {class: 'tile', 'data-id': img.id, 'data-name': img.name},
       h('a', {class: 'thumb', href: `#/images/${img.id}`, 'aria-label': img.url ? null : `${img.name} (${img.state})`},
         img.url ? thumbnail(img)
           : h('span', {class: 'placeholder'}, stateBadge(img), img.state === 'failed' ? h('span', {class: 'small', text: img.error || ''}) : null)),
       h('div', {class: 'cap'},
         h('a', {class: 'name', href: `#/images/${img.id}`, text: img.name, title: img.name, tabindex: '-1'}),
-        starButton(img, (fav) => favorite(img.id, fav)))))),
+        starButton(img, (fav) => favorite(img.id, fav))),
+      tagChips(img.tags, 'images')))),
   });
+  tagFilter(root, route, 'images');
+  return view;
+}
+
+// The picture at its full size, in a modal dialog that scrolls (Escape, Close or a
+// click outside the picture closes it; the focus goes back to the button).
+function fullSize(img, opener) {
+  const [w, hgt] = size(img.resolution);
+  const titleId = nextId('full');
+  const close = h('button', {type: 'button', class: 'btn', text: 'Close'});
+  const dlg = h('dialog', {class: 'full-view', 'aria-labelledby': titleId},
+    h('div', {class: 'full-head'}, h('h2', {id: titleId, text: `${img.name} (${w} × ${hgt})`}), close),
+    h('div', {class: 'full-pic', tabindex: '0', role: 'region', 'aria-label': 'The picture at full size'}, picture(img, 'natural')));
+  // closed too when the page changes under it (back, a link of the header)
+  const gone = () => { window.removeEventListener('hashchange', gone); dlg.close(); dlg.remove(); };
+  const done = () => { gone(); opener.focus(); };
+  window.addEventListener('hashchange', gone);
+  close.addEventListener('click', done);
+  dlg.addEventListener('cancel', (e) => { e.preventDefault(); done(); });
+  dlg.addEventListener('click', (e) => { if (e.target === dlg) done(); });
+  document.body.append(dlg);
+  dlg.showModal();
+  close.focus();
 }
 
 export function imgView(root, route) {
@@ -95,9 +121,11 @@ export function imgView(root, route) {
             h('dt', {text: 'Revision'}), h('dd', {class: 'revision', text: img.revision ? String(img.revision) : 'None yet'}),
             h('dt', {text: 'Created'}), h('dd', {}, timeEl(img.created_at)),
             h('dt', {text: 'Updated'}), h('dd', {}, timeEl(img.updated_at))),
+          tagsEditor(img, 'images', (r) => { img = r; }),
           rename,
           h('div', {class: 'actions'},
             img.state === 'completed' || img.state === 'failed' ? again : null,
+            img.url ? h('button', {type: 'button', class: 'btn', text: 'View full size', onclick: (e) => fullSize(img, e.currentTarget)}) : null,
             img.url ? h('a', {class: 'btn', href: src(img.url), download: `${img.name}.png`, text: 'Download PNG'}) : null,
             h('button', {type: 'button', class: 'btn danger', 'data-write': '', text: 'Delete', onclick: () => remove(img)})))),
       img.revision ? revisionsPanel('images', img, {restored: (r) => show(r), thumb: (rev) => thumbnail({...rev, name: `Revision ${rev.number}: ${rev.description}`})}) : null);

@@ -4,13 +4,16 @@
 import {api} from './api.js';
 import {add, clear, fill, field, h, pager, select, summary} from './ui.js';
 import {hashFor, navigate, takeScroll} from './nav.js';
+import {bulkBar} from './tags.js';
 
 export const SORTS = [['id:desc', 'Newest'], ['id:asc', 'Oldest'], ['name:asc', 'Name A–Z'], ['name:desc', 'Name Z–A']];
 export const FAVS = [['', 'All'], ['1', 'Favourites only'], ['0', 'Not favourites']];
 export const PER_PAGE = [['10', '10'], ['25', '25'], ['50', '50'], ['100', '100']];
 
 // cfg: {path: '/documents', title, noun, newLabel, filters: [{name, label, options|search, class}],
-//       render(data, refresh) -> node}
+//       render(data, refresh) -> node, bulk: 'documents'|'images'}
+// With bulk, each rendered li[data-id] (data-name) gets a checkbox, and the selection a
+// bar of bulk actions (tags.js); the selection is the page's, cleared when it reloads.
 export function listView(root, route, cfg) {
   let params = read(route.params, cfg);
   let seq = 0, timer = 0;
@@ -37,10 +40,38 @@ export function listView(root, route, cfg) {
   const active = cfg.filters.filter((f) => params[f.name] && params[f.name] !== f.def).length;
   const summaryText = h('summary', {text: active ? `Filters and sort (${active} in use)` : 'Filters and sort'});
   const box = h('details', {class: 'filters-box', open: !folded || active > 0}, summaryText, bar);
+  const picked = new Map(); // id -> name
+  const bulk = cfg.bulk ? bulkBar(cfg.bulk, cfg.noun, () => [...picked.keys()], () => [...picked.values()],
+    async (deleted) => { await load(); if (deleted) results.querySelector('.summary, .empty')?.focus?.(); }) : null;
   root.append(
     h('div', {class: 'head'}, h('h1', {text: cfg.title}),
       h('a', {class: 'btn primary', href: `#${cfg.path}/new`, text: cfg.newLabel, 'data-write': ''})),
-    box, results);
+    box, bulk, results);
+
+  // the checkboxes of the rendered list, and "Select all on this page"
+  function selectable(list) {
+    const boxes = [];
+    const all = h('input', {type: 'checkbox', class: 'pick', name: 'select_all'});
+    const sync = () => {
+      const n = boxes.filter((b) => b.checked).length;
+      all.checked = n > 0 && n === boxes.length;
+      all.indeterminate = n > 0 && n < boxes.length;
+      bulk.update(picked.size);
+    };
+    for (const li of list.querySelectorAll('li[data-id]')) {
+      const id = Number(li.dataset.id);
+      const cb = h('input', {type: 'checkbox', class: 'pick', name: 'select', value: String(id),
+        'aria-label': `Select “${li.dataset.name}”`, 'data-write': cfg.bulk === 'images' ? '' : null});
+      cb.addEventListener('change', () => { if (cb.checked) picked.set(id, li.dataset.name); else picked.delete(id); sync(); });
+      boxes.push(cb);
+      li.prepend(cb);
+    }
+    all.addEventListener('change', () => {
+      const on = all.checked; // (each box's change updates all)
+      for (const b of boxes) { b.checked = on; b.dispatchEvent(new Event('change')); }
+    });
+    return h('label', {class: 'pick-all', 'data-write': cfg.bulk === 'images' ? '' : null}, all, 'Select all on this page');
+  }
 
   // the form's values as API parameters (defaults dropped, page back to 1)
   const fromForm = () => {
@@ -67,6 +98,8 @@ export function listView(root, route, cfg) {
   async function load(paged = false) {
     const mine = ++seq;
     results.setAttribute('aria-busy', 'true');
+    picked.clear();
+    bulk?.update(0);
     try {
       const data = await api('GET', cfg.path, {query: params});
       if (mine !== seq) return;
@@ -79,7 +112,9 @@ export function listView(root, route, cfg) {
         const filtered = Object.keys(params).some((k) => !['sort', 'sort_by', 'per_page', 'page'].includes(k));
         add(results, h('p', {class: 'empty', text: filtered ? `No ${cfg.noun} match these filters.` : `No ${cfg.noun} yet.`}));
       } else {
-        add(results, h('p', {class: 'summary', tabindex: '-1', text: summary(data.meta, cfg.noun)}), cfg.render(data, load));
+        const list = cfg.render(data, load);
+        add(results, h('div', {class: 'summary-line'}, h('p', {class: 'summary', tabindex: '-1', text: summary(data.meta, cfg.noun)}),
+          cfg.bulk ? selectable(list) : null), list);
         if (data.meta.last_page > 1) add(results, pager(data.meta, (n) => hashFor(cfg.path, {...params, page: n === 1 ? undefined : n})));
       }
       // back to an entry seen before: where it was; another page: its top

@@ -121,8 +121,10 @@ export function starButton(rec, onToggle, extraClass = '') {
     'aria-pressed': String(!!rec.favorite), title: rec.favorite ? 'Remove from favourites' : 'Add to favourites'},
   h('span', {'aria-hidden': 'true', text: rec.favorite ? '★' : '☆'}),
   h('span', {class: 'sr', text: `Favourite: ${rec.name}`}));
+  // busy, not disabled: a disabled button loses the focus (to <body>)
   b.addEventListener('click', async () => {
-    b.disabled = true;
+    if (b.getAttribute('aria-busy') === 'true') return;
+    b.setAttribute('aria-busy', 'true');
     try {
       const fav = b.getAttribute('aria-pressed') !== 'true';
       await onToggle(fav);
@@ -131,7 +133,7 @@ export function starButton(rec, onToggle, extraClass = '') {
       b.firstChild.textContent = fav ? '★' : '☆';
     } catch (err) {
       toast(err.message); // (a 401 has sent the user to sign-in already)
-    } finally { b.disabled = false; }
+    } finally { b.removeAttribute('aria-busy'); }
   });
   return b;
 }
@@ -175,8 +177,10 @@ export function pager(meta, hrefFor) {
     link(cur + 1, 'Next →', 'next'));
 }
 
+// "Showing 1–1 of 1 document": the noun without its "s" for one
 export function summary(meta, noun) {
   if (!meta.total) return '';
+  if (meta.total === 1) noun = noun.replace(/s$/, '');
   if (meta.from === null) return `No ${noun} on this page (${meta.total} in all).`;
   return `Showing ${meta.from}–${meta.to} of ${meta.total} ${noun}`;
 }
