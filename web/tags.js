@@ -77,7 +77,8 @@ export function tagsEditor(rec, kind, saved) {
 // the selected ids; done() reloads the list.
 export function bulkBar(kind, noun, ids, names, done) {
   const status = h('p', {class: 'bulk-count', role: 'status'});
-  const alert = formAlert();
+  // said when shown, without role=alert: a list page keeps one alert role for its own errors
+  const alert = h('div', {class: 'alert form-alert', 'aria-live': 'assertive', tabindex: '-1', hidden: true});
   const tagInput = h('input', {type: 'text', name: 'bulk_tags', autocomplete: 'off', spellcheck: 'false'});
   const fmt = select('bulk_format', EXPORT_FORMATS, 'md');
   const run = async (action, extra = {}, button) => {
