@@ -183,6 +183,7 @@ echo; echo "== image creates, pictures in S3 vs a directory (bench/s3_images.py)
 python3 bench/s3_images.py "$BUILD/inkwell" || true
 echo; echo "== webhooks: creates with and without an endpoint, deliveries a second (bench/webhooks.sh)"
 BUILD=$BUILD bench/webhooks.sh 3 || true
+BUILD=$BUILD WH_BACKEND=postgres bench/webhooks.sh 2 || true
 for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics \
          "$BUILD"/bench-compress; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }

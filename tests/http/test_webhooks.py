@@ -488,6 +488,10 @@ class Deliveries(WebhookBase):
         self.assertRegex(text, r"(?m)^inkwell_webhook_oldest_pending_seconds \d+\.\d+$")
         self.assertRegex(text, r'(?m)^inkwell_webhook_attempts_total\{outcome="retrying"\} [1-9]')
         self.assertRegex(text, r'(?m)^inkwell_webhook_attempts_total\{outcome="delivered"\} \d+$')
+        # with a pending delivery in it, the exposition is one promtool accepts, unlinted
+        p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
+                           text=True)
+        self.assertEqual((p.returncode, p.stdout.strip() + p.stderr.strip()), (0, ""))
         self.req("DELETE", f"/api/v1/webhooks/{h['id']}")
 
     def test_data_as_it_was_when_the_event_happened(self):
