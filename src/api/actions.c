@@ -2,7 +2,7 @@
  * rewritten by the generator, whole or a selection of it. The request is checked here
  * (the action and its fields, the document's state, the selection against its text in
  * code points); then it is a regeneration whose job carries the action
- * (records_create_t.action), answered like one (records.c api_create_run: wait 200,
+ * (records_req_t.action), answered like one (records.c api_create_run: wait 200,
  * async 202, stream 200, Idempotency-Key). The job runner (records/jobs.c) rewrites the
  * part and splices it into the unchanged rest (records/actions.c). */
 #include "api/api_int.h"
@@ -122,10 +122,10 @@ void api_documents_action(app_t *app, http_req_t *r, int64_t id)
         return;
     records_create_t *cr = arena_alloc(http_arena(r), sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
-    cr->rec = rec;
-    cr->regenerate = true;
-    cr->action = action;
-    cr->sel_start = start;
-    cr->sel_end = end;
+    cr->req.rec = rec;
+    cr->req.regenerate = true;
+    cr->req.action = action;
+    cr->req.sel_start = start;
+    cr->req.sel_end = end;
     api_create_run(app, r, cr, &f);
 }

@@ -241,6 +241,8 @@ void api_revision_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, i
 void api_revision_restore(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id, int64_t n);
 /* The JSON answer of a create whose outcome is known (201, 202, 502, 503, a hook's). */
 void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr);
+/* The idempotency hook's own answer (CREATE_HOOK: a replay, 409, 422, 503; idempotency.c). */
+void api_idem_respond(http_req_t *r, const records_create_t *cr);
 /* The http_suspend callback of a create (http_wait(r): its records_create_t), streamed or
  * not: hands it to the records service once the request is suspended. */
 void api_create_suspended(http_req_t *r);

@@ -29,7 +29,7 @@
  *
  * No crash can leave a stored create with its key unkept: the answer is rendered and
  * kept in the transaction that stores the record (store.h idem_keep_t, through
- * records_create_t.keep). Final there for the inline, async and streamed paths; a
+ * records_create_t.hook.keep). Final there for the inline, async and streamed paths; a
  * waiting create keeps its 202 (the record queued) as the answer for a retry after a
  * crash, and finishes the key here with what the wait gave (docs/design.md,
  * "Idempotency"). */
@@ -53,11 +53,17 @@
     "{\"message\":\"The service is temporarily unavailable; please try again.\",\"status\":503}"
 #define ERROR_BODY "{\"message\":\"Server error.\",\"status\":500}"
 
+/* The hook's state (records_create_t.hook.state): the key taken, or the hook's own
+ * answer (CREATE_HOOK), sent as it is by api_idem_respond. */
 typedef struct {
-    const char *key;
+    const char *key; /* NULL: begin answered */
     char token[33];
     int64_t user_id;
     idem_keep_t keep; /* what the records service keeps with the record */
+    int status;       /* begin's answer: a JSON body, its Location (a replay's) and */
+    const char *body; /* whether it is a replay (Idempotent-Replayed: true) */
+    const char *location;
+    bool replayed;
 } idem_req_t;
 
 /* The answer exactly as the client gets it (api_create_answer; a stream: see above),
@@ -91,8 +97,8 @@ static int cmp_kv(const void *a, const void *b)
 /* The digest of the canonical request (see above), as 64 hex digits. */
 static void request_digest(arena_t *a, const records_create_t *cr, char out[65])
 {
-    rec_kind_t kind = cr->rec.kind;
-    const kvlist_t *f = cr->fields;
+    rec_kind_t kind = cr->req.rec.kind;
+    const kvlist_t *f = cr->req.fields;
     const kv_t **v = arena_alloc(a, (f->n ? f->n : 1) * sizeof(*v));
     size_t n = 0;
     for (size_t i = 0; i < f->n; i++)
@@ -102,8 +108,8 @@ static void request_digest(arena_t *a, const records_create_t *cr, char out[65])
     buf_t b;
     buf_init(&b);
     buf_printf(&b, "POST /%s", kind == KIND_DOC ? "documents" : "images");
-    if (cr->regenerate) /* the route is part of the fingerprint (§16, §17) */
-        buf_printf(&b, "/%lld/%s", (long long)cr->rec.id, cr->action ? "actions" : "regenerate");
+    if (cr->req.regenerate) /* the route is part of the fingerprint (§16, §17) */
+        buf_printf(&b, "/%lld/%s", (long long)cr->req.rec.id, cr->req.action ? "actions" : "regenerate");
     buf_puts(&b, "\n");
     for (size_t i = 0; i < n; i++) {
         buf_printf(&b, "%zu:%s=", strlen(v[i]->key), v[i]->key);
@@ -122,9 +128,26 @@ static void request_digest(arena_t *a, const records_create_t *cr, char out[65])
 /* The hook answers (CREATE_HOOK) with a JSON body of its own. */
 static bool hook_answer(records_create_t *cr, int status, const char *body)
 {
-    cr->reply_status = status;
-    cr->reply_body = body;
+    idem_req_t *ir = arena_alloc(cr->arena, sizeof(*ir));
+    memset(ir, 0, sizeof(*ir));
+    ir->status = status;
+    ir->body = body;
+    cr->hook.state = ir;
     return true;
+}
+
+void api_idem_respond(http_req_t *r, const records_create_t *cr)
+{
+    const idem_req_t *ir = cr->hook.state;
+    if (ir->replayed)
+        http_add_header(r, "Idempotent-Replayed", "true");
+    if (ir->location)
+        http_add_header(r, "Location", ir->location);
+    if (ir->status == 503)
+        http_add_header(r, "Retry-After", "1"); /* as api_store_error's */
+    buf_reset(http_resp(r));
+    buf_puts(http_resp(r), ir->body ? ir->body : "");
+    http_respond(r, ir->status);
 }
 
 static bool key_error(records_create_t *cr, const char *msg)
@@ -142,7 +165,7 @@ static bool key_error(records_create_t *cr, const char *msg)
 static bool idem_begin(void *appv, records_create_t *cr)
 {
     app_t *app = appv;
-    const char *key = cr->idempotency_key;
+    const char *key = cr->req.idempotency_key;
     if (!key)
         return false;
     if (!key_valid(key))
@@ -157,7 +180,7 @@ static bool idem_begin(void *appv, records_create_t *cr)
     bool prune = atomic_fetch_add(&begins, 1) % IDEM_PRUNE_EVERY == 0;
     int64_t lease = (int64_t)(app->cfg->wait_limit * 1e6) + IDEM_LEASE_MARGIN_US;
     idem_t k;
-    int rc = store_idem_begin(c, cr->rec.user_id, key, digest, now_us(), lease, IDEM_TTL_US,
+    int rc = store_idem_begin(c, cr->req.rec.user_id, key, digest, now_us(), lease, IDEM_TTL_US,
                                 prune, cr->arena, &k);
     if (rc != STORE_OK) {
         if (rc != STORE_UNAVAILABLE)
@@ -168,24 +191,28 @@ static bool idem_begin(void *appv, records_create_t *cr)
     switch (k.state) {
     case IDEM_NEW: {
         idem_req_t *ir = arena_alloc(cr->arena, sizeof(*ir));
+        memset(ir, 0, sizeof(*ir));
         ir->key = arena_strdup(cr->arena, key);
         memcpy(ir->token, k.token, sizeof(ir->token));
-        ir->user_id = cr->rec.user_id;
+        ir->user_id = cr->req.rec.user_id;
         ir->keep = (idem_keep_t){.user_id = ir->user_id, .key = ir->key, .token = ir->token,
                                  .expires_us = now_us() + IDEM_TTL_US,
                                  .render = render_answer, .arg = app};
-        cr->hook_state = ir;
-        cr->keep = &ir->keep;
+        cr->hook.state = ir;
+        cr->hook.keep = &ir->keep;
         return false;
     }
     case IDEM_BUSY:
         return hook_answer(cr, 409, BUSY_BODY);
     case IDEM_MISMATCH:
         return key_error(cr, "The key was already used with other parameters.");
-    case IDEM_REPLAY:
-        cr->replayed = true;
-        cr->reply_location = k.location;
-        return hook_answer(cr, k.status, k.body);
+    case IDEM_REPLAY: {
+        hook_answer(cr, k.status, k.body);
+        idem_req_t *ir = cr->hook.state;
+        ir->replayed = true;
+        ir->location = k.location;
+        return true;
+    }
     }
     return false;
 }
@@ -199,14 +226,14 @@ static int idem_status(void *appv, const records_create_t *cr, create_outcome_t 
 static void idem_end(void *appv, records_create_t *cr)
 {
     app_t *app = appv;
-    idem_req_t *ir = cr->hook_state;
-    if (!ir)
+    idem_req_t *ir = cr->hook.state;
+    if (!ir || !ir->key)
         return;
-    cr->hook_state = NULL;
+    cr->hook.state = NULL;
     char err[128];
     store_conn_t *c = store_conn(app->store, err, sizeof(err));
-    int status = api_create_status(cr, cr->outcome);
-    if (!status && ir->keep.stored && cr->outcome == CREATE_STORE_ERROR)
+    int status = api_create_status(cr, cr->res.outcome);
+    if (!status && ir->keep.stored && cr->res.outcome == CREATE_STORE_ERROR)
         status = ir->keep.status; /* the record is stored (a wait's re-read failed): its
                                    * kept answer stands, the key is not freed */
     if (status && ir->keep.stored && ir->keep.final && ir->keep.status == status)
@@ -216,7 +243,7 @@ static void idem_end(void *appv, records_create_t *cr)
         buf_t body, location;
         buf_init(&body);
         buf_init(&location);
-        render_answer(app, &cr->rec, status, &body, &location);
+        render_answer(app, &cr->res.rec, status, &body, &location);
         rc = store_idem_finish(c, ir->user_id, ir->key, ir->token, status,
                                  buf_cstr(&location), buf_cstr(&body), now_us() + IDEM_TTL_US);
         buf_free(&body);

@@ -354,31 +354,22 @@ static void on_create_resumed(void *appv, http_req_t *r)
 
 void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
 {
-    switch (cr->outcome) {
-    case CREATE_HOOK:
-        if (cr->replayed)
-            http_add_header(r, "Idempotent-Replayed", "true");
-        if (cr->reply_location)
-            http_add_header(r, "Location", cr->reply_location);
-        if (cr->reply_status == 503)
-            http_add_header(r, "Retry-After", "1"); /* as api_store_error's */
-        buf_reset(http_resp(r));
-        buf_puts(http_resp(r), cr->reply_body ? cr->reply_body : "");
-        http_respond(r, cr->reply_status);
-        break;
+    const records_result_t *res = &cr->res;
+    switch (res->outcome) {
+    case CREATE_HOOK: api_idem_respond(r, cr); break;
     case CREATE_FAILED: {
         const char *msg;
-        int status = api_failure_status(cr->failure, cr->error, &msg);
+        int status = api_failure_status(res->failure, res->error, &msg);
         if (status == 503)
             http_add_header(r, "Retry-After", "60");
         api_error(r, status, msg);
         break;
     }
-    case CREATE_STORE_ERROR: api_store_error(r, cr->store_rc); break;
+    case CREATE_STORE_ERROR: api_store_error(r, res->store_rc); break;
     case CREATE_BUSY: api_error(r, 409, "The record is being generated."); break;
     case CREATE_NOTFOUND: api_not_found(r); break;
     case CREATE_QUOTA_USED: { /* the usage read again near the limit (records/quota.c) */
-        bool img = cr->rec.kind == KIND_IMG;
+        bool img = res->rec.kind == KIND_IMG;
         metrics_quota_refused(img ? MQ_IMAGES : MQ_WORDS);
         api_error(r, 403, img ? "Your monthly image quota is used up."
                               : "Your monthly word quota is used up.");
@@ -388,7 +379,7 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
         /* not used up, but the user's generations in flight may use it up (§19's
          * bound, records/quota.c): a retry once they have finished gets 2xx or 403 */
         http_add_header(r, "Retry-After", "1");
-        api_error(r, 429, cr->rec.kind == KIND_IMG
+        api_error(r, 429, res->rec.kind == KIND_IMG
                               ? "Your other pictures being generated may use up your monthly "
                                 "image quota: try again when they have finished."
                               : "Your other generations running now may use up your monthly "
@@ -397,8 +388,8 @@ void api_create_answer(app_t *app, http_req_t *r, records_create_t *cr)
     case CREATED_DONE:
     case CREATED_PENDING:
     case CREATED_STREAM:
-        location(app, r, cr->rec.kind, cr->rec.id);
-        api_respond_record(app, r, api_create_status(cr, cr->outcome), &cr->rec);
+        location(app, r, res->rec.kind, res->rec.id);
+        api_respond_record(app, r, api_create_status(cr, res->outcome), &res->rec);
         break;
     }
 }
@@ -408,7 +399,7 @@ int api_create_status(const records_create_t *cr, create_outcome_t outcome)
     if (outcome == CREATED_PENDING)
         return 202;
     if (outcome == CREATED_DONE || outcome == CREATED_STREAM)
-        return cr->regenerate ? 200 : 201; /* a regenerate's 200 is a create's 201 */
+        return cr->req.regenerate ? 200 : 201; /* a regenerate's 200 is a create's 201 */
     return 0;
 }
 
@@ -588,7 +579,7 @@ void api_records_store(app_t *app, http_req_t *r, rec_kind_t kind)
     }
     records_create_t *cr = arena_alloc(http_arena(r), sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
-    cr->rec = rec;
+    cr->req.rec = rec;
     api_create_run(app, r, cr, &f);
 }
 
@@ -665,28 +656,29 @@ void api_records_regenerate(app_t *app, http_req_t *r, rec_kind_t kind, int64_t 
         return;
     records_create_t *cr = arena_alloc(http_arena(r), sizeof(*cr));
     memset(cr, 0, sizeof(*cr));
-    cr->rec = rec;
-    cr->regenerate = true;
+    cr->req.rec = rec;
+    cr->req.regenerate = true;
     api_create_run(app, r, cr, &f);
 }
 
 void api_create_run(app_t *app, http_req_t *r, records_create_t *cr, const kvlist_t *f)
 {
     cr->arena = http_arena(r);
-    cr->fields = arena_alloc(http_arena(r), sizeof(*f));
-    memcpy((void *)cr->fields, f, sizeof(*f));
+    kvlist_t *fields = arena_alloc(http_arena(r), sizeof(*f));
+    memcpy(fields, f, sizeof(*f));
+    cr->req.fields = fields;
     cr->done = create_done;
     cr->arg = r;
-    cr->idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
+    cr->req.idempotency_key = http_header(r, "Idempotency-Key"); /* api/idempotency.c */
     const api_state_t *st = api_state(r); /* set by the router's quota check (§19) */
-    cr->quota_limit = st->quota_limit;
-    cr->quota_used = st->quota_used;
-    cr->quota_at = st->quota_at;
+    cr->req.quota_limit = st->quota_limit;
+    cr->req.quota_used = st->quota_used;
+    cr->req.quota_at = st->quota_at;
     if (api_wants_stream(r)) {
         api_stream_create(app, r, cr);
         return;
     }
-    cr->mode = prefers_async(r) || app->cfg->wait_limit <= 0 ? CREATE_ASYNC : CREATE_WAIT;
+    cr->req.mode = prefers_async(r) || app->cfg->wait_limit <= 0 ? CREATE_ASYNC : CREATE_WAIT;
     http_suspend(r, api_create_suspended, on_create_resumed, cr);
 }
 

@@ -601,25 +601,27 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     if (!c)
         return;
     records_create_finish(app->records, c, cr);
-    if (cr->outcome != CREATED_STREAM) {
+    const records_req_t *req = &cr->req;
+    const records_result_t *res = &cr->res;
+    if (res->outcome != CREATED_STREAM) {
         api_create_answer(app, r, cr); /* JSON: nothing was streamed yet */
         return;
     }
-    sse_t *x = sse_new(app, cr->rec.kind, http_user_id(r), cr->rec.id);
-    x->is_create = !cr->regenerate;
-    x->is_regen = cr->regenerate;
-    x->job_id = cr->job_id;
-    if (cr->action && cr->rec.result) {
+    sse_t *x = sse_new(app, res->rec.kind, http_user_id(r), res->rec.id);
+    x->is_create = !req->regenerate;
+    x->is_regen = req->regenerate;
+    x->job_id = res->job_id;
+    if (req->action && res->rec.result) {
         /* the part of the record's text the action rewrites (records/actions.c) */
         size_t b0, b1;
-        records_action_range(cr->rec.result, cr->action, cr->sel_start, cr->sel_end, &b0, &b1);
+        records_action_range(res->rec.result, req->action, req->sel_start, req->sel_end, &b0, &b1);
         x->part = true;
         x->part_start = (int64_t)b0;
-        x->part_after = (int64_t)(strlen(cr->rec.result) - b1);
+        x->part_after = (int64_t)(strlen(res->rec.result) - b1);
     }
-    if (cr->inline_text) {
+    if (res->inline_text) {
         /* generated in the request and stored: the stream tells it as it happened */
-        learn_final(x, &cr->rec);
+        learn_final(x, &res->rec);
         x->first = x->final;
     } else {
         record_t now;
@@ -627,20 +629,20 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
         arena_init(&a);
         follow(x, c, &now, &a);
         arena_free(&a);
-        record_t bare = cr->rec; /* as created: queued (a regeneration's old text unused) */
+        record_t bare = res->rec; /* as created: queued (a regeneration's old text unused) */
         bare.result = NULL;
         pthread_mutex_lock(&x->mu);
         record_copy(&x->arena, &x->first, &bare);
         pthread_mutex_unlock(&x->mu);
     }
-    if (cr->regenerate) {
+    if (req->regenerate) {
         /* the record as a GET shows it meanwhile (§16): its latest finished revision's
          * result (or picture), words and usage; the new text follows as deltas */
-        const record_t *shown = cr->inline_text || !cr->rec.revision ? cr->before : &cr->rec;
-        record_t was = shown ? *shown : cr->rec;
-        was.state = cr->inline_text ? REC_GENERATING : x->first.state;
-        if (cr->inline_text && shown) /* (the record's number and times are the new ones) */
-            was.event_seq = cr->rec.event_seq;
+        const record_t *shown = res->inline_text || !res->rec.revision ? &req->rec : &res->rec;
+        record_t was = *shown;
+        was.state = res->inline_text ? REC_GENERATING : x->first.state;
+        if (res->inline_text) /* (the record's number and times are the new ones) */
+            was.event_seq = res->rec.event_seq;
         was.error = NULL;
         pthread_mutex_lock(&x->mu);
         const char *text = was.result;
@@ -659,17 +661,12 @@ static void on_stream_create_resumed(void *appv, http_req_t *r)
     }
     if (record_finished(&x->first))
         x->first.state = REC_GENERATING;
-    http_add_header(r, "Location", api_record_url(app, http_arena(r), cr->rec.kind, cr->rec.id));
-    start(x, r, cr->regenerate ? 200 : 201);
+    http_add_header(r, "Location", api_record_url(app, http_arena(r), res->rec.kind, res->rec.id));
+    start(x, r, req->regenerate ? 200 : 201);
 }
 
 void api_stream_create(app_t *app, http_req_t *r, records_create_t *cr)
 {
-    cr->mode = CREATE_STREAM;
-    if (cr->regenerate) { /* (the service replaces cr->rec with the record as it ends) */
-        record_t *before = arena_alloc(http_arena(r), sizeof(*before));
-        *before = cr->rec;
-        cr->before = before;
-    }
+    cr->req.mode = CREATE_STREAM;
     http_suspend(r, api_create_suspended, on_stream_create_resumed, cr);
 }

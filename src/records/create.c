@@ -52,7 +52,7 @@ typedef struct {
 /* How a create ended, for create_exit. */
 typedef struct {
     create_outcome_t outcome;
-    const record_t *rec; /* the record as it ended, copied into cr->rec (NULL: as it is) */
+    const record_t *rec; /* the record as it ended, copied into cr->res.rec (NULL: as it is) */
     const char *error;   /* CREATE_FAILED: why (copied) */
     rec_failure_t failure;
     int store_rc;        /* CREATE_STORE_ERROR */
@@ -83,8 +83,9 @@ static void fx_answer(records_t *s, records_create_t *cr)
 
 const records_exit_fx_t records_exit_fx = {fx_quota, fx_wake, fx_answer};
 
-/* The reservation is handed to the stored record's generation (its end event ends it). */
-static void quota_hand_over(create_priv_t *p, int64_t id)
+/* The reservation is settled, once: handed to record id's generation, stored (id > 0:
+ * its end event ends it), or released (0). */
+static void quota_settle(create_priv_t *p, int64_t id)
 {
     if (p->ticket)
         p->s->fx.quota(p->s, p->ticket, id);
@@ -99,21 +100,19 @@ static bool create_exit(create_priv_t *p, create_end_t end)
         return false;
     records_t *s = p->s;
     records_create_t *cr = p->cr;
-    if (end.rec && end.rec != &cr->rec)
-        record_copy(cr->arena, &cr->rec, end.rec);
-    cr->outcome = end.outcome;
+    if (end.rec && end.rec != &cr->res.rec)
+        record_copy(cr->arena, &cr->res.rec, end.rec);
+    cr->res.outcome = end.outcome;
     if (end.outcome == CREATE_FAILED) {
-        cr->error = arena_strdup(cr->arena, end.error ? end.error : "Generation failed.");
-        cr->failure = end.failure ? end.failure : records_failure_of(end.error);
+        cr->res.error = arena_strdup(cr->arena, end.error ? end.error : "Generation failed.");
+        cr->res.failure = end.failure ? end.failure : records_failure_of(end.error);
     }
     if (end.outcome == CREATE_STORE_ERROR)
-        cr->store_rc = end.store_rc;
-    cr->inline_text = end.inline_text;
-    if (p->ticket) /* not handed over: nothing of it is generating any more */
-        s->fx.quota(s, p->ticket, 0);
-    p->ticket = 0;
-    if (cr->keep && end.unstored)
-        cr->keep->stored = false; /* rolled back with the record (or never written) */
+        cr->res.store_rc = end.store_rc;
+    cr->res.inline_text = end.inline_text;
+    quota_settle(p, 0); /* (unless handed over: nothing of it is generating any more) */
+    if (cr->hook.keep && end.unstored)
+        cr->hook.keep->stored = false; /* rolled back with the record (or never written) */
     s->fx.wake(s, cr);
     return true;
 }
@@ -123,17 +122,17 @@ static bool create_exit(create_priv_t *p, create_end_t end)
  * valgrind nothing is reported either, as for any kill -9). */
 static void after_commit(records_t *s, records_create_t *cr)
 {
-    if (s->exit_after_kept_commit && cr->keep && cr->keep->stored)
+    if (s->exit_after_kept_commit && cr->hook.keep && cr->hook.keep->stored)
         raise(SIGKILL);
 }
 
-/* The answer kept with the record for the path taken (see records_create_t.keep): the
+/* The answer kept with the record for the path taken (see records_hook_state_t.keep): the
  * hook's status for that outcome. */
 static void keep_for(records_t *s, records_create_t *cr, create_outcome_t outcome, bool final)
 {
-    if (cr->keep) {
-        cr->keep->status = s->hook.status ? s->hook.status(s->hook.arg, cr, outcome) : 0;
-        cr->keep->final = final;
+    if (cr->hook.keep) {
+        cr->hook.keep->status = s->hook.status ? s->hook.status(s->hook.arg, cr, outcome) : 0;
+        cr->hook.keep->final = final;
     }
 }
 
@@ -149,7 +148,7 @@ static create_end_t not_stored(int rc)
 /* The end of a generation stored on the inline path. */
 static create_end_t stored_inline(const records_create_t *cr)
 {
-    bool stream = cr->mode == CREATE_STREAM;
+    bool stream = cr->req.mode == CREATE_STREAM;
     return (create_end_t){.outcome = stream ? CREATED_STREAM : CREATED_DONE,
                           .inline_text = stream};
 }
@@ -158,7 +157,7 @@ static create_end_t stored_inline(const records_create_t *cr)
 static void on_wait_event(void *arg, const rev_t *ev)
 {
     create_priv_t *p = arg;
-    if (ev->job_id && p->cr->job_id && ev->job_id != p->cr->job_id)
+    if (ev->job_id && p->cr->res.job_id && ev->job_id != p->cr->res.job_id)
         return; /* a late event of the record's previous job (regenerated since) */
     create_end_t end = {.outcome = CREATED_PENDING}; /* (re-read by create_finish) */
     switch (ev->type) {
@@ -196,24 +195,24 @@ static void on_written(void *arg)
         return;
     }
     after_commit(p->s, cr);
-    rev_t ev = {.type = REV_COMPLETED, .kind = cr->rec.kind, .id = cr->rec.id,
-                .user_id = cr->rec.user_id, .rec = &cr->rec, .provider = p->s->d.prov->name,
-                .duration_s = mono_s() - p->t0, .inline_path = true, .seq = cr->rec.event_seq};
-    quota_hand_over(p, 0); /* (stored: the usage counts it now) */
+    rev_t ev = {.type = REV_COMPLETED, .kind = cr->res.rec.kind, .id = cr->res.rec.id,
+                .user_id = cr->res.rec.user_id, .rec = &cr->res.rec, .provider = p->s->d.prov->name,
+                .duration_s = mono_s() - p->t0, .inline_path = true, .seq = cr->res.rec.event_seq};
+    quota_settle(p, 0); /* (stored: the usage counts it now) */
     records_publish(p->s, &ev);
     create_exit(p, stored_inline(cr));
 }
 
-/* A regeneration (records_create_t.regenerate): the record goes back to queued with a
+/* A regeneration (records_req_t.regenerate): the record goes back to queued with a
  * job of the new inputs, in one transaction; the rest is a job create's. */
 static int store_regenerate(store_conn_t *c, records_create_t *cr, int64_t *job_id)
 {
     record_t now;
-    rec_action_t act = {cr->action, cr->sel_start, cr->sel_end};
-    int rc = store_record_regenerate(c, &cr->rec, cr->action ? &act : NULL, cr->keep, cr->arena,
+    rec_action_t act = {cr->req.action, cr->req.sel_start, cr->req.sel_end};
+    int rc = store_record_regenerate(c, &cr->res.rec, cr->req.action ? &act : NULL, cr->hook.keep, cr->arena,
                                      &now, job_id);
     if (rc == STORE_OK)
-        cr->rec = now;
+        cr->res.rec = now;
     return rc;
 }
 
@@ -227,21 +226,21 @@ static void regenerated_inline(records_t *s, create_priv_t *p)
     keep_for(s, cr, CREATED_DONE, true);
     record_t out;
     /* the revision cap in the same transaction (records_revision_made's, for a document) */
-    int rc = c ? store_record_regenerated(c, &cr->rec, records_revision_cap(s), cr->keep,
+    int rc = c ? store_record_regenerated(c, &cr->res.rec, records_revision_cap(s), cr->hook.keep,
                                           cr->arena, &out)
                : STORE_UNAVAILABLE;
-    quota_hand_over(p, 0); /* (stored: the usage counts it now) */
+    quota_settle(p, 0); /* (stored: the usage counts it now) */
     if (rc != STORE_OK) {
         create_exit(p, not_stored(rc));
         return;
     }
-    cr->rec = out;
+    cr->res.rec = out;
     after_commit(s, cr); /* (the cap held in the commit: before anyone hears of it) */
     rev_t queued = {.type = REV_QUEUED, .kind = out.kind, .id = out.id, .user_id = out.user_id,
                     .seq = out.event_seq - 1};
     records_publish(s, &queued);
     rev_t ev = {.type = REV_COMPLETED, .kind = out.kind, .id = out.id, .user_id = out.user_id,
-                .rec = &cr->rec, .provider = s->d.prov->name, .duration_s = mono_s() - p->t0,
+                .rec = &cr->res.rec, .provider = s->d.prov->name, .duration_s = mono_s() - p->t0,
                 .seq = out.event_seq};
     records_publish(s, &ev); /* (other processes too: a regenerate has no job) */
     create_exit(p, stored_inline(cr));
@@ -258,39 +257,39 @@ static bool create_inline(records_t *s, create_priv_t *p)
     gen_result_init(&res);
     gen_text_req_t req;
     char err[256];
-    int trc = records_text_req(store_conn(s->d.store, err, sizeof(err)), &cr->rec, cr->arena, &req);
+    int trc = records_text_req(store_conn(s->d.store, err, sizeof(err)), &cr->res.rec, cr->arena, &req);
     p->t0 = mono_s();
     if (trc != STORE_OK)
         snprintf(res.error, sizeof(res.error), "Storage is unavailable, try again later.");
     if (trc != STORE_OK || s->d.prov->text(s->d.prov, &ctx, &req, &res) != 0) {
-        if (cr->regenerate) {
+        if (cr->req.regenerate) {
             gen_result_free(&res);
             return false;
         }
         const char *why = arena_strdup(cr->arena, res.error[0] ? res.error : "Generation failed.");
         gen_result_free(&res);
-        rev_t ev = {.type = REV_FAILED, .kind = cr->rec.kind, .user_id = cr->rec.user_id,
+        rev_t ev = {.type = REV_FAILED, .kind = cr->res.rec.kind, .user_id = cr->res.rec.user_id,
                     .error = why, .failure = RF_GENERATION, .provider = s->d.prov->name,
                     .duration_s = mono_s() - p->t0, .inline_path = true};
-        quota_hand_over(p, 0);
+        quota_settle(p, 0);
         records_publish(s, &ev);
         create_exit(p, (create_end_t){.outcome = CREATE_FAILED, .error = why,
                                        .failure = RF_GENERATION, .unstored = true});
         return true;
     }
-    cr->rec.result = arena_strndup(cr->arena, res.text.data ? res.text.data : "", res.text.len);
-    cr->rec.words = uni_count_words(cr->rec.result, cr->rec.result ? strlen(cr->rec.result) : 0);
-    cr->rec.prompt_tokens = res.prompt_tokens;
-    cr->rec.completion_tokens = res.completion_tokens;
-    cr->rec.truncated = res.truncated;
+    cr->res.rec.result = arena_strndup(cr->arena, res.text.data ? res.text.data : "", res.text.len);
+    cr->res.rec.words = uni_count_words(cr->res.rec.result, cr->res.rec.result ? strlen(cr->res.rec.result) : 0);
+    cr->res.rec.prompt_tokens = res.prompt_tokens;
+    cr->res.rec.completion_tokens = res.completion_tokens;
+    cr->res.rec.truncated = res.truncated;
     gen_result_free(&res);
-    if (cr->regenerate) {
+    if (cr->req.regenerate) {
         regenerated_inline(s, p);
         return true;
     }
-    p->item.rec = &cr->rec;
+    p->item.rec = &cr->res.rec;
     keep_for(s, cr, CREATED_DONE, true);
-    p->item.keep = cr->keep;
+    p->item.keep = cr->hook.keep;
     p->item.wake = on_written;
     p->item.arg = p;
     writer_submit(s->d.writer, &p->item);
@@ -338,54 +337,55 @@ void records_create(records_t *s, records_create_t *cr)
     p->s = s;
     p->cr = cr;
     cr->priv = p;
-    cr->rec.state = REC_QUEUED;
+    cr->res.rec = cr->req.rec; /* (the service works on the result's copy) */
+    cr->res.rec.state = REC_QUEUED;
     if (s->has_hook && s->hook.begin && s->hook.begin(s->hook.arg, cr)) {
         create_exit(p, (create_end_t){.outcome = CREATE_HOOK});
         return;
     }
     char err[256];
     store_conn_t *c = store_conn(s->d.store, err, sizeof(err));
-    create_outcome_t q = quota_admit(s, s->quota, c, cr, &p->ticket);
+    create_outcome_t q = quota_admit(s, s->quota, c, &cr->req, &p->ticket);
     if (q != CREATED_DONE) {
         create_exit(p, (create_end_t){.outcome = q, .unstored = true});
         return;
     }
     /* the builtin generator writes a document at once: in the request, no job (an action
      * (§17) reads the record's text, which the job has) */
-    if (cr->mode != CREATE_ASYNC && cr->rec.kind == KIND_DOC && s->d.writer &&
-        s->d.prov->text_inline && !(cr->regenerate && cr->action) && create_inline(s, p))
+    if (cr->req.mode != CREATE_ASYNC && cr->res.rec.kind == KIND_DOC && s->d.writer &&
+        s->d.prov->text_inline && !(cr->req.regenerate && cr->req.action) && create_inline(s, p))
         return;
     int64_t job_id;
-    keep_for(s, cr, cr->mode == CREATE_STREAM ? CREATED_STREAM : CREATED_PENDING,
-             cr->mode != CREATE_WAIT);
+    keep_for(s, cr, cr->req.mode == CREATE_STREAM ? CREATED_STREAM : CREATED_PENDING,
+             cr->req.mode != CREATE_WAIT);
     int rc = !c                ? STORE_UNAVAILABLE
-             : cr->regenerate ? store_regenerate(c, cr, &job_id)
-                              : store_record_create(c, &cr->rec, cr->keep, &job_id);
+             : cr->req.regenerate ? store_regenerate(c, cr, &job_id)
+                              : store_record_create(c, &cr->res.rec, cr->hook.keep, &job_id);
     if (rc != STORE_OK) {
         create_exit(p, not_stored(rc));
         return;
     }
-    quota_hand_over(p, cr->rec.id); /* (before anyone can hear of its end) */
-    cr->job_id = job_id;
+    quota_settle(p, cr->res.rec.id); /* (before anyone can hear of its end) */
+    cr->res.job_id = job_id;
     after_commit(s, cr);
-    rev_t ev = {.type = REV_QUEUED, .kind = cr->rec.kind, .id = cr->rec.id,
-                .user_id = cr->rec.user_id, .rec = &cr->rec, .seq = cr->rec.event_seq};
+    rev_t ev = {.type = REV_QUEUED, .kind = cr->res.rec.kind, .id = cr->res.rec.id,
+                .user_id = cr->res.rec.user_id, .rec = &cr->res.rec, .seq = cr->res.rec.event_seq};
     records_publish(s, &ev);
-    if (cr->mode != CREATE_WAIT) {
+    if (cr->req.mode != CREATE_WAIT) {
         if (s->d.jobs)
             jobs_notify(s->d.jobs);
-        create_exit(p, (create_end_t){.outcome = cr->mode == CREATE_STREAM ? CREATED_STREAM
+        create_exit(p, (create_end_t){.outcome = cr->req.mode == CREATE_STREAM ? CREATED_STREAM
                                                                             : CREATED_PENDING});
         return;
     }
     p->deadline = mono_s() + s->d.cfg->wait_limit;
-    /* once subscribed, the exit may copy the stored record into cr->rec from another
+    /* once subscribed, the exit may copy the stored record into cr->res.rec from another
      * thread (on_wait_event): what is read below is taken before. (p lives in the
      * request's arena: an exit resumes the connection, which the HTTP server hands back
      * to this same thread only after this returns, so p is still there.) */
-    rec_kind_t kind = cr->rec.kind;
-    int64_t user_id = cr->rec.user_id, id = cr->rec.id;
-    p->sub = hub_subscribe_job(s->hub, kind, user_id, id, cr->rec.event_seq, job_id,
+    rec_kind_t kind = cr->res.rec.kind;
+    int64_t user_id = cr->res.rec.user_id, id = cr->res.rec.id;
+    p->sub = hub_subscribe_job(s->hub, kind, user_id, id, cr->res.rec.event_seq, job_id,
                                on_wait_event, p);
     if (s->d.jobs)
         jobs_notify(s->d.jobs);
@@ -402,33 +402,33 @@ void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr)
         hub_unsubscribe(s->hub, p->sub);
         p->sub = NULL;
     }
-    if (cr->outcome == CREATE_HOOK)
+    if (cr->res.outcome == CREATE_HOOK)
         return;
-    if (cr->outcome == CREATE_FAILED && cr->rec.id > 0 && cr->mode == CREATE_WAIT &&
-        !cr->regenerate)
-        records_discard(s, cr->rec.kind, cr->rec.user_id, cr->rec.id);
-    if (cr->outcome == CREATE_FAILED && cr->regenerate && cr->rec.id > 0 && c) {
+    if (cr->res.outcome == CREATE_FAILED && cr->res.rec.id > 0 && cr->req.mode == CREATE_WAIT &&
+        !cr->req.regenerate)
+        records_discard(s, cr->res.rec.kind, cr->res.rec.user_id, cr->res.rec.id);
+    if (cr->res.outcome == CREATE_FAILED && cr->req.regenerate && cr->res.rec.id > 0 && c) {
         /* a failed regeneration leaves its record: give it as it stands (its latest
          * revision, state back to completed, error set), not the queued copy */
         record_t now;
-        if (store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL,
+        if (store_record_get(c, cr->res.rec.kind, cr->res.rec.user_id, cr->res.rec.id, NULL, NULL,
                              cr->arena, &now) == STORE_OK)
-            cr->rec = now;
+            cr->res.rec = now;
     }
-    if (cr->outcome == CREATED_PENDING && cr->mode == CREATE_WAIT) {
+    if (cr->res.outcome == CREATED_PENDING && cr->req.mode == CREATE_WAIT) {
         /* the wait ended before the generation: the record as it stands */
         record_t now;
-        int rc = store_record_get(c, cr->rec.kind, cr->rec.user_id, cr->rec.id, NULL, NULL,
+        int rc = store_record_get(c, cr->res.rec.kind, cr->res.rec.user_id, cr->res.rec.id, NULL, NULL,
                                   cr->arena, &now);
         if (rc == STORE_OK)
-            cr->rec = now;
+            cr->res.rec = now;
         else if (rc == STORE_NOTFOUND) {
-            cr->outcome = CREATE_FAILED;
-            cr->failure = RF_DELETED;
-            cr->error = "The record was deleted before its generation finished.";
+            cr->res.outcome = CREATE_FAILED;
+            cr->res.failure = RF_DELETED;
+            cr->res.error = "The record was deleted before its generation finished.";
         } else {
-            cr->outcome = CREATE_STORE_ERROR;
-            cr->store_rc = rc;
+            cr->res.outcome = CREATE_STORE_ERROR;
+            cr->res.store_rc = rc;
         }
     }
     s->fx.answer(s, cr);

@@ -5,7 +5,7 @@
  * What that usage cannot show is the generations that have started and are not counted
  * yet: twenty creates at once for a user one word below the limit would all pass it, on
  * one process or on several. So every generation of a user with a limit
- * (records_create_t.quota_limit >= 0) holds its units in the database
+ * (records_req_t.quota_limit >= 0) holds its units in the database
  * (store_quota_hold: the quota_holds table) from before anything is generated until
  * its generation is counted or has failed, and starts only when, in the transaction
  * that inserts its hold (serialised per user across processes), the usage read there
@@ -64,13 +64,13 @@ void quota_free(quota_t *q)
 }
 
 create_outcome_t quota_admit(records_t *s, quota_t *q, store_conn_t *c,
-                             const records_create_t *cr, int64_t *ticket)
+                             const records_req_t *req, int64_t *ticket)
 {
     (void)s;
     *ticket = 0;
-    if (cr->quota_limit < 0)
+    if (req->quota_limit < 0)
         return CREATED_DONE; /* no limit: nothing to hold */
-    if (cr->quota_used >= cr->quota_limit)
+    if (req->quota_used >= req->quota_limit)
         return CREATE_QUOTA_USED;
     if (!c)
         return CREATE_QUOTA_BUSY; /* the store cannot say: try again */
@@ -78,9 +78,9 @@ create_outcome_t quota_admit(records_t *s, quota_t *q, store_conn_t *c,
     char period[8];
     store_period(store_clock_us(), period);
     int64_t now = now_us();
-    quota_hold_t h = {.user_id = cr->rec.user_id, .kind = cr->rec.kind, .period = period,
-                      .units = cr->rec.kind == KIND_IMG ? 1 : (words > 0 ? words : 1),
-                      .limit = cr->quota_limit, .now_us = now,
+    quota_hold_t h = {.user_id = req->rec.user_id, .kind = req->rec.kind, .period = period,
+                      .units = req->rec.kind == KIND_IMG ? 1 : (words > 0 ? words : 1),
+                      .limit = req->quota_limit, .now_us = now,
                       .expires_us = now + (int64_t)(QUOTA_HOLD_S * 1e6)};
     int64_t used = 0;
     int rc = store_quota_hold(c, &h, ticket, &used);
@@ -92,7 +92,7 @@ create_outcome_t quota_admit(records_t *s, quota_t *q, store_conn_t *c,
     }
     if (*ticket > 0)
         return CREATED_DONE;
-    return used >= cr->quota_limit ? CREATE_QUOTA_USED : CREATE_QUOTA_BUSY;
+    return used >= req->quota_limit ? CREATE_QUOTA_USED : CREATE_QUOTA_BUSY;
 }
 
 /* The calling thread's connection, or NULL (logged). */

@@ -269,15 +269,15 @@ typedef enum {
 } create_mode_t;
 
 /* A create's outcome. The service knows no HTTP status: the API maps outcomes (and
- * cr->failure) to its answers (api/records.c api_create_status). */
+ * cr->res.failure) to its answers (api/records.c api_create_answer). */
 typedef enum {
-    CREATED_DONE,       /* generated and stored: cr->rec completed */
-    CREATED_PENDING,    /* stored, generation goes on: cr->rec as it stands */
+    CREATED_DONE,       /* generated and stored: res.rec completed */
+    CREATED_PENDING,    /* stored, generation goes on: res.rec as it stands */
     CREATED_STREAM,     /* CREATE_STREAM: stored; subscribe for the events */
-    CREATE_FAILED,      /* generation failed: cr->failure, cr->error; a create leaves
+    CREATE_FAILED,      /* generation failed: res.failure, res.error; a create leaves
                          * nothing behind, a regeneration its record */
-    CREATE_STORE_ERROR, /* cr->store_rc tells why */
-    CREATE_HOOK,        /* the begin hook answered (cr->hook_state is its own) */
+    CREATE_STORE_ERROR, /* res.store_rc tells why */
+    CREATE_HOOK,        /* the begin hook answered (its answer is in cr->hook.state) */
     CREATE_BUSY,        /* regenerate: the record is being generated */
     CREATE_NOTFOUND,    /* regenerate: no such record (or not the user's) */
     CREATE_QUOTA_USED,  /* the quota is used up (read again near the limit: quota.c) */
@@ -285,24 +285,18 @@ typedef enum {
                          * use it up: try again when they have finished (quota.c) */
 } create_outcome_t;
 
-typedef struct records_create records_create_t;
-struct records_create {
-    /* in */
-    record_t rec;          /* kind, user_id and the input fields; out: the record */
+/* A create's request: what the API asks. The service reads it and never writes it. */
+typedef struct {
+    record_t rec;          /* kind, user_id and the input fields (a regeneration: rec.id is
+                            * the record, as the API read it, with the new inputs) */
     create_mode_t mode;
-    arena_t *arena;        /* strings of the outcome are allocated here */
     const void *fields;    /* the decoded body (a kvlist_t), for hooks */
-    void (*done)(records_create_t *cr); /* called once, from any thread */
-    void *arg;
     /* the request's Idempotency-Key header (API.md §11), or NULL; for the hook */
     const char *idempotency_key;
-    /* A regeneration (API.md §16): rec.id is the record and rec's input fields those of
-     * the new generation; always through a job. A failure leaves the record (its
-     * latest revision, error set), and out rec is the record as it stands. */
+    /* A regeneration (API.md §16): rec's input fields are those of the new generation;
+     * always through a job but for the builtin text. A failure leaves the record (its
+     * latest revision, error set), and the result's rec is the record as it stands. */
     bool regenerate;
-    /* A streamed regeneration: the record as the API read it (for the SSE record event,
-     * which shows the latest finished revision as a GET does, §16); unused here. */
-    const record_t *before;
     /* An action (API.md §17; regenerate is set too): its name, NULL for none, and the
      * selection in code points of the record's result (-1 and -1: the whole text). */
     const char *action;
@@ -312,35 +306,48 @@ struct records_create {
      * holds a reservation while the generation is in flight (records/quota.c). */
     int64_t quota_limit, quota_used;
     double quota_at; /* mono_s() just before that usage was read */
-    /* out */
+} records_req_t;
+
+/* A create's result: set by the service's one exit (records/create.c), completed by
+ * records_create_finish. */
+typedef struct {
     create_outcome_t outcome;
-    int store_rc;
-    const char *error;
+    record_t rec;            /* the record as stored (or as it stands: see the outcomes) */
+    int store_rc;            /* CREATE_STORE_ERROR */
+    const char *error;       /* CREATE_FAILED: why, in words for the user */
     rec_failure_t failure;   /* CREATE_FAILED */
     int64_t job_id;          /* the job stored for it (0 on the inline path) */
     /* CREATE_STREAM on the inline path: the text was generated before the record was
      * stored; the record is completed (rec.result) and no REV_TEXT events follow. */
     bool inline_text;
-    void *hook_state;        /* the create hook's own */
-    /* Set by the begin hook (or NULL): the Idempotency-Key answer the service keeps in
-     * the transaction that stores the record (store.h idem_keep_t); the service sets
-     * its status and final for the path taken (inline, stream: 201 final; async: 202
-     * final; waiting: 202 kept for a crash, the end hook finishes the key). */
+} records_result_t;
+
+/* The create hook's state (records_create_hook_t), the hook's own. */
+typedef struct {
+    void *state; /* what begin set up for end (api/idempotency.c: the key, or its answer) */
+    /* Set by begin (or NULL): the Idempotency-Key answer the service keeps in the
+     * transaction that stores the record (store.h idem_keep_t); the service sets its
+     * status and final for the path taken (inline, stream: 201 final; async: 202 final;
+     * waiting: 202 kept for a crash, the end hook finishes the key). */
     idem_keep_t *keep;
-    /* CREATE_HOOK: the answer the hook chose, sent as it is (a JSON body), and whether
-     * it is a replay (Idempotent-Replayed: true). */
-    int reply_status;
-    const char *reply_body;
-    const char *reply_location; /* a replay's kept Location, or NULL */
-    bool replayed;
-    /* internal */
-    void *priv;
+} records_hook_state_t;
+
+typedef struct records_create records_create_t;
+struct records_create {
+    records_req_t req;
+    records_result_t res;
+    records_hook_state_t hook;
+    arena_t *arena;        /* strings of the result are allocated here */
+    void (*done)(records_create_t *cr); /* the waiter's wake-up: once, from any thread */
+    void *arg;
+    void *priv;            /* the service's */
 };
 
 /* Hooks around every create, for every path (inline, job, streamed): begin runs
- * before anything is stored and may answer instead (return true after setting
- * cr->outcome = CREATE_HOOK); end runs once the outcome is known, before done is
- * called (not after a begin that answered). For Idempotency-Key (§11). */
+ * before anything is stored and may answer instead (return true: the outcome is
+ * CREATE_HOOK, and the answer the hook's own, in cr->hook.state); end runs once, in
+ * records_create_finish, with the outcome as finished (not after a begin that
+ * answered). For Idempotency-Key (§11). */
 typedef struct {
     bool (*begin)(void *arg, records_create_t *cr);
     void (*end)(void *arg, records_create_t *cr);
@@ -351,12 +358,13 @@ typedef struct {
 } records_create_hook_t;
 void records_set_create_hook(records_t *s, const records_create_hook_t *h);
 
-/* Starts a create. cr->done is called exactly once with the outcome, maybe before
- * this returns, maybe later from another thread. */
+/* Starts a create (cr->req set, cr->res and cr->hook zeroed). cr->done is called
+ * exactly once with the outcome in cr->res, maybe before this returns, maybe later from
+ * another thread (records/create.c: the one exit). */
 void records_create(records_t *s, records_create_t *cr);
 /* After done: completes the outcome in a thread that may use the store (c): a waited
  * generation that failed is discarded (nothing left behind), a wait that ended first
- * reads the record as it stands, and the end hook runs. Call it exactly once. */
+ * reads the record as it stands, and the end hook runs. A second call does nothing. */
 void records_create_finish(records_t *s, store_conn_t *c, records_create_t *cr);
 
 /* ---- read and change ---- */

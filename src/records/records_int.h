@@ -64,7 +64,7 @@ void quota_free(quota_t *q);
 /* Before anything is generated: CREATED_DONE (go on; *ticket: the hold, 0 when none is
  * held), CREATE_QUOTA_USED or CREATE_QUOTA_BUSY. c: the store's (NULL: BUSY). */
 create_outcome_t quota_admit(records_t *s, quota_t *q, store_conn_t *c,
-                             const records_create_t *cr, int64_t *ticket);
+                             const records_req_t *req, int64_t *ticket);
 /* The generation's record is id, stored with its job: the hold counts while it has one. */
 void quota_bind(quota_t *q, int64_t ticket, int64_t id);
 /* The reservation ends (nothing generated, or the inline path's outcome is known). */

@@ -1,7 +1,7 @@
 /* revisions.c — the records service's revisions (API.md §16): list, one, restore (an
  * image's picture copied so each revision keeps its own file), and the cap
  * (--max-revisions): the oldest revisions past it go with their pictures. Regeneration
- * itself is a create (service.c, records_create_t.regenerate). */
+ * itself is a create (create.c, records_req_t.regenerate). */
 #include "records/records_int.h"
 
 #include "core/log.h"

@@ -98,7 +98,7 @@ static bool hook_begin(void *arg, records_create_t *cr)
     pthread_mutex_lock(&E.mu);
     E.begins++;
     pthread_mutex_unlock(&E.mu);
-    return cr->idempotency_key && strcmp(cr->idempotency_key, "replay") == 0;
+    return cr->req.idempotency_key && strcmp(cr->req.idempotency_key, "replay") == 0;
 }
 
 static void hook_end(void *arg, records_create_t *cr)
@@ -196,21 +196,21 @@ static void call_init(call_t *k, rec_kind_t kind, create_mode_t mode)
     cr->arena = &k->a;
     cr->done = on_done;
     cr->arg = k;
-    cr->mode = mode;
-    cr->quota_limit = 1000; /* a quota far from used: every create holds a reservation */
-    cr->quota_used = 0;
-    cr->quota_at = mono_s();
-    cr->rec.kind = kind;
-    cr->rec.user_id = E.uid;
-    cr->rec.name = "a record";
+    cr->req.mode = mode;
+    cr->req.quota_limit = 1000; /* a quota far from used: every create holds a reservation */
+    cr->req.quota_used = 0;
+    cr->req.quota_at = mono_s();
+    cr->req.rec.kind = kind;
+    cr->req.rec.user_id = E.uid;
+    cr->req.rec.name = "a record";
     if (kind == KIND_DOC) {
-        cr->rec.prompt = "a story";
-        cr->rec.creativity = 0.5;
-        cr->rec.template_id = 1;
+        cr->req.rec.prompt = "a story";
+        cr->req.rec.creativity = 0.5;
+        cr->req.rec.template_id = 1;
     } else {
-        cr->rec.description = "a lighthouse";
-        cr->rec.resolution = "1024x1024";
-        cr->rec.style = "vivid";
+        cr->req.rec.description = "a lighthouse";
+        cr->req.rec.resolution = "1024x1024";
+        cr->req.rec.style = "vivid";
     }
 }
 
@@ -268,10 +268,10 @@ static void check_once(call_t *k, const counts_t *before, int answers, int binds
 /* The end a worker would publish for k's job (records_store_outcome's). */
 static void publish_end(call_t *k, rev_type_t type)
 {
-    record_t done = k->cr.rec;
+    record_t done = k->cr.res.rec;
     done.state = type == REV_COMPLETED ? REC_COMPLETED : REC_FAILED;
     rev_t ev = {.type = type, .kind = done.kind, .id = done.id, .user_id = done.user_id,
-                .job_id = k->cr.job_id, .seq = done.event_seq + 2};
+                .job_id = k->cr.res.job_id, .seq = done.event_seq + 2};
     if (type == REV_COMPLETED)
         ev.rec = &done;
     else if (type == REV_FAILED)
@@ -286,7 +286,7 @@ static void start_waiting(call_t *k)
 {
     call_init(k, KIND_IMG, CREATE_WAIT); /* (a picture: never the inline path) */
     records_create(E.s, &k->cr);
-    CHECK(k->cr.job_id > 0);
+    CHECK(k->cr.res.job_id > 0);
     CHECK_INT(wakes(k), 0);
 }
 
@@ -299,8 +299,8 @@ static void test_inline_completed(void)
     call_init(&k, KIND_DOC, CREATE_WAIT);
     records_create(E.s, &k.cr);
     if (call_wait(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_DONE);
-        CHECK_STR(k.cr.rec.result, "A short text.");
+        CHECK_INT(k.cr.res.outcome, CREATED_DONE);
+        CHECK_STR(k.cr.res.rec.result, "A short text.");
     }
     records_create_finish(E.s, E.c, &k.cr); /* (a second call does nothing) */
     check_once(&k, &b, 1, 0, 1);
@@ -316,9 +316,9 @@ static void test_inline_failed(void)
     atomic_store(&E.fail_next, true);
     records_create(E.s, &k.cr);
     if (call_wait(&k)) {
-        CHECK_INT(k.cr.outcome, CREATE_FAILED);
-        CHECK_INT(k.cr.failure, RF_GENERATION);
-        CHECK_STR(k.cr.error, "The fake model failed.");
+        CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+        CHECK_INT(k.cr.res.failure, RF_GENERATION);
+        CHECK_STR(k.cr.res.error, "The fake model failed.");
     }
     check_once(&k, &b, 1, 0, 1);
     CHECK_INT(counts().ends[REV_FAILED] - b.ends[REV_FAILED], 1);
@@ -334,7 +334,7 @@ static void test_job_completed_once_though_ended_twice(void)
     publish_end(&k, REV_COMPLETED); /* a late repeat */
     publish_end(&k, REV_FAILED);    /* and a late other end */
     if (call_wait(&k))
-        CHECK_INT(k.cr.outcome, CREATED_DONE);
+        CHECK_INT(k.cr.res.outcome, CREATED_DONE);
     check_once(&k, &b, 1, 1, 0); /* handed to the record at its store, never released */
     arena_free(&k.a);
 }
@@ -344,11 +344,11 @@ static void test_job_failed_removes_the_record(void)
     counts_t b = counts();
     call_t k;
     start_waiting(&k);
-    int64_t id = k.cr.rec.id;
+    int64_t id = k.cr.res.rec.id;
     publish_end(&k, REV_FAILED);
     if (call_wait(&k)) {
-        CHECK_INT(k.cr.outcome, CREATE_FAILED);
-        CHECK_STR(k.cr.error, "The fake model failed.");
+        CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+        CHECK_STR(k.cr.res.error, "The fake model failed.");
     }
     check_once(&k, &b, 1, 1, 0);
     arena_t a;
@@ -364,10 +364,10 @@ static void test_job_deleted(void)
     counts_t b = counts();
     call_t k;
     start_waiting(&k);
-    CHECK_INT(records_delete(E.s, E.c, KIND_IMG, E.uid, k.cr.rec.id), STORE_OK);
+    CHECK_INT(records_delete(E.s, E.c, KIND_IMG, E.uid, k.cr.res.rec.id), STORE_OK);
     if (call_wait(&k)) {
-        CHECK_INT(k.cr.outcome, CREATE_FAILED);
-        CHECK_INT(k.cr.failure, RF_DELETED);
+        CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+        CHECK_INT(k.cr.res.failure, RF_DELETED);
     }
     check_once(&k, &b, 1, 1, 0);
     arena_free(&k.a);
@@ -383,8 +383,8 @@ static void test_past_the_wait_limit(void)
     E.cfg.wait_limit = LONG_WAIT_S;
     if (call_wait(&k)) {
         CHECK(mono_s() - t0 >= 0.1);
-        CHECK_INT(k.cr.outcome, CREATED_PENDING);
-        CHECK_INT(k.cr.rec.state, REC_QUEUED); /* read again: as it stands */
+        CHECK_INT(k.cr.res.outcome, CREATED_PENDING);
+        CHECK_INT(k.cr.res.rec.state, REC_QUEUED); /* read again: as it stands */
     }
     publish_end(&k, REV_COMPLETED); /* the generation ends after its waiter gave up */
     check_once(&k, &b, 1, 1, 0);
@@ -401,7 +401,7 @@ static void test_async_and_stream_answer_at_once(void)
         call_init(&k, KIND_IMG, modes[i]);
         records_create(E.s, &k.cr);
         if (call_wait(&k))
-            CHECK_INT(k.cr.outcome, want[i]);
+            CHECK_INT(k.cr.res.outcome, want[i]);
         publish_end(&k, REV_COMPLETED);
         check_once(&k, &b, 1, 1, 0);
         arena_free(&k.a);
@@ -413,10 +413,10 @@ static void test_idempotent_replay(void)
     counts_t b = counts();
     call_t k;
     call_init(&k, KIND_DOC, CREATE_WAIT);
-    k.cr.idempotency_key = "replay";
+    k.cr.req.idempotency_key = "replay";
     records_create(E.s, &k.cr);
     if (call_wait(&k))
-        CHECK_INT(k.cr.outcome, CREATE_HOOK);
+        CHECK_INT(k.cr.res.outcome, CREATE_HOOK);
     check_once(&k, &b, 0, 0, 0); /* nothing reserved, nothing to answer again */
     arena_free(&k.a);
 }
@@ -426,11 +426,11 @@ static void test_quota_used_up(void)
     counts_t b = counts();
     call_t k;
     call_init(&k, KIND_IMG, CREATE_WAIT);
-    k.cr.quota_limit = 5;
-    k.cr.quota_used = 5;
+    k.cr.req.quota_limit = 5;
+    k.cr.req.quota_used = 5;
     records_create(E.s, &k.cr);
     if (call_wait(&k))
-        CHECK_INT(k.cr.outcome, CREATE_QUOTA_USED);
+        CHECK_INT(k.cr.res.outcome, CREATE_QUOTA_USED);
     check_once(&k, &b, 1, 0, 0);
     arena_free(&k.a);
 }
@@ -440,11 +440,11 @@ static void test_store_refusal_releases_the_reservation(void)
     counts_t b = counts();
     call_t k;
     call_init(&k, KIND_IMG, CREATE_WAIT);
-    k.cr.regenerate = true;
-    k.cr.rec.id = 999999; /* no such record */
+    k.cr.req.regenerate = true;
+    k.cr.req.rec.id = 999999; /* no such record */
     records_create(E.s, &k.cr);
     if (call_wait(&k))
-        CHECK_INT(k.cr.outcome, CREATE_NOTFOUND);
+        CHECK_INT(k.cr.res.outcome, CREATE_NOTFOUND);
     check_once(&k, &b, 1, 0, 1);
     arena_free(&k.a);
 }
@@ -463,7 +463,7 @@ static void *race(void *arg)
         ; /* all four at once */
     if (r->type == REV_DELETED)
         CHECK_INT(records_delete(E.s, store_conn(E.store, (char[64]){0}, 64), KIND_IMG, E.uid,
-                                 r->k->cr.rec.id),
+                                 r->k->cr.res.rec.id),
                   STORE_OK);
     else
         publish_end(r->k, r->type);
@@ -485,7 +485,7 @@ static void test_racing_ends_wake_once(void)
         for (int i = 0; i < 4; i++)
             pthread_join(t[i], NULL);
         if (call_wait(&k))
-            CHECK(k.cr.outcome == CREATED_DONE || k.cr.outcome == CREATE_FAILED);
+            CHECK(k.cr.res.outcome == CREATED_DONE || k.cr.res.outcome == CREATE_FAILED);
         check_once(&k, &b, 1, 1, 0);
         arena_free(&k.a);
     }
@@ -499,7 +499,7 @@ static void test_shutdown(void)
     start_waiting(&k);
     records_release(E.s);
     if (call_wait(&k))
-        CHECK_INT(k.cr.outcome, CREATED_PENDING);
+        CHECK_INT(k.cr.res.outcome, CREATED_PENDING);
     check_once(&k, &b, 1, 1, 0);
     arena_free(&k.a);
 }

@@ -17,9 +17,9 @@
 static store_t *st;
 static store_conn_t *conn;
 
-static records_create_t cr_for(int64_t user, rec_kind_t kind, int64_t limit, int64_t used)
+static records_req_t cr_for(int64_t user, rec_kind_t kind, int64_t limit, int64_t used)
 {
-    records_create_t cr;
+    records_req_t cr;
     memset(&cr, 0, sizeof(cr));
     cr.rec.user_id = user;
     cr.rec.kind = kind;
@@ -43,7 +43,7 @@ static int64_t new_user(const char *name, int64_t images, int64_t words_used)
 static void test_no_limit_holds_nothing(void)
 {
     quota_t *q = quota_new(st);
-    records_create_t cr = cr_for(1, KIND_DOC, -1, 0);
+    records_req_t cr = cr_for(1, KIND_DOC, -1, 0);
     int64_t t = 99;
     CHECK(quota_admit(NULL, q, conn, &cr, &t) == CREATED_DONE);
     CHECK(t == 0);
@@ -59,11 +59,11 @@ static void test_two_processes_admit_as_one(void)
     int64_t uid = new_user("quota-two", 5, 0), t[8];
     /* limit 5: five pictures in flight, whichever process admits them */
     for (int i = 0; i < 5; i++) {
-        records_create_t cr = cr_for(uid, KIND_IMG, 5, 0);
+        records_req_t cr = cr_for(uid, KIND_IMG, 5, 0);
         CHECK(quota_admit(NULL, i % 2 ? p2 : p1, conn, &cr, &t[i]) == CREATED_DONE);
         CHECK(t[i] > 0);
     }
-    records_create_t cr = cr_for(uid, KIND_IMG, 5, 0);
+    records_req_t cr = cr_for(uid, KIND_IMG, 5, 0);
     CHECK(quota_admit(NULL, p1, conn, &cr, &t[5]) == CREATE_QUOTA_BUSY);
     CHECK(quota_admit(NULL, p2, conn, &cr, &t[5]) == CREATE_QUOTA_BUSY);
     /* one released in the other process: room for one */
@@ -92,7 +92,7 @@ static void test_words_hold_the_longest_generation(void)
     rev_t ev = {.type = REV_COMPLETED, .kind = KIND_DOC, .id = 70, .user_id = uid, .rec = &rec};
     quota_event(q, &ev);
     /* 400 used of 1000: one holds 400 (800 <= 1000), a second would make 1200 */
-    records_create_t cr = cr_for(uid, KIND_DOC, 1000, 400);
+    records_req_t cr = cr_for(uid, KIND_DOC, 1000, 400);
     CHECK(quota_admit(NULL, q, conn, &cr, &t1) == CREATED_DONE);
     CHECK(quota_admit(NULL, q, conn, &cr, &t2) == CREATE_QUOTA_BUSY);
     /* a shorter generation does not lower the estimate */

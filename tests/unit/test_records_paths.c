@@ -472,19 +472,19 @@ static void call_init(call_t *k, env_t *e, rec_kind_t kind, create_mode_t mode)
     cr->arena = &k->a;
     cr->done = on_done;
     cr->arg = k;
-    cr->mode = mode;
-    cr->quota_limit = -1; /* no quota */
-    cr->rec.kind = kind;
-    cr->rec.user_id = e->uid;
-    cr->rec.name = "a record";
+    cr->req.mode = mode;
+    cr->req.quota_limit = -1; /* no quota */
+    cr->req.rec.kind = kind;
+    cr->req.rec.user_id = e->uid;
+    cr->req.rec.name = "a record";
     if (kind == KIND_DOC) {
-        cr->rec.prompt = "a story";
-        cr->rec.creativity = 0.5;
-        cr->rec.template_id = 1;
+        cr->req.rec.prompt = "a story";
+        cr->req.rec.creativity = 0.5;
+        cr->req.rec.template_id = 1;
     } else {
-        cr->rec.description = "a lighthouse";
-        cr->rec.resolution = "1024x1024";
-        cr->rec.style = "vivid";
+        cr->req.rec.description = "a lighthouse";
+        cr->req.rec.resolution = "1024x1024";
+        cr->req.rec.style = "vivid";
     }
 }
 
@@ -492,8 +492,8 @@ static void call_init(call_t *k, env_t *e, rec_kind_t kind, create_mode_t mode)
 static void call_init_regen(call_t *k, env_t *e, const record_t *rec, create_mode_t mode)
 {
     call_init(k, e, rec->kind, mode);
-    record_copy(&k->a, &k->cr.rec, rec);
-    k->cr.regenerate = true;
+    record_copy(&k->a, &k->cr.req.rec, rec);
+    k->cr.req.regenerate = true;
 }
 
 static bool pred_done(env_t *e, const void *arg)
@@ -531,9 +531,9 @@ static int64_t make_completed(env_t *e, rec_kind_t kind, const char *text)
     records_create(e->s, &k.cr);
     int64_t id = 0;
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_DONE);
-        CHECK_INT(k.cr.rec.revision, 1);
-        id = k.cr.rec.id;
+        CHECK_INT(k.cr.res.outcome, CREATED_DONE);
+        CHECK_INT(k.cr.res.rec.revision, 1);
+        id = k.cr.res.rec.id;
     }
     call_free(&k);
     return id;
@@ -691,21 +691,21 @@ static void test_inline_create_completes(void)
     call_init(&k, &e, KIND_DOC, CREATE_WAIT);
     records_create(e.s, &k.cr);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_DONE);
-        CHECK_INT(k.cr.job_id, 0); /* no job */
-        CHECK_INT(k.cr.rec.state, REC_COMPLETED);
-        CHECK_STR(k.cr.rec.result, "Inline text.");
+        CHECK_INT(k.cr.res.outcome, CREATED_DONE);
+        CHECK_INT(k.cr.res.job_id, 0); /* no job */
+        CHECK_INT(k.cr.res.rec.state, REC_COMPLETED);
+        CHECK_STR(k.cr.res.rec.result, "Inline text.");
         arena_t a;
         arena_init(&a);
         record_t r;
-        CHECK_INT(get(&e, KIND_DOC, k.cr.rec.id, &a, &r), STORE_OK);
+        CHECK_INT(get(&e, KIND_DOC, k.cr.res.rec.id, &a, &r), STORE_OK);
         CHECK_INT(r.state, REC_COMPLETED);
         CHECK_STR(r.result, "Inline text.");
         CHECK_INT(r.revision, 1);
         CHECK(r.error == NULL);
         CHECK_INT(r.event_seq, 1);
         arena_free(&a);
-        CHECK_INT(seen(&e, REV_COMPLETED, k.cr.rec.id), 1);
+        CHECK_INT(seen(&e, REV_COMPLETED, k.cr.res.rec.id), 1);
         CHECK_INT(seen(&e, REV_QUEUED, 0), 0);
     }
     call_free(&k);
@@ -724,15 +724,15 @@ static void test_inline_stream_create_is_stored_completed(void)
     call_init(&k, &e, KIND_DOC, CREATE_STREAM);
     records_create(e.s, &k.cr);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_STREAM);
-        CHECK(k.cr.inline_text);
-        CHECK_INT(k.cr.job_id, 0);
-        CHECK_INT(k.cr.rec.state, REC_COMPLETED);
-        CHECK_STR(k.cr.rec.result, "Streamed inline.");
+        CHECK_INT(k.cr.res.outcome, CREATED_STREAM);
+        CHECK(k.cr.res.inline_text);
+        CHECK_INT(k.cr.res.job_id, 0);
+        CHECK_INT(k.cr.res.rec.state, REC_COMPLETED);
+        CHECK_STR(k.cr.res.rec.result, "Streamed inline.");
         arena_t a;
         arena_init(&a);
         record_t r;
-        CHECK_INT(get(&e, KIND_DOC, k.cr.rec.id, &a, &r), STORE_OK);
+        CHECK_INT(get(&e, KIND_DOC, k.cr.res.rec.id, &a, &r), STORE_OK);
         CHECK_INT(r.state, REC_COMPLETED);
         CHECK_STR(r.result, "Streamed inline.");
         CHECK_INT(r.revision, 1);
@@ -754,10 +754,10 @@ static void test_inline_create_failure_stores_nothing(void)
     call_init(&k, &e, KIND_DOC, CREATE_WAIT);
     records_create(e.s, &k.cr);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATE_FAILED);
-        CHECK_INT(k.cr.failure, RF_GENERATION);
-        CHECK_STR(k.cr.error, "The fake model refused.");
-        CHECK_INT(k.cr.rec.id, 0);
+        CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+        CHECK_INT(k.cr.res.failure, RF_GENERATION);
+        CHECK_STR(k.cr.res.error, "The fake model refused.");
+        CHECK_INT(k.cr.res.rec.id, 0);
         arena_t a;
         arena_init(&a);
         list_query_t q = {.user_id = e.uid, .favorite = -1, .per_page = 10, .page = 1};
@@ -784,16 +784,16 @@ static void test_job_wait_completes(void)
     call_init(&k, &e, KIND_DOC, CREATE_WAIT);
     records_create(e.s, &k.cr);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_DONE);
-        CHECK(k.cr.job_id > 0);
-        CHECK_INT(k.cr.rec.state, REC_COMPLETED);
-        CHECK_STR(k.cr.rec.result, "Once upon a time.");
-        CHECK_INT(k.cr.rec.revision, 1);
-        CHECK_INT(k.cr.rec.event_seq, 6);
+        CHECK_INT(k.cr.res.outcome, CREATED_DONE);
+        CHECK(k.cr.res.job_id > 0);
+        CHECK_INT(k.cr.res.rec.state, REC_COMPLETED);
+        CHECK_STR(k.cr.res.rec.result, "Once upon a time.");
+        CHECK_INT(k.cr.res.rec.revision, 1);
+        CHECK_INT(k.cr.res.rec.event_seq, 6);
         arena_t a;
         arena_init(&a);
         record_t r;
-        CHECK_INT(get(&e, KIND_DOC, k.cr.rec.id, &a, &r), STORE_OK);
+        CHECK_INT(get(&e, KIND_DOC, k.cr.res.rec.id, &a, &r), STORE_OK);
         CHECK_INT(r.state, REC_COMPLETED);
         CHECK_STR(r.result, "Once upon a time.");
         CHECK_INT(r.revision, 1);
@@ -819,11 +819,11 @@ static void test_job_wait_image_completes_with_its_picture(void)
     call_init(&k, &e, KIND_IMG, CREATE_WAIT);
     records_create(e.s, &k.cr);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_DONE);
+        CHECK_INT(k.cr.res.outcome, CREATED_DONE);
         arena_t a;
         arena_init(&a);
         record_t r;
-        CHECK_INT(get(&e, KIND_IMG, k.cr.rec.id, &a, &r), STORE_OK);
+        CHECK_INT(get(&e, KIND_IMG, k.cr.res.rec.id, &a, &r), STORE_OK);
         CHECK_INT(r.state, REC_COMPLETED);
         CHECK_INT(r.revision, 1);
         CHECK(r.media_key != NULL);
@@ -861,10 +861,10 @@ static void test_job_wait_failure_removes_the_record(void)
     call_init(&k, &e, KIND_DOC, CREATE_WAIT);
     records_create(e.s, &k.cr);
     if (wait_for(&e, pred_done, &k, "create outcome (done)", __LINE__)) {
-        CHECK_INT(k.cr.outcome, CREATE_FAILED);
-        CHECK_INT(k.cr.failure, RF_GENERATION);
-        CHECK_STR(k.cr.error, "The fake model broke off.");
-        int64_t id = k.cr.rec.id;
+        CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+        CHECK_INT(k.cr.res.failure, RF_GENERATION);
+        CHECK_STR(k.cr.res.error, "The fake model broke off.");
+        int64_t id = k.cr.res.rec.id;
         CHECK(id > 0);
         arena_t a;
         arena_init(&a);
@@ -874,7 +874,7 @@ static void test_job_wait_failure_removes_the_record(void)
         CHECK_INT(r.state, REC_FAILED);
         CHECK_STR(r.error, "The fake model broke off.");
         records_create_finish(e.s, e.c, &k.cr);
-        CHECK_INT(k.cr.outcome, CREATE_FAILED);
+        CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
         CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_NOTFOUND);
         arena_free(&a);
         CHECK_INT(seen(&e, REV_DELETED, id), 1);
@@ -893,13 +893,13 @@ static void test_job_wait_image_failure_leaves_nothing(void)
     call_init(&k, &e, KIND_IMG, CREATE_WAIT);
     records_create(e.s, &k.cr);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATE_FAILED);
-        CHECK_INT(k.cr.failure, RF_GENERATION);
-        CHECK_STR(k.cr.error, "The fake painter refused.");
+        CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+        CHECK_INT(k.cr.res.failure, RF_GENERATION);
+        CHECK_STR(k.cr.res.error, "The fake painter refused.");
         arena_t a;
         arena_init(&a);
         record_t r;
-        CHECK_INT(get(&e, KIND_IMG, k.cr.rec.id, &a, &r), STORE_NOTFOUND);
+        CHECK_INT(get(&e, KIND_IMG, k.cr.res.rec.id, &a, &r), STORE_NOTFOUND);
         arena_free(&a);
     }
     call_free(&k);
@@ -920,7 +920,7 @@ static void test_job_wait_deleted_while_generating(void)
     call_init(&k, &e, KIND_IMG, CREATE_WAIT);
     records_create(e.s, &k.cr);
     WAIT_BLOCKED(&e, 1);
-    int64_t id = k.cr.rec.id;
+    int64_t id = k.cr.res.rec.id;
     arena_t a;
     arena_init(&a);
     record_t r;
@@ -928,8 +928,8 @@ static void test_job_wait_deleted_while_generating(void)
     CHECK_INT(r.state, REC_GENERATING);
     CHECK_INT(records_delete(e.s, e.c, KIND_IMG, e.uid, id), STORE_OK);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATE_FAILED);
-        CHECK_INT(k.cr.failure, RF_DELETED);
+        CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+        CHECK_INT(k.cr.res.failure, RF_DELETED);
     }
     call_free(&k);
     release_provider(&e);
@@ -957,14 +957,14 @@ static void test_job_wait_past_the_wait_limit(void)
     double t0 = mono_s();
     records_create(e.s, &k.cr);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_PENDING);
+        CHECK_INT(k.cr.res.outcome, CREATED_PENDING);
         CHECK_MSG(k.done_at - t0 >= SHORT_WAIT_S, "answered after %.3f s, before the limit",
                   k.done_at - t0);
-        CHECK_MSG(k.cr.rec.state == REC_QUEUED || k.cr.rec.state == REC_GENERATING, "state %s",
-                  rec_state_name(k.cr.rec.state));
-        CHECK(k.cr.rec.result == NULL);
+        CHECK_MSG(k.cr.res.rec.state == REC_QUEUED || k.cr.res.rec.state == REC_GENERATING, "state %s",
+                  rec_state_name(k.cr.res.rec.state));
+        CHECK(k.cr.res.rec.result == NULL);
     }
-    int64_t id = k.cr.rec.id;
+    int64_t id = k.cr.res.rec.id;
     call_free(&k);
     release_provider(&e);
     WAIT_SEEN(&e, REV_COMPLETED, id, 1);
@@ -986,10 +986,10 @@ static void test_job_wait_at_shutdown_releases_the_job(void)
     jobs_drain(e.jobs);
     records_release(e.s);
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_PENDING);
-        CHECK_INT(k.cr.rec.state, REC_GENERATING);
+        CHECK_INT(k.cr.res.outcome, CREATED_PENDING);
+        CHECK_INT(k.cr.res.rec.state, REC_GENERATING);
     }
-    int64_t id = k.cr.rec.id;
+    int64_t id = k.cr.res.rec.id;
     call_free(&k);
     env_shutdown(&e);
     pthread_mutex_lock(&e.mu);
@@ -1022,11 +1022,11 @@ static void test_async_create_completes_in_the_store(void)
     records_create(e.s, &k.cr);
     CHECK_INT(k.ndone, 1); /* answered in the call: the ASYNC path waits for nothing */
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_PENDING);
-        CHECK_INT(k.cr.rec.state, REC_QUEUED);
-        CHECK_INT(k.cr.rec.event_seq, 1);
+        CHECK_INT(k.cr.res.outcome, CREATED_PENDING);
+        CHECK_INT(k.cr.res.rec.state, REC_QUEUED);
+        CHECK_INT(k.cr.res.rec.event_seq, 1);
     }
-    int64_t id = k.cr.rec.id;
+    int64_t id = k.cr.res.rec.id;
     call_free(&k);
     WAIT_SEEN(&e, REV_COMPLETED, id, 1);
     CHECK_COMPLETED(&e, KIND_DOC, id, "Later.", 1);
@@ -1046,9 +1046,9 @@ static void test_stream_create_events(void)
     sink_t sk;
     memset(&sk, 0, sizeof(sk));
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_STREAM);
-        CHECK(!k.cr.inline_text);
-        sink_follow(&sk, &e, KIND_DOC, k.cr.rec.id);
+        CHECK_INT(k.cr.res.outcome, CREATED_STREAM);
+        CHECK(!k.cr.res.inline_text);
+        sink_follow(&sk, &e, KIND_DOC, k.cr.res.rec.id);
         release_provider(&e);
         if (wait_for(&e, pred_sink_ended, &sk, "end of stream", __LINE__)) {
             CHECK_SINK(&sk, REV_GENERATING, REV_TEXT, REV_TEXT, REV_TEXT, REV_COMPLETED);
@@ -1059,7 +1059,7 @@ static void test_stream_create_events(void)
         arena_t a;
         arena_init(&a);
         record_t r;
-        CHECK_INT(get(&e, KIND_DOC, k.cr.rec.id, &a, &r), STORE_OK);
+        CHECK_INT(get(&e, KIND_DOC, k.cr.res.rec.id, &a, &r), STORE_OK);
         CHECK_INT(r.state, REC_COMPLETED);
         CHECK_STR(r.result, "Stream of words.");
         CHECK_INT(r.event_seq, sink_last_seq(&sk)); /* COMPLETED carried the stored number */
@@ -1084,8 +1084,8 @@ static void test_stream_failure_after_pieces(void)
     sink_t sk;
     memset(&sk, 0, sizeof(sk));
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_STREAM);
-        sink_follow(&sk, &e, KIND_DOC, k.cr.rec.id);
+        CHECK_INT(k.cr.res.outcome, CREATED_STREAM);
+        sink_follow(&sk, &e, KIND_DOC, k.cr.res.rec.id);
         release_provider(&e);
         if (wait_for(&e, pred_sink_ended, &sk, "end of stream", __LINE__)) {
             CHECK_SINK(&sk, REV_GENERATING, REV_TEXT, REV_TEXT, REV_FAILED);
@@ -1095,7 +1095,7 @@ static void test_stream_failure_after_pieces(void)
         arena_t a;
         arena_init(&a);
         record_t r;
-        CHECK_INT(get(&e, KIND_DOC, k.cr.rec.id, &a, &r), STORE_OK);
+        CHECK_INT(get(&e, KIND_DOC, k.cr.res.rec.id, &a, &r), STORE_OK);
         CHECK_INT(r.state, REC_FAILED);
         CHECK_STR(r.error, "The fake stream failed.");
         CHECK(r.result == NULL);
@@ -1120,8 +1120,8 @@ static void stream_client_gone(const char *fail)
     sink_t sk;
     memset(&sk, 0, sizeof(sk));
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_STREAM);
-        int64_t id = k.cr.rec.id;
+        CHECK_INT(k.cr.res.outcome, CREATED_STREAM);
+        int64_t id = k.cr.res.rec.id;
         sink_follow(&sk, &e, KIND_DOC, id);
         wait_for(&e, pred_sink_n, &sk, "first piece on the stream", __LINE__);
         WAIT_BLOCKED(&e, 1);
@@ -1179,8 +1179,8 @@ static void test_stream_deleted_while_generating(void)
     sink_t sk;
     memset(&sk, 0, sizeof(sk));
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_STREAM);
-        int64_t id = k.cr.rec.id;
+        CHECK_INT(k.cr.res.outcome, CREATED_STREAM);
+        int64_t id = k.cr.res.rec.id;
         sink_follow(&sk, &e, KIND_DOC, id);
         wait_for(&e, pred_sink_n, &sk, "first piece on the stream", __LINE__);
         WAIT_BLOCKED(&e, 1);
@@ -1224,8 +1224,8 @@ static void test_stream_at_shutdown_is_released(void)
     sink_t sk;
     memset(&sk, 0, sizeof(sk));
     if (FINISH(&k)) {
-        CHECK_INT(k.cr.outcome, CREATED_STREAM);
-        int64_t id = k.cr.rec.id;
+        CHECK_INT(k.cr.res.outcome, CREATED_STREAM);
+        int64_t id = k.cr.res.rec.id;
         sink_follow(&sk, &e, KIND_DOC, id);
         wait_for(&e, pred_sink_n, &sk, "first piece on the stream", __LINE__);
         WAIT_BLOCKED(&e, 1);
@@ -1279,10 +1279,10 @@ static void test_inline_regenerate_makes_revision_2(void)
         call_init_regen(&k, &e, &r, CREATE_WAIT);
         records_create(e.s, &k.cr);
         if (FINISH(&k)) {
-            CHECK_INT(k.cr.outcome, CREATED_DONE);
-            CHECK_INT(k.cr.job_id, 0);
-            CHECK_INT(k.cr.rec.revision, 2);
-            CHECK_STR(k.cr.rec.result, "Second.");
+            CHECK_INT(k.cr.res.outcome, CREATED_DONE);
+            CHECK_INT(k.cr.res.job_id, 0);
+            CHECK_INT(k.cr.res.rec.revision, 2);
+            CHECK_STR(k.cr.res.rec.result, "Second.");
         }
         call_free(&k);
         CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_OK);
@@ -1313,10 +1313,10 @@ static void test_inline_regenerate_failure_keeps_revision_1(void)
         call_init_regen(&k, &e, &r, CREATE_WAIT);
         records_create(e.s, &k.cr);
         if (FINISH(&k)) {
-            CHECK_INT(k.cr.outcome, CREATE_FAILED);
-            CHECK_INT(k.cr.failure, RF_GENERATION);
-            CHECK_STR(k.cr.error, "The fake model refused again.");
-            CHECK(k.cr.job_id > 0); /* the job path */
+            CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+            CHECK_INT(k.cr.res.failure, RF_GENERATION);
+            CHECK_STR(k.cr.res.error, "The fake model refused again.");
+            CHECK(k.cr.res.job_id > 0); /* the job path */
         }
         call_free(&k);
         CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_OK);
@@ -1345,10 +1345,10 @@ static void test_job_regenerate_makes_revision_2(void)
         call_init_regen(&k, &e, &r, CREATE_WAIT);
         records_create(e.s, &k.cr);
         if (FINISH(&k)) {
-            CHECK_INT(k.cr.outcome, CREATED_DONE);
-            CHECK(k.cr.job_id > 0);
-            CHECK_INT(k.cr.rec.revision, 2);
-            CHECK_STR(k.cr.rec.result, "Second take.");
+            CHECK_INT(k.cr.res.outcome, CREATED_DONE);
+            CHECK(k.cr.res.job_id > 0);
+            CHECK_INT(k.cr.res.rec.revision, 2);
+            CHECK_STR(k.cr.res.rec.result, "Second take.");
         }
         call_free(&k);
         CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_OK);
@@ -1378,14 +1378,14 @@ static void test_job_regenerate_failure_keeps_revision_1(void)
         call_init_regen(&k, &e, &r, CREATE_WAIT);
         records_create(e.s, &k.cr);
         if (FINISH(&k)) {
-            CHECK_INT(k.cr.outcome, CREATE_FAILED);
-            CHECK_INT(k.cr.failure, RF_GENERATION);
-            CHECK_STR(k.cr.error, "The fake regeneration failed.");
+            CHECK_INT(k.cr.res.outcome, CREATE_FAILED);
+            CHECK_INT(k.cr.res.failure, RF_GENERATION);
+            CHECK_STR(k.cr.res.error, "The fake regeneration failed.");
             /* out rec: the record as it stands, not the queued copy */
-            CHECK_INT(k.cr.rec.state, REC_COMPLETED);
-            CHECK_INT(k.cr.rec.revision, 1);
-            CHECK_STR(k.cr.rec.result, "Original.");
-            CHECK_STR(k.cr.rec.error, "The fake regeneration failed.");
+            CHECK_INT(k.cr.res.rec.state, REC_COMPLETED);
+            CHECK_INT(k.cr.res.rec.revision, 1);
+            CHECK_STR(k.cr.res.rec.result, "Original.");
+            CHECK_STR(k.cr.res.rec.error, "The fake regeneration failed.");
         }
         call_free(&k);
         CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_OK); /* not discarded */
@@ -1410,7 +1410,7 @@ static void regenerate_while_generating(bool text_inline)
     call_init(&k, &e, KIND_DOC, CREATE_ASYNC); /* the job path whatever the provider */
     records_create(e.s, &k.cr);
     FINISH(&k);
-    int64_t id = k.cr.rec.id;
+    int64_t id = k.cr.res.rec.id;
     call_free(&k);
     WAIT_BLOCKED(&e, 1);
     arena_t a;
@@ -1424,7 +1424,7 @@ static void regenerate_while_generating(bool text_inline)
         call_init_regen(&g, &e, &r, CREATE_WAIT);
         records_create(e.s, &g.cr);
         if (FINISH(&g))
-            CHECK_INT(g.cr.outcome, CREATE_BUSY);
+            CHECK_INT(g.cr.res.outcome, CREATE_BUSY);
         call_free(&g);
     }
     release_provider(&e);
@@ -1467,12 +1467,12 @@ static void regenerate_missing(bool text_inline)
             call_t k;
             call_init_regen(&k, &e, &r, CREATE_WAIT);
             if (i == 0)
-                k.cr.rec.id = id + 1000; /* missing */
+                k.cr.req.rec.id = id + 1000; /* missing */
             else
-                k.cr.rec.user_id = bob; /* another user's */
+                k.cr.req.rec.user_id = bob; /* another user's */
             records_create(e.s, &k.cr);
             if (FINISH(&k))
-                CHECK_INT(k.cr.outcome, CREATE_NOTFOUND);
+                CHECK_INT(k.cr.res.outcome, CREATE_NOTFOUND);
             call_free(&k);
         }
         CHECK_INT(get(&e, KIND_DOC, id, &a, &r), STORE_OK);
@@ -1514,8 +1514,8 @@ static void test_stream_regenerate_ends_with_revision_2(void)
         call_init_regen(&k, &e, &r, CREATE_STREAM);
         records_create(e.s, &k.cr);
         if (FINISH(&k)) {
-            CHECK_INT(k.cr.outcome, CREATED_STREAM);
-            CHECK_INT(k.cr.rec.state, REC_QUEUED);
+            CHECK_INT(k.cr.res.outcome, CREATED_STREAM);
+            CHECK_INT(k.cr.res.rec.state, REC_QUEUED);
             sink_follow(&sk, &e, KIND_DOC, id);
             release_provider(&e);
             if (wait_for(&e, pred_sink_ended, &sk, "end of stream", __LINE__)) {
@@ -1555,8 +1555,8 @@ static void test_regenerate_at_shutdown_is_pending(void)
         jobs_drain(e.jobs);
         records_release(e.s);
         if (FINISH(&k)) {
-            CHECK_INT(k.cr.outcome, CREATED_PENDING);
-            CHECK_INT(k.cr.rec.state, REC_GENERATING);
+            CHECK_INT(k.cr.res.outcome, CREATED_PENDING);
+            CHECK_INT(k.cr.res.rec.state, REC_GENERATING);
         }
         call_free(&k);
         env_shutdown(&e);
@@ -1593,13 +1593,13 @@ static void test_regenerate_past_the_wait_limit_is_pending(void)
         double t0 = mono_s();
         records_create(e.s, &k.cr);
         if (FINISH(&k)) {
-            CHECK_INT(k.cr.outcome, CREATED_PENDING);
+            CHECK_INT(k.cr.res.outcome, CREATED_PENDING);
             CHECK_MSG(k.done_at - t0 >= SHORT_WAIT_S, "answered after %.3f s, before the limit",
                       k.done_at - t0);
-            CHECK_MSG(k.cr.rec.state == REC_QUEUED || k.cr.rec.state == REC_GENERATING,
-                      "state %s", rec_state_name(k.cr.rec.state));
-            CHECK_INT(k.cr.rec.revision, 1);
-            CHECK_STR(k.cr.rec.result, "Quick.");
+            CHECK_MSG(k.cr.res.rec.state == REC_QUEUED || k.cr.res.rec.state == REC_GENERATING,
+                      "state %s", rec_state_name(k.cr.res.rec.state));
+            CHECK_INT(k.cr.res.rec.revision, 1);
+            CHECK_STR(k.cr.res.rec.result, "Quick.");
         }
         call_free(&k);
         release_provider(&e);
