@@ -1,9 +1,9 @@
 // actions.js — a completed document's "Actions" (§17): improve, shorten, expand, continue,
 // rephrase, simplify, fix grammar, change tone (asks the tone), translate (asks the
-// language), on the whole text or on the text selected in the rendered document. The
-// rendered Markdown cannot be mapped back to the source in general, so a selection is
-// used only when the selected string occurs exactly once in `result`; otherwise the
-// action runs on the whole text and the form says so.
+// language), on the whole text or on the text selected in the rendered document: the
+// selection is mapped back to the Markdown through the blocks' source positions
+// (mapSelection); when that fails, a selected string that occurs exactly once in
+// `result` is used, and otherwise the action runs on the whole text and the form says so.
 import {TONES} from './api.js';
 import {clearErrors, field, fill, formAlert, h, nextId, select, showErrors} from './ui.js';
 
@@ -20,6 +20,54 @@ export function locate(result, str) {
   if (i < 0 || result.indexOf(str, i + 1) >= 0) return {str, count: i < 0 ? 0 : 2};
   const start = [...result.slice(0, i)].length;
   return {str, count: 1, i, start, end: start + [...str].length};
+}
+
+// Where a selection of the rendered text (documents.js renders each block with
+// renderMarkdownMapped: data-src="start,end" of its Markdown) is in result: the same
+// shape as locate() with count 1, whatever the selection crosses (marks, blocks) and
+// however often its words occur. Inside a block, the rendered characters are matched in
+// order against the block's Markdown (marks, link targets and entities skipped; white
+// space matched only against white space). The letters and digits of the range found
+// must be those of the selection, else locate() decides (nothing runs on a wrong part).
+export function mapSelection(result, root, range) {
+  const str = range.toString();
+  const point = (node, offset, isEnd) => {
+    if (node === root) {
+      const kid = root.childNodes[offset];
+      const b = kid?.nodeType === 1 && kid.dataset.src;
+      return b ? Number(b.split(',')[0]) : offset >= root.childNodes.length ? result.length : null;
+    }
+    const block = (node.nodeType === 1 ? node : node.parentElement)?.closest('[data-src]');
+    if (!block || !root.contains(block)) return null;
+    const [a, b] = block.dataset.src.split(',').map(Number);
+    const r = document.createRange();
+    r.setStart(block, 0);
+    r.setEnd(node, offset);
+    const shown = block.textContent, n = r.toString().length, src = result.slice(a, b);
+    let i = 0;
+    // start: where the first selected character is (marks before it skipped); end: just
+    // after the last one (marks after it left out)
+    for (let k = 0; k < (isEnd ? n : n + 1) && k < shown.length; k++) {
+      const c = shown[k], space = /\s/.test(c);
+      if (space) { if (i < src.length && /\s/.test(src[i]) && k < n) i++; continue; }
+      while (i < src.length && src[i] !== c) i++;
+      if (k < n) i++;
+    }
+    return a + Math.min(i, src.length);
+  };
+  let start = point(range.startContainer, range.startOffset, false), end = point(range.endContainer, range.endOffset, true);
+  if (start === null || end === null || end <= start) return locate(result, str);
+  while (start < end && /\s/.test(result[start])) start++;
+  while (end > start && /\s/.test(result[end - 1])) end--;
+  // the check: the selection's letters and digits, in order, within the part's (which may
+  // hold more: a link's target, an entity's name), starting and ending with the same
+  const letters = (x) => [...x.replace(/[^\p{L}\p{N}]/gu, '')];
+  const part = result.slice(start, end), S = letters(str), L = letters(part);
+  let j = 0;
+  for (const c of L) if (j < S.length && c === S[j]) j++;
+  if (!S.length || j < S.length || L[0] !== S[0] || L.at(-1) !== S.at(-1)) return locate(result, str);
+  const cp = [...result.slice(0, start)].length;
+  return {str: part, count: 1, i: start, start: cp, end: cp + [...part].length};
 }
 
 const quote = (s) => `“${s.length > 60 ? s.slice(0, 57) + '…' : s}”`;
@@ -62,11 +110,11 @@ export function actionsForm(d, slot, button, text, run) {
     if (!s || !s.rangeCount || !text.contains(s.anchorNode)) return;
     if (s.isCollapsed) { if (sel) { sel = null; showScope(); } return; }
     if (!text.contains(s.focusNode)) return;
-    sel = locate(d.result || '', s.toString());
+    sel = mapSelection(d.result || '', text, s.getRangeAt(0));
     showScope();
   }
   const s = document.getSelection();
-  if (s && !s.isCollapsed && text.contains(s.anchorNode) && text.contains(s.focusNode)) sel = locate(d.result || '', s.toString());
+  if (s && !s.isCollapsed && text.contains(s.anchorNode) && text.contains(s.focusNode)) sel = mapSelection(d.result || '', text, s.getRangeAt(0));
   showScope();
   document.addEventListener('selectionchange', track);
 

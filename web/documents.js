@@ -10,7 +10,7 @@ import {actionsForm} from './actions.js';
 import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
-import {renderMarkdown} from './markdown.js';
+import {renderMarkdownMapped} from './markdown.js';
 import {backLink, recordPage, removeRecord} from './record.js';
 import {editScreen, loadEditor} from './edit.js';
 import {countWords} from './words.js';
@@ -78,7 +78,7 @@ export function docView(root, route) {
     // a finished text is shown as Markdown (markdown.js); one being written as it comes
     const done = d.state === 'completed' || d.state === 'failed';
     const text = done
-      ? h('div', {class: 'doc-text md', tabindex: '0', 'aria-label': 'Text of the document'}, renderMarkdown(d.result || ''))
+      ? h('div', {class: 'doc-text md', tabindex: '0', 'aria-label': 'Text of the document'}, renderMarkdownMapped(d.result || ''))
       : h('div', {class: 'doc-text', tabindex: '0', 'aria-label': 'Text of the document'}, d.result || '');
     const words = h('dd', {text: String(d.words)});
     const state = h('dd', {}, d.state === 'completed' ? 'Completed' : stateBadge(d));

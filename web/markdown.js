@@ -31,9 +31,31 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   else if (node.tagName === 'INPUT') { node.setAttribute('disabled', ''); node.setAttribute('aria-label', 'Done'); }
 });
 
+const sanitize = (html) => DOMPurify.sanitize(html, {ALLOWED_TAGS: TAGS, ALLOWED_ATTR: ATTRS,
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#|\/)/i, RETURN_DOM_FRAGMENT: true});
+
 // The Markdown text as a DocumentFragment of safe elements.
 export function renderMarkdown(text) {
-  const html = md.parse(text || '');
-  return DOMPurify.sanitize(html, {ALLOWED_TAGS: TAGS, ALLOWED_ATTR: ATTRS, ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#|\/)/i,
-    RETURN_DOM_FRAGMENT: true});
+  return sanitize(md.parse(text || ''));
+}
+
+// The same, each top-level block rendered apart and marked with where its source is in
+// the text (data-src="start,end", UTF-16 indexes): actions.js maps a selection of the
+// rendered text back to the Markdown with it. A text the lexer does not give back whole
+// (it turns "\r\n" into "\n") is rendered without the marks.
+export function renderMarkdownMapped(text) {
+  text = text || '';
+  const tokens = md.lexer(text);
+  if (tokens.map((t) => t.raw).join('') !== text) return renderMarkdown(text);
+  md.walkTokens(tokens, (t) => { if (t.type === 'heading') t.depth = Math.min(6, t.depth + 1); });
+  const out = document.createDocumentFragment();
+  let at = 0;
+  for (const t of tokens) {
+    const one = Object.assign([t], {links: tokens.links});
+    const frag = sanitize(md.parser(one));
+    for (const el of frag.children) el.dataset.src = `${at},${at + t.raw.length}`;
+    at += t.raw.length;
+    out.append(frag);
+  }
+  return out;
 }

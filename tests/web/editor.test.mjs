@@ -230,6 +230,81 @@ describe('the document editor', () => {
     assert.equal(await page.locator('.editor-host').count(), 1);
   }));
 
+  test('the rendered view maps a selection to the Markdown too: across bold, a link and two paragraphs, and one of many repeats', () => withPage(async (page) => {
+    const text = '## Morning\n\nTea is good. I like **green tea** and [the sea](https://example.org/) at dawn. It is calm, and it is warm.\n\n' +
+      'Tea is good. Black tea is strong. It wakes me up. Tea is good.\n\n- Tea is good.\n- Tea is good.\n';
+    const d = await withText(text, 'View selections');
+    await signIn(page, srv, key);
+    await page.goto(srv.base + `/#/documents/${d.id}`);
+    await page.waitForSelector('.doc-text.md [data-src]');
+    // a DOM range from the nth text node holding a to the mth holding b (as a drag makes)
+    const select = (a, na, b, nb, endOfB) => page.evaluate(([a1, n1, b1, n2, e]) => {
+      const root = document.querySelector('.doc-text.md');
+      const find = (str, nth) => {
+        const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        const all = [];
+        for (let n = w.nextNode(); n; n = w.nextNode()) {
+          for (let i = n.data.indexOf(str); i >= 0; i = n.data.indexOf(str, i + 1)) all.push([n, i]);
+        }
+        const hit = all.at(nth); // -1: the last
+        if (!hit) throw new Error(`no ${str} #${nth}`);
+        return hit;
+      };
+      const [sn, si] = find(a1, n1), [en, ei] = find(b1, n2);
+      const r = document.createRange();
+      r.setStart(sn, si);
+      r.setEnd(en, ei + (e ? b1.length : 0));
+      const s = document.getSelection();
+      s.removeAllRanges();
+      s.addRange(r);
+    }, [a, na, b, nb, endOfB]);
+    const offered = async () => {
+      await page.waitForSelector('.acts .scope label:has-text("The selected text")');
+      return page.textContent('.acts .scope label:has-text("The selected text")');
+    };
+    // from inside the bold, over the link, into the second paragraph
+    await select('green', 0, 'Black tea is strong.', 0, true);
+    await page.click('button:text-is("Actions…")');
+    const from = text.indexOf('green tea**'), to = text.indexOf('Black tea is strong.') + 'Black tea is strong.'.length;
+    assert.match(await offered(), /green tea/);
+    await page.selectOption('.acts select[name=action]', 'shorten');
+    const sent = page.waitForRequest((r) => r.url().endsWith(`/documents/${d.id}/actions`));
+    await page.click('.acts button[type=submit]');
+    const body = new URLSearchParams((await sent).postData());
+    assert.deepEqual([body.get('selection_start'), body.get('selection_end')], [String(from), String(to)], 'the exact part of the Markdown');
+    await page.waitForFunction((r) => document.querySelector('dd.revision')?.textContent === String(r), d.revision + 1);
+    const r1 = await get(d.id);
+    assert.equal(r1.result.slice(0, from), text.slice(0, from));
+    assert.ok(r1.result.endsWith(text.slice(to)));
+    // the fourth "Tea is good." (the second of the second paragraph) of six
+    await page.waitForSelector('.doc-text.md [data-src]');
+    await select('Tea is good.', 3, 'Tea is good.', 3, true);
+    await page.click('button:text-is("Actions…")');
+    await offered();
+    await page.selectOption('.acts select[name=action]', 'expand');
+    const sent2 = page.waitForRequest((r) => r.url().endsWith(`/documents/${d.id}/actions`));
+    await page.click('.acts button[type=submit]');
+    const body2 = new URLSearchParams((await sent2).postData());
+    let at = -1;
+    for (let k = 0; k < 4; k++) at = r1.result.indexOf('Tea is good.', at + 1);
+    assert.deepEqual([body2.get('selection_start'), body2.get('selection_end')], [String(at), String(at + 12)]);
+    await page.waitForFunction((r) => document.querySelector('dd.revision')?.textContent === String(r), d.revision + 2);
+    // a list item
+    await page.waitForSelector('.doc-text.md [data-src]');
+    const r2 = await get(d.id);
+    await select('Tea is good.', -1, 'Tea is good.', -1, true);
+    await page.click('button:text-is("Actions…")');
+    assert.equal(await offered(), 'The selected text: “Tea is good.”');
+    const last = [...r2.result.slice(0, r2.result.lastIndexOf('Tea is good.'))].length;
+    await page.selectOption('.acts select[name=action]', 'fix_grammar');
+    const sent3 = page.waitForRequest((r) => r.url().endsWith(`/documents/${d.id}/actions`));
+    await page.click('.acts button[type=submit]');
+    const body3 = new URLSearchParams((await sent3).postData());
+    assert.deepEqual([body3.get('selection_start'), body3.get('selection_end')], [String(last), String(last + 12)], 'the last list item');
+    await page.waitForSelector('.toast:has-text("rewritten")');
+    await page.waitForSelector('.doc-text.md [data-src]');
+  }));
+
   test('the draft: kept as one types, back after a reload and in a second tab, stale beside the new text, discarded', () => withPage(async (page) => {
     const d = await withText('First text of the draft test.\n', 'Drafted');
     await signIn(page, srv, key);
