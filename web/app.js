@@ -168,6 +168,12 @@ function signinView(root, route) {
     field('API key', input, {name: 'key', hint: 'Made with: inkwell key create --user NAME'}),
     h('div', {class: 'actions'}, keySubmit));
   root.append(form, keyForm);
+  // single sign-on (API.md §21): "Sign in with <issuer>" when the server has one
+  fetch('/auth/oidc', {credentials: 'same-origin'}).then((r) => r.ok ? r.json() : null).then((j) => {
+    if (!j || !j.data || form.querySelector('.sso')) return;
+    const link = h('a', {class: 'btn', href: j.data.login_url, text: `Sign in with ${j.data.name}`});
+    form.append(h('div', {class: 'actions sso'}, link));
+  }).catch(() => {});
   if (signinNotice) {
     const a = form.querySelector('.form-alert');
     a.textContent = signinNotice;

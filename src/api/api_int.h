@@ -346,7 +346,8 @@ int api_session_start(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_i
                       int64_t key_id, key_scope_t scope);
 
 /* ---- oidc_api.c: single sign-on (API.md §21; auth/oidc.h), at the root like /healthz ---- */
-/* GET /auth/oidc: whether it is configured and the issuer's name (for the sign-in page). */
+/* GET /auth/oidc: the issuer's name and the login address (for the sign-in page), or
+ * data null when single sign-on is not configured. */
 void api_oidc_info(app_t *app, http_req_t *r);
 /* GET /auth/oidc/login: 302 to the issuer. GET /auth/oidc/callback: 302 to / signed in,
  * or a 400 page saying why. */

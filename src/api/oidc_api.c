@@ -1,7 +1,7 @@
 /* oidc_api.c — single sign-on (API.md §21), at the root like /healthz (no key):
  *
- *   GET /auth/oidc           {"data":{"name","login_url"}} for the sign-in page; 404 when
- *                            no issuer is configured
+ *   GET /auth/oidc           {"data":{"name","login_url"}} for the sign-in page; data
+ *                            null when no issuer is configured
  *   GET /auth/oidc/login     302 to the issuer (auth/oidc.h keeps the flow in the store)
  *                            and a short-lived HttpOnly cookie binding it to this browser
  *   GET /auth/oidc/callback  the code exchanged and the ID token checked; the person found
@@ -64,12 +64,13 @@ static void failed(app_t *app, http_req_t *r, int status, const char *why)
 
 void api_oidc_info(app_t *app, http_req_t *r)
 {
-    if (!app->oidc) {
-        api_not_found(r);
-        return;
-    }
     jw_t w;
     api_data_begin(r, &w);
+    if (!app->oidc) { /* (not a 404: the sign-in page asks on every load) */
+        jw_null(&w);
+        api_data_end(r, &w, 200);
+        return;
+    }
     jw_obj_begin(&w);
     jw_key(&w, "name");
     jw_str(&w, oidc_display_name(app->oidc));

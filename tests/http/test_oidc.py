@@ -266,6 +266,23 @@ class TestCreateUsers(OidcTest):
 
 
 class TestConfig(unittest.TestCase):
+    def test_not_configured(self):
+        srv = Server().start()
+        try:
+            r = srv.request("GET", "/auth/oidc")
+            self.assertEqual((r.status, r.json), (200, {"data": None, "status": 200}))
+            for path in ("/auth/oidc/login", "/auth/oidc/callback?state=x&code=y"):
+                self.assertEqual(srv.request("GET", path).status, 404, path)
+            admin = srv.cli("key", "create", "--user", "root", "--scope", "admin").stdout.strip()
+            srv.keys.append(admin)
+            uid = user_id(srv, admin, "root")
+            r = srv.request("PATCH", f"{API}/admin/users/{uid}", key=admin,
+                            form={"oidc_subject": "someone"})
+            self.assertEqual(r.status, 422, r)
+            self.assertIn("oidc_subject", r.json["message"])
+        finally:
+            self.assertEqual(srv.stop(), 0)
+
     def test_issuer_must_be_https(self):
         p = subprocess.run([BIN, "serve", "--oidc-issuer", "http://idp.example.com",
                             "--oidc-client-id", "x", "--listen", "127.0.0.1:1"],

@@ -66,8 +66,8 @@ export class Server {
     return lines.at(-1).trim().split(/\s+/)[0];
   }
 
-  async start() {
-    this.port = await freePort();
+  async start(port) { // port: one chosen before (a redirect URI names it), else a free one
+    this.port = port || await freePort();
     this.base = `http://127.0.0.1:${this.port}`;
     this.logPath = path.join(LOGDIR, `web-server-${this.port}.log`);
     const log = fs.openSync(this.logPath, 'w');
