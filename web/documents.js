@@ -15,6 +15,7 @@ import {backLink, recordPage, removeRecord} from './record.js';
 import {editScreen, loadEditor} from './edit.js';
 import {countWords} from './words.js';
 import {tagChips, tagFilter} from './tags.js';
+import {hideEmptyGroups, languageInput, templateGroups} from './pickers.js';
 
 const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
 // the start of a text for the list, without Markdown's marks (headings, bullets, emphasis)
@@ -57,11 +58,11 @@ export function docList(root, route) {
 // §17's writing options as form fields (their names are the API's, so a 422 lands at
 // its field): tone and length from their sets, language a BCP 47 tag, "en" by default.
 function writingOptions(d = {}) {
+  const [lang, langs] = languageInput(d.language);
   return h('div', {class: 'options'},
     field('Tone', select('tone', TONES, d.tone || 'neutral')),
-    field('Language', h('input', {type: 'text', name: 'language', value: d.language || 'en', maxlength: '35',
-      autocomplete: 'off', spellcheck: 'false', required: true}), {hint: 'A language tag: en, en-GB, de, pt-BR…'}),
-    field('Length', select('length', LENGTHS, d.length || 'medium')));
+    field('Language', lang, {hint: 'Pick one, or type any language tag: en, en-GB, de, pt-BR…'}),
+    field('Length', select('length', LENGTHS, d.length || 'medium')), langs);
 }
 const optionValues = (form) => Object.fromEntries(['tone', 'language', 'length'].map((n) => [n, form.querySelector(`[name=${n}]`).value.trim()]));
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : '—');
@@ -315,11 +316,7 @@ export function docNew(root, route) {
   templates().then((all) => {
     clear(list);
     const want = all.some((t) => t.id === Number(route?.params.get('template_id'))) ? Number(route.params.get('template_id')) : 1;
-    for (const t of all) {
-      list.append(h('label', {'data-search': `${t.name} ${t.description || ''}`.toLowerCase()},
-        h('input', {type: 'radio', name: 'template_id', value: String(t.id), checked: t.id === want}),
-        h('span', {}, h('span', {class: 'tname', text: t.custom ? `${t.name} (yours)` : t.name}), h('span', {class: 'tdesc', text: t.description || ''}))));
-    }
+    list.append(...templateGroups(all, want));
     count.textContent = `${all.length} templates`;
     if (want !== 1) list.querySelector('input:checked')?.scrollIntoView({block: 'nearest'});
   }).catch((err) => { if (err.status !== 401) fill(list, h('p', {class: 'alert', text: err.message})); });
@@ -331,6 +328,7 @@ export function docNew(root, route) {
       l.hidden = !on;
       n += on;
     }
+    hideEmptyGroups(list);
     count.textContent = q ? `${n} matching template${n === 1 ? '' : 's'}` : `${n} templates`;
   });
   filter.addEventListener('keydown', (e) => { if (e.key === 'Enter') e.preventDefault(); });

@@ -213,6 +213,39 @@ describe('bulk actions', () => {
   }));
 });
 
+describe('pickers', () => {
+  test('templates grouped, own first, searched (empty groups hidden); languages offered, any tag allowed', () => withPage(async (page) => {
+    const key = srv.key('pia');
+    const mine = (await srv.api('POST', '/templates', key, {name: 'Tea haiku', description: 'A haiku about tea.', instruction: 'Write a haiku.'})).json.data;
+    await signIn(page, srv, key);
+    await page.goto(srv.base + '/#/documents/new');
+    await page.waitForSelector('.picker-list .tgroup');
+    const groups = await page.locator('.tgroup-name').allTextContents();
+    assert.deepEqual(groups, ['Your templates', 'Start', 'Blog', 'Ads and sales', 'Social media and video', 'Web pages', 'Email and notifications', 'Other']);
+    const values = await page.$$eval('.picker-list input[name=template_id]', (is) => is.map((i) => i.value));
+    assert.equal(values.length, 53);
+    assert.equal(values[0], String(mine.id), 'own templates first');
+    assert.equal(new Set(values).size, 53, 'each once');
+    assert.equal(await page.locator('.picker-list input[value="1"]').isChecked(), true, 'Freestyle chosen by default');
+    assert.match(await page.locator('.tgroup:has(.tgroup-name:text("Email and notifications"))').textContent(), /Welcome email/);
+    await page.fill('.picker fieldset input[type=search], fieldset[data-field=template_id] input[type=search]', 'blog title');
+    await page.waitForFunction(() => [...document.querySelectorAll('.tgroup')].filter((g) => !g.hidden).length === 1);
+    assert.deepEqual(await page.locator('.tgroup:visible .tgroup-name').allTextContents(), ['Blog']);
+    await page.fill('fieldset[data-field=template_id] input[type=search]', '');
+    // the language: common ones offered by the field's list, and any tag may be typed
+    const offered = await page.$$eval('input[name=language]', (is) => [...is[0].list.options].map((o) => o.value));
+    for (const l of ['en', 'de', 'ja', 'pt-BR', 'zh-Hans']) assert.ok(offered.includes(l), l);
+    await page.fill('input[name=name]', 'Gaelic');
+    await page.fill('textarea[name=prompt]', 'about tea');
+    await page.fill('input[name=language]', 'gd');
+    page.allow(/status of 422/);
+    await page.click('button:text("Write it")');
+    // the builtin generator writes English only: the server's answer under Language
+    await page.waitForSelector('[data-field=language] .err:not([hidden])');
+    assert.deepEqual(await axe(page, 'new document'), []);
+  }));
+});
+
 describe('defects of issue 35', () => {
   test('"1 document", not "1 documents"', () => withPage(async (page) => {
     const key = srv.key('uno');
