@@ -188,6 +188,8 @@ for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"
          "$BUILD"/bench-compress; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }
 done
+echo; echo "== Lighthouse on every page of the web app, desktop and mobile (bench/lighthouse.sh)"
+BUILD=$BUILD bench/lighthouse.sh || true
 # the scale scenario (bench/scale.sh): BENCH_SCALE=10000,100000 for smaller sizes,
 # BENCH_SCALE=0 to skip it
 if [ "${BENCH_SCALE:-}" != 0 ]; then
