@@ -265,13 +265,13 @@ static void check_once(call_t *k, const counts_t *before, int answers, int binds
     CHECK_INT(now.begins - before->begins, 1);
 }
 
-/* The end a worker would publish for k's job (records_store_outcome's). */
-static void publish_end(call_t *k, rev_type_t type)
+/* The end a worker would publish for a job of record rec (records_store_outcome's). */
+static void publish_end_of(const record_t *rec, int64_t job_id, rev_type_t type)
 {
-    record_t done = k->cr.res.rec;
+    record_t done = *rec;
     done.state = type == REV_COMPLETED ? REC_COMPLETED : REC_FAILED;
     rev_t ev = {.type = type, .kind = done.kind, .id = done.id, .user_id = done.user_id,
-                .job_id = k->cr.res.job_id, .seq = done.event_seq + 2};
+                .job_id = job_id, .seq = done.event_seq + 2};
     if (type == REV_COMPLETED)
         ev.rec = &done;
     else if (type == REV_FAILED)
@@ -279,6 +279,13 @@ static void publish_end(call_t *k, rev_type_t type)
     else if (type == REV_DELETED)
         ev.seq = RECORDS_SEQ_END;
     records_publish(E.s, &ev);
+}
+
+/* The same for k's job, from the test's thread once k's exit has run or cannot run
+ * meanwhile (the exit writes k->cr.res). */
+static void publish_end(call_t *k, rev_type_t type)
+{
+    publish_end_of(&k->cr.res.rec, k->cr.res.job_id, type);
 }
 
 /* A job-path create left waiting: stored, subscribed, not woken. */
@@ -450,9 +457,11 @@ static void test_store_refusal_releases_the_reservation(void)
 }
 
 typedef struct {
-    call_t *k;
+    record_t rec; /* the record as stored, queued: read before the racers start */
+    int64_t job_id;
     rev_type_t type; /* the end it publishes; REV_DELETED: it deletes the record */
     atomic_int *go;
+    int rc; /* the delete's */
 } racer_t;
 
 static void *race(void *arg)
@@ -462,11 +471,10 @@ static void *race(void *arg)
     while (atomic_load(r->go) < 4)
         ; /* all four at once */
     if (r->type == REV_DELETED)
-        CHECK_INT(records_delete(E.s, store_conn(E.store, (char[64]){0}, 64), KIND_IMG, E.uid,
-                                 r->k->cr.res.rec.id),
-                  STORE_OK);
+        r->rc = records_delete(E.s, store_conn(E.store, (char[64]){0}, 64), KIND_IMG, E.uid,
+                               r->rec.id);
     else
-        publish_end(r->k, r->type);
+        publish_end_of(&r->rec, r->job_id, r->type);
     return NULL;
 }
 
@@ -477,13 +485,17 @@ static void test_racing_ends_wake_once(void)
         call_t k;
         start_waiting(&k);
         atomic_int go = 0;
-        racer_t r[4] = {{&k, REV_COMPLETED, &go}, {&k, REV_FAILED, &go},
-                        {&k, REV_COMPLETED, &go}, {&k, REV_DELETED, &go}};
+        rev_type_t ends[4] = {REV_COMPLETED, REV_FAILED, REV_COMPLETED, REV_DELETED};
+        racer_t r[4];
         pthread_t t[4];
+        for (int i = 0; i < 4; i++)
+            r[i] = (racer_t){.rec = k.cr.res.rec, .job_id = k.cr.res.job_id, .type = ends[i],
+                             .go = &go};
         for (int i = 0; i < 4; i++)
             CHECK_INT(pthread_create(&t[i], NULL, race, &r[i]), 0);
         for (int i = 0; i < 4; i++)
             pthread_join(t[i], NULL);
+        CHECK_INT(r[3].rc, STORE_OK);
         if (call_wait(&k))
             CHECK(k.cr.res.outcome == CREATED_DONE || k.cr.res.outcome == CREATE_FAILED);
         check_once(&k, &b, 1, 1, 0);
