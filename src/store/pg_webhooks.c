@@ -92,18 +92,23 @@ static const pg_stmt_t stmts[W_STMT_COUNT] = {
     [W_BODY] = {"ink_w_body", 2,
                 "UPDATE webhook_events SET body = COALESCE(body, $2::text) WHERE id = $1::bigint"
                 " RETURNING body"},
-    /* $9: not attempted, the claim given back only */
+    /* a claim's outcomes at once, as arrays: $1 ids, $2 states, $3 statuses, $4 errors,
+     * $5 next attempts, $6 leases, $7 disable, $8 now, $9 release (not attempted: the
+     * claim given back only) */
     [W_DONE] = {"ink_w_done", 9,
-                "WITH u AS (UPDATE webhook_deliveries SET"
-                " state = CASE WHEN $9::boolean THEN state ELSE $2::int END,"
-                " attempts = attempts + CASE WHEN $9::boolean THEN 0 ELSE 1 END,"
-                " last_status = CASE WHEN $9::boolean THEN last_status ELSE $3::int END,"
-                " last_error = CASE WHEN $9::boolean THEN last_error ELSE $4::text END,"
-                " next_us = CASE WHEN $9::boolean THEN next_us ELSE $5::bigint END,"
-                " lease_us = 0 WHERE id = $1::bigint"
-                " AND lease_us = $6::bigint AND state = 0 RETURNING webhook_id),"
+                "WITH v AS (SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[],"
+                " $5::bigint[], $6::bigint[], $7::boolean[], $9::boolean[])"
+                " AS v(id, st, status, err, next_us, lease, dis, rel)),"
+                " u AS (UPDATE webhook_deliveries d SET"
+                " state = CASE WHEN v.rel THEN d.state ELSE v.st END,"
+                " attempts = d.attempts + CASE WHEN v.rel THEN 0 ELSE 1 END,"
+                " last_status = CASE WHEN v.rel THEN d.last_status ELSE v.status END,"
+                " last_error = CASE WHEN v.rel THEN d.last_error ELSE v.err END,"
+                " next_us = CASE WHEN v.rel THEN d.next_us ELSE v.next_us END,"
+                " lease_us = 0 FROM v WHERE d.id = v.id AND d.lease_us = v.lease AND d.state = 0"
+                " RETURNING d.webhook_id, v.dis),"
                 " w AS (UPDATE webhooks SET enabled = false, updated_us = $8::bigint"
-                " WHERE $7::boolean AND id IN (SELECT webhook_id FROM u))"
+                " WHERE id IN (SELECT webhook_id FROM u WHERE dis))"
                 " SELECT count(*) FROM u"},
     [W_SWEEP] = {"ink_w_sweep", 2,
                  "WITH d AS (DELETE FROM webhook_deliveries WHERE created_us < $1::bigint)"
@@ -417,28 +422,69 @@ static int pg_webhook_snapshot(store_conn_t *sc, const webhook_job_t *j, arena_t
     return rc;
 }
 
+/* One element of a PostgreSQL array literal: NULL, or the text quoted. */
+static void array_elem(buf_t *b, const char *v)
+{
+    if (b->len > 1)
+        buf_putc(b, ',');
+    if (!v) {
+        buf_puts(b, "NULL");
+        return;
+    }
+    buf_putc(b, '"');
+    for (const char *p = v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            buf_putc(b, '\\');
+        buf_putc(b, *p);
+    }
+    buf_putc(b, '"');
+}
+
+/* The claim's outcomes in one statement (arrays of the n). */
 static int pg_webhook_done(store_conn_t *sc, const webhook_job_t *js, const webhook_result_t *rs,
                            size_t n)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
-    bool stale = false;
-    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
-        const webhook_job_t *j = &js[i];
-        const webhook_result_t *res = &rs[i];
-        pg_num_t id = pg_num_i64(j->id), st = pg_num_i64(res->state),
-                 status = pg_num_i64(res->status), next = pg_num_i64(res->next_us),
-                 lease = pg_num_i64(j->lease_until), now = pg_num_i64(now_us());
-        const char *p[] = {id.s,    st.s,    res->status > 0 ? status.s : NULL, res->error,
-                           next.s,  lease.s, res->disable ? "t" : "f",          now.s,
-                           res->release ? "t" : "f"};
-        PGresult *r;
-        if ((rc = run(c, W_DONE, p, &r)) != STORE_OK)
-            break;
-        stale = stale || pg_col_i64(r, 0, 0) == 0;
+    if (rc != STORE_OK)
+        return rc;
+    enum { A_ID, A_ST, A_STATUS, A_ERR, A_NEXT, A_LEASE, A_DIS, A_REL, A_N };
+    buf_t a[A_N];
+    for (int k = 0; k < A_N; k++) {
+        buf_init(&a[k]);
+        buf_putc(&a[k], '{');
+    }
+    for (size_t i = 0; i < n; i++) {
+        const webhook_result_t *r = &rs[i];
+        char num[32];
+        snprintf(num, sizeof(num), "%lld", (long long)js[i].id);
+        array_elem(&a[A_ID], num);
+        snprintf(num, sizeof(num), "%d", (int)r->state);
+        array_elem(&a[A_ST], num);
+        snprintf(num, sizeof(num), "%d", r->status);
+        array_elem(&a[A_STATUS], r->status > 0 ? num : NULL);
+        array_elem(&a[A_ERR], r->error);
+        snprintf(num, sizeof(num), "%lld", (long long)r->next_us);
+        array_elem(&a[A_NEXT], num);
+        snprintf(num, sizeof(num), "%lld", (long long)js[i].lease_until);
+        array_elem(&a[A_LEASE], num);
+        array_elem(&a[A_DIS], r->disable ? "t" : "f");
+        array_elem(&a[A_REL], r->release ? "t" : "f");
+    }
+    for (int k = 0; k < A_N; k++)
+        buf_putc(&a[k], '}');
+    pg_num_t now = pg_num_i64(now_us());
+    const char *p[] = {buf_cstr(&a[A_ID]),   buf_cstr(&a[A_ST]),    buf_cstr(&a[A_STATUS]),
+                       buf_cstr(&a[A_ERR]),  buf_cstr(&a[A_NEXT]),  buf_cstr(&a[A_LEASE]),
+                       buf_cstr(&a[A_DIS]),  now.s,                 buf_cstr(&a[A_REL])};
+    PGresult *r;
+    if ((rc = run(c, W_DONE, p, &r)) == STORE_OK) {
+        rc = pg_col_i64(r, 0, 0) == (int64_t)n ? STORE_OK : STORE_STALE;
         PQclear(r);
     }
-    return rc == STORE_OK && stale ? STORE_STALE : rc;
+    for (int k = 0; k < A_N; k++)
+        buf_free(&a[k]);
+    return rc;
 }
 
 static int pg_webhook_sweep(store_conn_t *sc, int64_t before)

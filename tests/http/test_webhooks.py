@@ -345,8 +345,9 @@ class Deliveries(WebhookBase):
         self.assertVerified([g[2] for g in got])
         self.assertEqual(len({g[2]["headers"]["webhook-id"] for g in got}), 6)
         self.assertEqual(len(got), 6)
-        # the log: newest first, all delivered
-        log = self.deliveries(h["id"])
+        # the log: newest first, all delivered (an outcome is stored after its answer came)
+        log = wait_for(lambda: (lambda v: v if all(x["state"] == "delivered" for x in v)
+                                else None)(self.deliveries(h["id"])), "the outcomes stored")
         self.assertEqual([x["type"] for x in log], [g[0] for g in reversed(got)])
         for x in log:
             self.assertEqual(set(x), {"id", "event", "type", "record_id", "state", "attempts",
