@@ -35,9 +35,10 @@ try {
       const c = r.categories, s = (k) => String(Math.round(c[k].score * 100)).padStart(5);
       const low = Object.values(r.audits).filter((a) => a.score !== null && a.score < 1 &&
         scope.some((k) => c[k].auditRefs.some((x) => x.id === a.id && x.weight > 0))).map((a) => a.id);
+      if (r.runtimeError) low.unshift(`error: ${r.runtimeError.code}`);
       const landed = r.finalDisplayedUrl.slice(base.length + 1) === page ? '' : ` (ended at ${r.finalDisplayedUrl.slice(base.length + 1)})`;
       console.log(`${page.padEnd(20)} ${form.padEnd(8)} ${s('performance')} ${s('accessibility')} ${s('best-practices')} ` +
-        `${r.audits['cumulative-layout-shift'].numericValue.toFixed(3).padStart(6)}${landed}${low.length ? ' ' + low.join(',') : ''}`);
+        `${(r.audits['cumulative-layout-shift'].numericValue?.toFixed(3) ?? 'n/a').padStart(6)}${landed}${low.length ? ' ' + low.join(',') : ''}`);
     }
   }
 } finally {
