@@ -184,6 +184,12 @@ python3 bench/s3_images.py "$BUILD/inkwell" || true
 echo; echo "== webhooks: creates with and without an endpoint, deliveries a second (bench/webhooks.sh)"
 BUILD=$BUILD bench/webhooks.sh 3 || true
 BUILD=$BUILD WH_BACKEND=postgres bench/webhooks.sh 2 || true
+# inkwell migrate at 100k and 1M documents, both ways (bench/migrate.sh):
+# BENCH_MIGRATE_SIZES=100000 for the smaller size only, BENCH_MIGRATE_SIZES=0 to skip it
+if [ "${BENCH_MIGRATE_SIZES:-}" != 0 ]; then
+  echo; echo "== inkwell migrate, SQLite -> PostgreSQL -> SQLite (bench/migrate.sh)"
+  BUILD=$BUILD bench/migrate.sh || true
+fi
 for b in "$BUILD"/bench-text "$BUILD"/bench-image "$BUILD"/bench-export "$BUILD"/bench-metrics \
          "$BUILD"/bench-compress; do
   [ -x "$b" ] && { echo; echo "== $(basename "$b") (one core, servers stopped)"; taskset -c 0 "$b"; }

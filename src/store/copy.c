@@ -46,7 +46,10 @@ static const struct {
     {"idempotency_keys", NULL},
     {"webhooks", "id"},
     {"webhook_events", "id"},
+    {"webhook_snap_docs", NULL}, /* an event's copy of its record, rendered at delivery */
+    {"webhook_snap_imgs", NULL},
     {"webhook_deliveries", "id"},
+    {"quota_holds", "id"}, /* generations in flight: a queued job's, copied with it */
 };
 
 /* The tables not copied, and why. */
@@ -392,6 +395,10 @@ int store_copy(store_conn_t *from, store_conn_t *to, FILE *progress, char *err, 
             goto out;
         }
     }
+    double copied = now_s();
+    if (progress)
+        fprintf(progress, "inkwell: migrate: copied in %.1f s; reading every table back\n",
+                copied - p.started);
     /* verification: the target's rows read back, in the transaction, before the commit */
     for (size_t t = 0; t < NT; t++) {
         pass_t v = {.n = ncols[t]};
@@ -413,6 +420,9 @@ int store_copy(store_conn_t *from, store_conn_t *to, FILE *progress, char *err, 
                     v.d.sum[1]);
     }
     rc = 0;
+    if (progress)
+        fprintf(progress, "inkwell: migrate: verified in %.1f s; committing (indexes built)\n",
+                now_s() - copied);
 out:
     if (cops(to)->write_end(to, rc == 0) != STORE_OK && rc == 0) {
         fail(err, errlen, "cannot commit the target database");

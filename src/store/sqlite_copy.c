@@ -21,6 +21,7 @@ typedef struct {
     size_t ntrig;
     sqlite3_stmt *ins;      /* the current table's INSERT */
     copy_type_t *types;     /* its parameters' types (the target's) */
+    copy_type_t *src_types; /* the source's, for a column of no type */
     size_t n;
     const char *table;
 } sq_writer_t;
@@ -29,8 +30,8 @@ static _Thread_local sq_writer_t W;
 
 static copy_type_t col_type(const char *decl)
 {
-    if (!decl)
-        return COPY_TEXT;
+    if (!decl || !*decl)
+        return COPY_UNTYPED;
     if (!strcasecmp(decl, "INTEGER") || !strcasecmp(decl, "INT"))
         return COPY_INT;
     if (!strcasecmp(decl, "REAL"))
@@ -148,7 +149,11 @@ static int cp_read(store_conn_t *conn, const char *table, const copy_col_t *cols
             lens[i] = 0;
             if (ct == SQLITE_NULL)
                 continue;
-            switch (types[i]) {
+            copy_type_t ty = types[i];
+            if (ty == COPY_UNTYPED)
+                ty = ct == SQLITE_INTEGER ? COPY_INT : ct == SQLITE_FLOAT ? COPY_REAL : COPY_TEXT;
+            switch (ty) {
+            case COPY_UNTYPED:
             case COPY_INT:
             case COPY_BOOL:
                 lens[i] = (size_t)snprintf(num[i], sizeof(num[i]), "%lld",
@@ -161,6 +166,7 @@ static int cp_read(store_conn_t *conn, const char *table, const copy_col_t *cols
                 vals[i] = num[i];
                 break;
             case COPY_PACKED:
+            packed:
                 rc = sq_col_result(st, (int)i, &row, &vals[i]);
                 lens[i] = vals[i] ? strlen(vals[i]) : 0;
                 break;
@@ -171,6 +177,8 @@ static int cp_read(store_conn_t *conn, const char *table, const copy_col_t *cols
                     vals[i] = "";
                 break;
             case COPY_TEXT:
+                if (ct == SQLITE_BLOB) /* a packed text in a column of no type (a copy) */
+                    goto packed;
                 vals[i] = (const char *)sqlite3_column_text(st, (int)i);
                 lens[i] = (size_t)sqlite3_column_bytes(st, (int)i);
                 break;
@@ -273,6 +281,9 @@ static int cp_table_begin(store_conn_t *conn, const char *table, const copy_col_
     size_t nown = 0;
     int rc = cp_columns(conn, table, &a, &own, &nown);
     W.types = store_copy_types(conn, table, cols, n, &W.a);
+    W.src_types = arena_take(&W.a, (n ? n : 1) * sizeof(*W.src_types));
+    for (size_t i = 0; i < n; i++)
+        W.src_types[i] = cols[i].type;
     W.n = n;
     W.table = table;
     bool has_key = false;
@@ -323,7 +334,11 @@ static int cp_row(store_conn_t *conn, const char *const *vals, const size_t *len
             sqlite3_bind_null(st, p);
             continue;
         }
-        switch (W.types[i]) {
+        copy_type_t ty = W.types[i];
+        if (ty == COPY_UNTYPED)
+            ty = W.src_types[i] == COPY_PACKED ? COPY_TEXT : W.src_types[i];
+        switch (ty) {
+        case COPY_UNTYPED:
         case COPY_INT:
         case COPY_BOOL:
             sqlite3_bind_int64(st, p, strtoll(vals[i], NULL, 10));

@@ -12,7 +12,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum { COPY_INT, COPY_REAL, COPY_TEXT, COPY_BOOL, COPY_BLOB, COPY_PACKED } copy_type_t;
+/* COPY_UNTYPED: a SQLite column of no declared type (CREATE TABLE AS of an expression):
+ * read by each value's own type, written as the other side's column says. */
+typedef enum {
+    COPY_INT,
+    COPY_REAL,
+    COPY_TEXT,
+    COPY_BOOL,
+    COPY_BLOB,
+    COPY_PACKED,
+    COPY_UNTYPED
+} copy_type_t;
 
 typedef struct {
     const char *name;
