@@ -64,3 +64,34 @@ export function diffCounts(parts) {
   for (const [op, t] of parts) if (op !== '=') c[op] += (t.match(/\S+/gu) || []).length;
   return {added: c['+'], removed: c['-']};
 }
+
+// Paragraph by paragraph (a blank line parts them), for the side-by-side view: the
+// paragraphs matched as a longest common subsequence, a run of removed ones facing a run
+// of added ones paired as changed (with their word diff). Rows [{op, a, b, parts}]: op
+// '=' (a === b), '~' (changed: parts is the word diff, or null when too different),
+// '-' (only in a), '+' (only in b). null when the paragraphs differ too much.
+export const paragraphs = (s) => s.split(/\n[ \t]*\n+/).map((p) => p.trim()).filter(Boolean);
+
+export function diffParagraphs(a, b, max = 2000) {
+  const ops = myers(paragraphs(a), paragraphs(b), max);
+  if (!ops) return null;
+  const rows = [];
+  let gone = [], come = [];
+  const flush = () => {
+    const n = Math.max(gone.length, come.length);
+    for (let i = 0; i < n; i++) {
+      const x = gone[i], y = come[i];
+      if (x !== undefined && y !== undefined) rows.push({op: '~', a: x, b: y, parts: diffWords(x, y, max)});
+      else if (x !== undefined) rows.push({op: '-', a: x});
+      else rows.push({op: '+', b: y});
+    }
+    gone = []; come = [];
+  };
+  for (const [op, t] of ops) {
+    if (op === '-') gone.push(t);
+    else if (op === '+') come.push(t);
+    else { flush(); rows.push({op: '=', a: t, b: t}); }
+  }
+  flush();
+  return rows;
+}

@@ -5,7 +5,7 @@
 // but the current one can be restored (a new revision with its content).
 import {api, SOURCES} from './api.js';
 import {add, fill, h, nextId, timeEl, toast} from './ui.js';
-import {diffCounts, diffWords} from './diff.js';
+import {diffCounts, diffParagraphs, diffWords} from './diff.js';
 import {renderMarkdown} from './markdown.js';
 
 // opts: {current: the record's text (documents), thumb(rev) -> img (images), restored(record)}
@@ -33,7 +33,7 @@ export function revisionsPanel(kind, rec, opts) {
   const restoreButton = (rev) => rev.number === rec.revision ? h('span', {class: 'badge', text: 'Current'})
     : h('button', {type: 'button', class: 'btn small', 'data-write': '', text: 'Restore', 'aria-label': `Restore revision ${rev.number}`,
       onclick: (e) => restore(rev, e.currentTarget)});
-  const label = (rev) => [h('strong', {text: `Revision ${rev.number}`}), ' · ', SOURCES[rev.source] || rev.source, ' · ', timeEl(rev.created_at)];
+  const label = (rev) => [h('strong', {text: `Revision ${rev.number}`}), ' · ', made(rev), ' · ', timeEl(rev.created_at)];
 
   // a document's revision: its text, or its changes against the current text
   function show(rev, button) {
@@ -87,14 +87,41 @@ export function revisionsPanel(kind, rec, opts) {
   return panel;
 }
 
-// revision -> current: removed words struck through, added ones marked, on the raw text
+// what made a revision, with the action named: "Rewritten: Shorten"
+const ACTIONS = {improve: 'Improve', shorten: 'Shorten', expand: 'Expand', continue: 'Continue', rephrase: 'Rephrase',
+  simplify: 'Simplify', fix_grammar: 'Fix grammar', grammar: 'Fix grammar', change_tone: 'Change tone', tone: 'Change tone', translate: 'Translate'};
+export function made(rev) {
+  const src = SOURCES[rev.source] || rev.source;
+  if (rev.source !== 'action' || !rev.action) return src;
+  const name = ACTIONS[rev.action] || rev.action.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  return `${src}: ${name}`;
+}
+
+// revision -> current, side by side, paragraph by paragraph (the revision on the left,
+// the current text on the right); in a changed paragraph the removed words struck
+// through on the left and the added ones underlined on the right; on a phone the two
+// sides of a paragraph stack
 function diffView(from, to, n) {
-  const parts = diffWords(from, to);
-  if (!parts) return h('p', {class: 'alert info', text: 'These texts differ too much to compare word by word. Show its text instead.'});
-  const {added, removed} = diffCounts(parts);
+  const rows = diffParagraphs(from, to);
+  const words = diffWords(from, to);
+  if (!rows || !words) return h('p', {class: 'alert info', text: 'These texts differ too much to compare word by word. Show its text instead.'});
+  const {added, removed} = diffCounts(words);
   if (!added && !removed) return h('p', {class: 'muted', text: 'Same text as the current one.'});
+  const side = (parts, keep) => parts.filter(([op]) => op === '=' || op === keep)
+    .map(([op, t]) => op === '=' ? t : h(op === '+' ? 'ins' : 'del', {text: t}));
+  const cell = (label, content, cls) => h('td', {class: cls, 'data-label': label}, content);
+  const left = `Revision ${n}`, right = 'Current text';
+  const tr = (r) => {
+    if (r.op === '=') return h('tr', {class: 'same'}, cell(left, r.a), cell(right, r.b));
+    if (r.op === '-') return h('tr', {class: 'gone'}, cell(left, h('del', {text: r.a})), cell(right, h('span', {class: 'sr', text: '(removed)'}), 'empty'));
+    if (r.op === '+') return h('tr', {class: 'come'}, cell(left, h('span', {class: 'sr', text: '(added)'}), 'empty'), cell(right, h('ins', {text: r.b})));
+    if (!r.parts) return h('tr', {class: 'changed'}, cell(left, h('del', {text: r.a})), cell(right, h('ins', {text: r.b})));
+    return h('tr', {class: 'changed'}, cell(left, side(r.parts, '-')), cell(right, side(r.parts, '+')));
+  };
   return h('div', {},
     h('p', {class: 'small muted', text: `From revision ${n} to the current text: ${added} word${added === 1 ? '' : 's'} added (underlined), ${removed} removed (struck through).`}),
-    h('div', {class: 'doc-text diff', tabindex: '0', 'aria-label': `Changes from revision ${n} to the current text`},
-      parts.map(([op, t]) => op === '=' ? t : h(op === '+' ? 'ins' : 'del', {text: t}))));
+    h('div', {class: 'diff sbs-wrap', tabindex: '0', role: 'region', 'aria-label': `Changes from revision ${n} to the current text`},
+      h('table', {class: 'sbs'},
+        h('thead', {}, h('tr', {}, h('th', {scope: 'col', text: left}), h('th', {scope: 'col', text: right}))),
+        h('tbody', {}, rows.map(tr)))));
 }

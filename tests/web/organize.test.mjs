@@ -213,6 +213,49 @@ describe('bulk actions', () => {
   }));
 });
 
+describe('revisions people can read', () => {
+  test('side by side, paragraph by paragraph, changed words marked; the action named; axe clean, light and dark, phone and desktop', () => withPage(async (page) => {
+    const key = srv.key('rex');
+    const d = await doc(key, {name: 'Three paragraphs'});
+    await srv.api('PATCH', `/documents/${d.id}`, key, {result: 'Tea wakes the mind.\n\nGreen tea keeps me calm every morning.\n\nThe kettle sings.'});
+    await srv.api('PATCH', `/documents/${d.id}`, key, {result: 'Tea wakes the mind.\n\nGreen tea keeps me awake every single morning.\n\nA new last line.'});
+    const act = await srv.api('POST', `/documents/${d.id}/actions`, key, {action: 'expand'});
+    assert.equal(act.status, 200, act.text);
+    await signIn(page, srv, key);
+    await page.goto(srv.base + `/#/documents/${d.id}`);
+    // the action made revision 4 (its text changed): named in the list
+    const total = (await srv.api('GET', `/documents/${d.id}/revisions`, key)).json.meta.total;
+    assert.equal(total, 4, 'the action made a revision');
+    await page.waitForFunction((n) => document.querySelectorAll('.revisions li.rev').length === n, total);
+    assert.match((await page.locator('.revisions li.rev').allInnerTexts())[0], /Revision 4 · Rewritten: Expand/);
+    // the current text back to revision 3's; revision 2 against it
+    await srv.api('PATCH', `/documents/${d.id}`, key, {result: 'Tea wakes the mind.\n\nGreen tea keeps me awake every single morning.\n\nA new last line.'});
+    await page.reload();
+    await page.waitForSelector('button[aria-label="Show revision 2"]');
+    await page.click('button[aria-label="Show revision 2"]');
+    await page.waitForSelector('.rev-view table.sbs');
+    const rows = await page.$$eval('.rev-view table.sbs tbody tr', (trs) => trs.map((tr) => [tr.className, ...[...tr.cells].map((c) => c.textContent)]));
+    assert.deepEqual(rows, [
+      ['same', 'Tea wakes the mind.', 'Tea wakes the mind.'],
+      ['changed', 'Green tea keeps me calm every morning.', 'Green tea keeps me awake every single morning.'],
+      ['changed', 'The kettle sings.', 'A new last line.'],
+    ]);
+    assert.deepEqual(await page.$$eval('.rev-view tr.changed:nth-child(2) del', (es) => es.map((e) => e.textContent)), ['calm']);
+    assert.deepEqual(await page.$$eval('.rev-view tr.changed:nth-child(2) ins', (es) => es.map((e) => e.textContent)), ['awake', ' single']);
+    const found = [];
+    for (const [scheme, vp] of [['light', {width: 1280, height: 800}], ['dark', {width: 1280, height: 800}], ['light', {width: 390, height: 844}], ['dark', {width: 390, height: 844}]]) {
+      await page.emulateMedia({colorScheme: scheme});
+      await page.setViewportSize(vp);
+      await page.locator('.rev-view table.sbs').scrollIntoViewIfNeeded();
+      found.push(...await axe(page, `diff ${scheme} ${vp.width}`));
+      await shot(page, `organize-diff-${vp.width < 600 ? 'phone' : 'desktop'}-${scheme}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${vp.width}: ${overflow}px wider than the screen`);
+    }
+    assert.deepEqual(found, []);
+  }));
+});
+
 describe('pickers', () => {
   test('templates grouped, own first, searched (empty groups hidden); languages offered, any tag allowed', () => withPage(async (page) => {
     const key = srv.key('pia');
