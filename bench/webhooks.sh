@@ -8,7 +8,7 @@
 # without (mean of the rounds; >= 0.90) and the deliveries a second (>= 1,000).
 # Usage: bench/webhooks.sh [ROUNDS] (default 3), BUILD (default build),
 # WH_BACKEND=sqlite|postgres (default sqlite; postgres: a throwaway cluster of
-# scripts/pg-test.sh).
+# scripts/pg-test.sh, or a database made in the cluster of WH_PG_URL).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 rounds=${1:-3}
@@ -21,7 +21,12 @@ trap 'kill $srv $rx 2>/dev/null; wait 2>/dev/null; [ "$backend" = postgres ] && 
 [ -d tests/webhooks/node_modules/standardwebhooks ] || (cd tests/webhooks && npm ci --no-audit --no-fund >/dev/null 2>&1)
 port=$((20000 + RANDOM % 20000))
 db=()
-if [ "$backend" = postgres ]; then
+if [ "$backend" = postgres ] && [ -n "${WH_PG_URL:-}" ]; then
+    # a cluster of one's own: a database of this run in it
+    name="bench_wh_$$"
+    psql "$WH_PG_URL" -qAtc "CREATE DATABASE $name" || exit 1
+    db=(--database "${WH_PG_URL%/*}/$name")
+elif [ "$backend" = postgres ]; then
     url=$(scripts/pg-test.sh start "$dir/pg" | tail -n1) || { echo "no PostgreSQL"; exit 1; }
     db=(--database "$url")
 fi
