@@ -25,6 +25,11 @@ export function revisionsPanel(kind, rec, opts) {
       const {data} = await api('POST', `/${kind}/${rec.id}/revisions/${rev.number}/restore`);
       toast(`Revision ${rev.number} restored as revision ${data.revision}.`);
       opts.restored(data);
+      // the page was drawn again without the button: the focus goes to its heading, not <body>
+      if (!document.activeElement || document.activeElement === document.body) {
+        const h1 = document.querySelector('#main h1');
+        if (h1) { h1.tabIndex = -1; h1.focus(); }
+      }
     } catch (err) {
       if (err.status !== 401) toast(err.message);
       button.disabled = false;

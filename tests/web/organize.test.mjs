@@ -253,6 +253,12 @@ describe('revisions people can read', () => {
       assert.ok(overflow <= 0, `${vp.width}: ${overflow}px wider than the screen`);
     }
     assert.deepEqual(found, []);
+    // Restore: the page is drawn again; the focus on its heading, not <body>
+    await page.setViewportSize({width: 1280, height: 800});
+    await page.click('.rev-view button:text("Restore")');
+    await page.waitForSelector('.toast:has-text("restored as revision")');
+    await page.waitForFunction(() => document.activeElement && document.activeElement !== document.body);
+    assert.equal(await page.evaluate(() => document.activeElement.tagName), 'H1');
   }));
 });
 
