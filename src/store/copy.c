@@ -49,7 +49,9 @@ static const struct {
     {"webhook_snap_docs", NULL}, /* an event's copy of its record, rendered at delivery */
     {"webhook_snap_imgs", NULL},
     {"webhook_deliveries", "id"},
-    {"quota_holds", "id"}, /* generations in flight: a queued job's, copied with it */
+    /* generations in flight: a hold bound to a queued record counts until its job is
+     * done, and the queued jobs are copied (the unbound ones expire) */
+    {"quota_holds", "id"},
 };
 
 /* The tables not copied, and why. */
@@ -59,7 +61,6 @@ static const struct {
     {"schema_migrations", "the target's own: its schema is made by its migrations"},
     {"rate_tat", "rate-limit state, seconds long"},
     {"signin_failures", "failed sign-ins per minute, minutes long"},
-    {"quota_holds", "quota holds of generations in flight: none once the servers stop"},
     {"oidc_flows", "single sign-ons in flight, minutes long"},
     /* SQLite's search index: refilled by the index thread after the start (the
      * watermark of an empty database is 0; searches are exact meanwhile) */
@@ -159,7 +160,11 @@ int store_copy_check(store_conn_t *c, char *err, size_t errlen)
         goto out;
     }
     for (size_t i = 0; i < n; i++)
-        if (!is_copied(names[i]) && !is_skipped(names[i])) {
+        if (is_copied(names[i]) && is_skipped(names[i])) {
+            fail(err, errlen, "table %s is both copied and skipped by inkwell migrate "
+                 "(src/store/copy.c)", names[i]);
+            goto out;
+        } else if (!is_copied(names[i]) && !is_skipped(names[i])) {
             fail(err, errlen,
                  "table %s of the %s schema is neither copied nor skipped by inkwell migrate "
                  "(src/store/copy.c)",
