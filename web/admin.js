@@ -140,8 +140,9 @@ export function adminUserView(root, route) {
       clearErrors(quota);
       try {
         await api('PATCH', `/admin/users/${u.id}`, {body: quotaBody(quota)});
+        // (the view is not drawn again: that would reset what was typed in the other
+        // forms meanwhile — a key's scope chosen while the save was on its way)
         toast('Quotas saved.');
-        load();
       } catch (err) { if (err.status !== 401) showErrors(quota, err); }
     });
     // role and password (API.md §21): a new password ends every session of the user
