@@ -2,8 +2,10 @@
 """secrets_check.py LOGDIR — no secret a test used reaches a server log (issue 34; API.md:
 secrets never reach a log).
 
-The HTTP harness (tests/http/harness.py, record_secret) appends every secret a test sent
-or was given — API keys, passwords, session ids, webhook and client secrets — to
+The HTTP harness (tests/http/harness.py, record_secret) and the browser tests' library
+(tests/web/lib.mjs, recordSecret: the command line's keys, the API calls, and every request
+and answer of each page — typed passwords, session cookies, a webhook's secret shown
+once) append every secret a test sent or was given — API keys, passwords, session ids, webhook and client secrets — to
 LOGDIR/secrets-*.txt. When the suites have ended, tests/run.sh runs this script: it reads
 every server log the run wrote in LOGDIR (server-*.log of the HTTP suites, web-server-*.log
 of the browser suites) and fails, naming the log, the line and the kind of secret (never

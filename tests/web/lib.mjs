@@ -31,6 +31,44 @@ export const SLOW = Number(process.env.INKWELL_TEST_SLOW) || (sanitized(BIN) ? 3
 export const slow = (ms) => ms * SLOW;
 const CHROMIUM = process.env.INKWELL_TEST_CHROMIUM || '/usr/bin/chromium';
 
+// Every secret a browser test used or was given — keys, passwords, session ids, webhook
+// and client secrets — is kept in LOGDIR/secrets-web-PID.txt, as the HTTP harness keeps
+// its own: tests/secrets_check.py then greps every server log of the run for each
+// (issue 34: no secret in a log). Short values could match ordinary words: left out.
+const SECRETS = path.join(LOGDIR, `secrets-web-${process.pid}.txt`);
+const SECRET_FIELDS = new Set(['key', 'password', 'new_password', 'current_password', 'old_password',
+  'secret', 'client_secret', 'token', 'session']);
+const SESSION_COOKIES = new Set(['inkwell_session', '__Host-inkwell_session']);
+const secretsSeen = new Set();
+export function recordSecret(v) {
+  if (typeof v !== 'string' || v.length < 12 || v.includes('\n') || secretsSeen.has(v)) return;
+  secretsSeen.add(v);
+  fs.appendFileSync(SECRETS, v + '\n');
+}
+function recordSecretsOf(v) { // the values of secret-named fields anywhere in a JSON value
+  if (Array.isArray(v)) v.forEach(recordSecretsOf);
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) (SECRET_FIELDS.has(k) && typeof x === 'string' ? recordSecret(x) : recordSecretsOf(x));
+  }
+}
+function recordSecretsOfBody(body) { // a form or JSON request body
+  if (!body) return;
+  try { recordSecretsOf(JSON.parse(body)); return; } catch { /* a form */ }
+  for (const [k, x] of new URLSearchParams(body)) if (SECRET_FIELDS.has(k)) recordSecret(x);
+}
+function recordSecretsOfHeaders(pairs) { // [[name, value]]: a bearer key, session cookies
+  for (const [name, value] of pairs) {
+    const n = name.toLowerCase();
+    if (n === 'authorization' && value.startsWith('Bearer ')) recordSecret(value.slice(7));
+    if (n === 'cookie' || n === 'set-cookie') {
+      for (const part of value.split(/[;\n]/)) {
+        const [k, ...x] = part.trim().split('=');
+        if (SESSION_COOKIES.has(k)) recordSecret(x.join('='));
+      }
+    }
+  }
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -56,7 +94,11 @@ export class Server {
 
   storage() { return ['--data-dir', this.dataDir, ...(this.database ? ['--database', this.database] : [])]; }
 
-  cli(...args) { return execFileSync(BIN, [...args, ...this.storage()], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}); }
+  cli(...args) {
+    const out = execFileSync(BIN, [...args, ...this.storage()], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']});
+    for (const k of out.match(/ink_[A-Za-z0-9_-]+/g) || []) recordSecret(k);
+    return out;
+  }
 
   key(user) { return this.cli('key', 'create', '--user', user).trim(); }
 
@@ -71,6 +113,9 @@ export class Server {
     this.base = `http://127.0.0.1:${this.port}`;
     this.logPath = path.join(LOGDIR, `web-server-${this.port}.log`);
     const log = fs.openSync(this.logPath, 'w');
+    const given = this.args.indexOf('--oidc-client-secret');
+    if (given >= 0) recordSecret(this.args[given + 1]);
+    recordSecret(process.env.INKWELL_OIDC_CLIENT_SECRET);
     const args = ['serve', '--listen', `127.0.0.1:${this.port}`, ...this.storage(),
       ...(this.args.includes('--rate-limit') ? [] : ['--rate-limit', '1000000']), ...this.args];
     // leaks inside third-party libraries (fontconfig, cairo) that the sanitizer build
@@ -102,10 +147,14 @@ export class Server {
     if (key) h.Authorization = `Bearer ${key}`;
     let payload;
     if (body) { payload = new URLSearchParams(body).toString(); h['Content-Type'] = 'application/x-www-form-urlencoded'; }
+    recordSecretsOfHeaders(Object.entries(h));
+    recordSecretsOfBody(payload);
     const res = await fetch(this.base + '/api/v1' + p, {method, headers: h, body: payload});
     const text = await res.text();
     let json = null;
     try { json = JSON.parse(text); } catch { /* not JSON */ }
+    recordSecretsOf(json);
+    recordSecretsOfHeaders([...res.headers]);
     return {status: res.status, headers: res.headers, json, text};
   }
 }
@@ -131,6 +180,18 @@ export async function newPage(ctx) {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   page.on('dialog', (d) => { errors.push(`dialog: ${d.type()} ${d.message()}`); d.dismiss().catch(() => {}); });
+  // the secrets the page sends and is given (its keys, typed passwords, session cookies,
+  // a webhook's secret shown once) for tests/secrets_check.py
+  page.on('request', (r) => {
+    recordSecretsOfHeaders(Object.entries(r.headers()));
+    try { recordSecretsOfBody(r.postData()); } catch { /* a body that is not text */ }
+  });
+  page.on('response', async (r) => {
+    try {
+      recordSecretsOfHeaders((await r.headersArray()).map((x) => [x.name, x.value]));
+      if ((r.headers()['content-type'] || '').startsWith('application/json')) recordSecretsOf(await r.json());
+    } catch { /* a page closed meanwhile, a body already gone */ }
+  });
   page.allow = (re) => allowed.push(re);
   page.consoleErrors = () => errors.filter((e) => !allowed.some((re) => re.test(e)));
   return page;
