@@ -208,6 +208,9 @@ void api_media_url(buf_t *out, const app_t *app, const char *media_key);
 /* Counts one request for bucket. Sets the X-RateLimit headers (and Retry-After
  * when refused). Returns true when allowed. On a store error it allows. */
 bool ratelimit_check(ratelimit_t *rl, store_conn_t *c, http_req_t *r, const char *bucket);
+/* The limit of requests without a key, per client address (a bad key's, a sign-in's
+ * start): false when refused (the 429's headers are set; the caller answers). */
+bool api_rate_limit_client(app_t *app, http_req_t *r, store_conn_t *c);
 
 /* ---- records.c ---- */
 /* List parameters from the query (fallbacks per §4); -1 after answering 422. */

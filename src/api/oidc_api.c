@@ -95,6 +95,12 @@ void api_oidc_login(app_t *app, http_req_t *r)
     store_conn_t *c = oidc_conn(app, r);
     if (!c)
         return;
+    /* each start keeps a flow row for OIDC_FLOW_SECONDS: the per-address limit of
+     * requests without a key (--rate-limit) bounds how many one client can make */
+    if (!api_rate_limit_client(app, r, c)) {
+        failed(app, r, 429, "Too many sign-ins from this address at once. Wait a minute, then try again.");
+        return;
+    }
     char *url, browser[OIDC_BROWSER_LEN + 1], why[512];
     if (oidc_begin(app->oidc, c, &url, browser, why, sizeof(why)) != 0) {
         failed(app, r, 502, why);

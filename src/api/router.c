@@ -46,6 +46,16 @@ static void client_bucket(http_req_t *r, char *out, size_t outlen)
     snprintf(out, outlen, "ip:%s", key);
 }
 
+bool api_rate_limit_client(app_t *app, http_req_t *r, store_conn_t *c)
+{
+    char bucket[80];
+    client_bucket(r, bucket, sizeof(bucket));
+    if (ratelimit_check(app->rl, c, r, bucket))
+        return true;
+    metrics_ratelimit_refused();
+    return false;
+}
+
 /* The routes that generate (§19's quota: creates, regenerations §16, actions §17). */
 static bool generates(route_t rt)
 {
@@ -69,10 +79,7 @@ static bool admit(app_t *app, http_req_t *r, route_t rt, key_auth_t *k)
     int rc = cookie ? api_session_authenticate(app, r, c, generates(rt), k, &both)
                     : keys_authenticate(c, authz, generates(rt), k);
     if (rc == STORE_NOTFOUND) {
-        char bucket[80];
-        client_bucket(r, bucket, sizeof(bucket));
-        if (!ratelimit_check(app->rl, c, r, bucket)) {
-            metrics_ratelimit_refused();
+        if (!api_rate_limit_client(app, r, c)) {
             api_error(r, 429, "Too Many Attempts.");
             return false;
         }

@@ -283,6 +283,25 @@ class TestConfig(unittest.TestCase):
         finally:
             self.assertEqual(srv.stop(), 0)
 
+    def test_starts_limited_per_address(self):
+        # each start keeps a flow row for 10 minutes: --rate-limit bounds one address's
+        # starts (the issuer here answers nothing: the allowed ones are the 502 page)
+        srv = Server("--oidc-issuer", f"http://127.0.0.1:{free_port()}", "--oidc-client-id", "x",
+                     "--rate-limit", "2").start()
+        try:
+            got = [srv.request("GET", "/auth/oidc/login") for _ in range(3)]
+            self.assertEqual([r.status for r in got], [502, 502, 429])
+            last = got[-1]
+            self.assertTrue((last.header("Content-Type") or "").startswith("text/html"), last.headers)
+            self.assertIn("Too many sign-ins", last.body.decode())
+            self.assertGreaterEqual(int(last.header("Retry-After")), 1)
+            self.assertIsNone(last.header("Location"))
+            # another client's key still works (the limit is the address's, not the server's)
+            key = srv.key("erin")
+            self.assertEqual(srv.request("GET", API + "/documents", key=key).status, 200)
+        finally:
+            self.assertEqual(srv.stop(), 0)
+
     def test_issuer_must_be_https(self):
         p = subprocess.run([BIN, "serve", "--oidc-issuer", "http://idp.example.com",
                             "--oidc-client-id", "x", "--listen", "127.0.0.1:1"],
