@@ -567,6 +567,19 @@ static int list_boundary(sq_conn_t *c, int *k, const list_query_t *q, const list
     return STORE_OK;
 }
 
+/* One row of a list statement: the whole record, or (keys) its id and updated_us, the
+ * first two columns. */
+static int read_row(sqlite3_stmt *st, rec_kind_t kind, arena_t *a, bool keys, record_t *it)
+{
+    if (!keys)
+        return sq_read_record(st, kind, a, it);
+    memset(it, 0, sizeof(*it));
+    it->kind = kind;
+    it->id = sqlite3_column_int64(st, 0);
+    it->updated_us = sqlite3_column_int64(st, 1);
+    return STORE_OK;
+}
+
 /* Runs page statement k: up to per_page rows from offset (after seek with LQ_SEEK). */
 static int list_rows(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q,
                      const list_search_t *ls, const store_page_key_t *seek, int per_page,
@@ -584,18 +597,10 @@ static int list_rows(sq_conn_t *c, rec_kind_t kind, int k, const list_query_t *q
     bool keys = k & LQ_KEYS;
     out->n = 0;
     while (out->n < (size_t)per_page && (src = sqlite3_step(st)) == SQLITE_ROW) {
-        record_t *it = &out->items[out->n++];
-        if (!keys) {
-            if (sq_read_record(st, kind, a, it) != STORE_OK) {
-                sq_stmt_done(st);
-                return STORE_ERROR;
-            }
-            continue;
+        if (read_row(st, kind, a, keys, &out->items[out->n++]) != STORE_OK) {
+            sq_stmt_done(st);
+            return STORE_ERROR;
         }
-        memset(it, 0, sizeof(*it));
-        it->kind = kind;
-        it->id = sqlite3_column_int64(st, 0);
-        it->updated_us = sqlite3_column_int64(st, 1);
     }
     rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "record_list");
     sq_stmt_done(st);
@@ -655,17 +660,10 @@ static int list_block_rows(sq_conn_t *c, rec_kind_t kind, int k, const list_quer
         order[n].id = sqlite3_column_int64(st, id_col);
         order[n].at = n;
         n++;
-        if (!keys) {
-            if (sq_read_record(st, kind, a, it) != STORE_OK) {
-                sq_stmt_done(st);
-                return STORE_ERROR;
-            }
-            continue;
+        if (read_row(st, kind, a, keys, it) != STORE_OK) {
+            sq_stmt_done(st);
+            return STORE_ERROR;
         }
-        memset(it, 0, sizeof(*it));
-        it->kind = kind;
-        it->id = sqlite3_column_int64(st, 0);
-        it->updated_us = sqlite3_column_int64(st, 1);
     }
     rc = src == SQLITE_DONE || src == SQLITE_ROW ? STORE_OK : sq_error(c, src, "record_list");
     sq_stmt_done(st);
