@@ -126,7 +126,7 @@ describe('the document editor', () => {
     // Ctrl+Enter saves and closes
     await page.keyboard.type(' More.');
     await page.keyboard.press('Control+Enter');
-    await page.waitForSelector('h1:text("Edit in place")');
+    await page.waitForSelector('h1:text-is("Edit in place")');
     assert.equal((await get(d.id)).result, '# Tea\n\nGreen tea is calm.\nIt is good. More.');
     await shot(page, 'editor-saved-desktop-light');
   }));
