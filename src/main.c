@@ -99,6 +99,7 @@ static int serve(int argc, char **argv)
     app_t app = {0};
     char *dburl = NULL;
     int lockfd = -1;
+    int listen_fd = -1; /* http_bind's, until http_start takes it */
     proxies_t *proxies = NULL;
 
     if (cfg_load(&cfg, argc, argv, &help, err, sizeof(err)) != 0) {
@@ -114,11 +115,20 @@ static int serve(int argc, char **argv)
     log_level = log_level_parse(cfg.log_level);
     /* single sign-on (API.md §21): the client of --oidc-issuer, when one is set; a wrong
      * setting stops here, before the database is touched */
-    char *pub = cfg_public_url(&cfg);
+    /* the address is bound first: a port in use stops the start before the database
+     * is touched, and port 0's choice is known to the links the server makes */
+    uint16_t port = 0;
+    if ((listen_fd = http_bind(cfg.listen, &port, err, sizeof(err))) < 0) {
+        fprintf(stderr, "inkwell: %s\n", err);
+        cfg_free(&cfg);
+        return 2;
+    }
+    char *pub = cfg_public_url(&cfg, port);
     app.oidc = oidc_new(&cfg, pub, err, sizeof(err));
     free(pub);
     if (!app.oidc && err[0]) {
         fprintf(stderr, "inkwell: %s\n", err);
+        close(listen_fd);
         cfg_free(&cfg);
         return 2;
     }
@@ -229,7 +239,7 @@ static int serve(int argc, char **argv)
         goto out;
     }
     app.rl = ratelimit_new(cfg.rate_limit, shared);
-    app.public_url = cfg_public_url(&cfg);
+    app.public_url = cfg_public_url(&cfg, port);
     api_idempotency_install(&app); /* Idempotency-Key on every create path */
     if (!(app.exports = export_pool_start((int)cfg.export_threads, (int)cfg.export_max,
                                           (int)cfg.export_per_user,
@@ -269,7 +279,9 @@ static int serve(int argc, char **argv)
                       (int)cfg.max_connections_per_address,
                       proxies,
                       cfg.data_dir};
-    if (!(http = http_start(&ho, err, sizeof(err)))) {
+    http = http_start(&ho, listen_fd, err, sizeof(err));
+    listen_fd = -1; /* http_start's now (closed on its failure) */
+    if (!http) {
         log_error("http: %s", err);
         goto out;
     }
@@ -302,6 +314,8 @@ out:
     proxies_free(proxies);
     free(app.public_url);
     oidc_free(app.oidc);
+    if (listen_fd >= 0)
+        close(listen_fd);
     media_close(media);
     store_close(store);
     datalock_release(lockfd);

@@ -375,12 +375,15 @@ char *cfg_database_url(const cfg_t *c)
     return buf_steal(&b);
 }
 
-char *cfg_public_url(const cfg_t *c)
+char *cfg_public_url(const cfg_t *c, unsigned port)
 {
     buf_t b;
     buf_init(&b);
+    const char *colon = strrchr(c->listen, ':');
     if (c->public_url[0])
         buf_puts(&b, c->public_url);
+    else if (colon)
+        buf_printf(&b, "http://%.*s:%u", (int)(colon - c->listen), c->listen, port);
     else
         buf_printf(&b, "http://%s", c->listen);
     while (b.len && b.data[b.len - 1] == '/')

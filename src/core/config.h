@@ -82,7 +82,8 @@ void cfg_print_help(const char *prog);
 
 /* The database URL in effect: cfg->database or "<data_dir>/inkwell.db". Malloc'd. */
 char *cfg_database_url(const cfg_t *cfg);
-/* The public base URL without a trailing slash. Malloc'd. */
-char *cfg_public_url(const cfg_t *cfg);
+/* The public base URL without a trailing slash: --public-url, or http://<listen> with
+ * the port bound (port: --listen port 0 is the kernel's choice). Malloc'd. */
+char *cfg_public_url(const cfg_t *cfg, unsigned port);
 
 #endif

@@ -73,10 +73,10 @@ static void *acceptor_main(void *arg)
     return NULL;
 }
 
-/* The listening socket: SO_REUSEADDR, the kernel's largest backlog. An IPv6 socket
- * takes IPv4 too (IPV6_V6ONLY off) where the system allows it: [::]:PORT is both
- * families; a system that refuses the option keeps IPv6 alone. */
-static int listen_socket(const struct sockaddr_storage *sa, socklen_t salen, uint16_t *port)
+/* The listening socket, bound but not yet listening: SO_REUSEADDR; an IPv6 socket takes
+ * IPv4 too (IPV6_V6ONLY off) where the system allows it: [::]:PORT is both families; a
+ * system that refuses the option keeps IPv6 alone. */
+static int bind_socket(const struct sockaddr_storage *sa, socklen_t salen, uint16_t *port)
 {
     int fd = socket(sa->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -87,7 +87,7 @@ static int listen_socket(const struct sockaddr_storage *sa, socklen_t salen, uin
     if (sa->ss_family == AF_INET6)
         (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
-        bind(fd, (const struct sockaddr *)sa, salen) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        bind(fd, (const struct sockaddr *)sa, salen) != 0 ||
         getsockname(fd, (struct sockaddr *)&bound, &len) != 0) {
         int e = errno;
         close(fd);
@@ -685,27 +685,37 @@ static int parse_listen(const char *listen, struct sockaddr_storage *sa, socklen
  * says what is beyond; tests/http/test_hostile.py). */
 #define HTTP_CONN_MEMORY (20 * 1024)
 
-http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen)
+int http_bind(const char *listen, uint16_t *port, char *err, size_t errlen)
 {
     struct sockaddr_storage sa;
     socklen_t salen;
-    if (parse_listen(o->listen, &sa, &salen, err, errlen) != 0)
+    if (parse_listen(listen, &sa, &salen, err, errlen) != 0)
+        return -1;
+    int fd = bind_socket(&sa, salen, port);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot listen on %s: %s", listen, strerror(errno));
+    return fd;
+}
+
+http_server_t *http_start(const http_opts_t *o, int fd, char *err, size_t errlen)
+{
+    struct sockaddr_storage bound;
+    socklen_t len = sizeof(bound);
+    /* the kernel's largest backlog: connections queue from here on */
+    if (listen(fd, SOMAXCONN) != 0 || getsockname(fd, (struct sockaddr *)&bound, &len) != 0) {
+        snprintf(err, errlen, "cannot listen on %s: %s", o->listen, strerror(errno));
+        close(fd);
         return NULL;
+    }
     http_server_t *s = xcalloc(1, sizeof(*s));
     s->o = *o;
     random_hex(s->id_prefix, 3);
     pthread_mutex_init(&s->conns_mu, NULL);
     s->ct = conn_table_new();
     s->lingerer = lingerer_new();
-    s->listen_fd = listen_socket(&sa, salen, &s->port);
-    if (s->listen_fd < 0) {
-        snprintf(err, errlen, "cannot listen on %s: %s", o->listen, strerror(errno));
-        pthread_mutex_destroy(&s->conns_mu);
-        conn_table_free(s->ct);
-        lingerer_free(s->lingerer);
-        free(s);
-        return NULL;
-    }
+    s->listen_fd = fd;
+    s->port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                                : ((struct sockaddr_in *)&bound)->sin_port);
     unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     /* one thread is no pool: the option would only make the library warn */

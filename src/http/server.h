@@ -51,7 +51,12 @@ typedef struct {
 
 #define HTTP_SPILL_MIN (256 * 1024)
 
-http_server_t *http_start(const http_opts_t *o, char *err, size_t errlen);
+/* Binds --listen's address without listening yet (a port that is taken is found before
+ * the database is opened) and gives the port bound (PORT 0: the kernel's choice, which
+ * the server's own links then carry). Returns the socket, or -1 with err. */
+int http_bind(const char *listen, uint16_t *port, char *err, size_t errlen);
+/* Listens on fd (http_bind's; taken over, closed on failure) and serves. */
+http_server_t *http_start(const http_opts_t *o, int fd, char *err, size_t errlen);
 uint16_t http_port(http_server_t *s);
 /* SIGTERM: from now on every answer closes its connection (a proxy keeps none in its
  * pool) and http_draining is true (/readyz answers 503). */

@@ -3,6 +3,7 @@
 // database), API calls to it, and Debian's Chromium driven by playwright-core (never a
 // downloaded browser), with every console error and page error of a page collected.
 import {spawn, execFileSync} from 'node:child_process';
+import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -108,10 +109,12 @@ export class Server {
     return lines.at(-1).trim().split(/\s+/)[0];
   }
 
-  async start(port) { // port: one chosen before (a redirect URI names it), else a free one
-    this.port = port || await freePort();
-    this.base = `http://127.0.0.1:${this.port}`;
-    this.logPath = path.join(LOGDIR, `web-server-${this.port}.log`);
+  // port: one chosen before (a redirect URI names it); else the server binds port 0 and
+  // its log says the port the kernel gave it (a port picked here and bound later could be
+  // taken in between by another suite's process: tests/run.sh runs suites side by side)
+  async start(port) {
+    this.port = port || 0;
+    this.logPath = path.join(LOGDIR, `web-server-${port || randomUUID().slice(0, 8)}.log`);
     const log = fs.openSync(this.logPath, 'w');
     const given = this.args.indexOf('--oidc-client-secret');
     if (given >= 0) recordSecret(this.args[given + 1]);
@@ -126,7 +129,12 @@ export class Server {
     this.exited = new Promise((resolve) => this.proc.on('exit', (code, sig) => resolve(code ?? sig)));
     for (let i = 0; i < 300 * SLOW; i++) {
       if (this.proc.exitCode !== null) throw new Error(`server exited: ${fs.readFileSync(this.logPath, 'utf8').slice(-2000)}`);
-      try { if ((await fetch(this.base + '/healthz')).ok) return this; } catch { /* not yet */ }
+      if (!this.port) {
+        const m = fs.readFileSync(this.logPath, 'utf8').match(/inkwell listening on .* \(port (\d+)\)/);
+        if (m) this.port = Number(m[1]);
+      }
+      this.base = `http://127.0.0.1:${this.port}`;
+      if (this.port) try { if ((await fetch(this.base + '/healthz')).ok) return this; } catch { /* not yet */ }
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('server did not start');
