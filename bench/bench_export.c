@@ -82,7 +82,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
             buf_t b;
             buf_init(&b);
-            if (export_render(fmts[i], "Export sample — образец — 样本", sample,
+            if (export_render(fmts[i], "Export sample — образец — 样本", "en", sample,
                               strlen(sample), &b) != 0)
                 return 1;
             char path[4096];
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
                 buf_t b;
                 buf_init(&b);
                 double t0 = now_s();
-                if (export_render(fmts[i], "A long document", doc.data, doc.len, &b) != 0)
+                if (export_render(fmts[i], "A long document", NULL, doc.data, doc.len, &b) != 0)
                     return 1;
                 t[r] = (now_s() - t0) * 1000;
                 size = b.len;

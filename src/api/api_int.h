@@ -233,6 +233,9 @@ void api_create_run(app_t *app, http_req_t *r, records_create_t *cr, const kvlis
 /* §17's sets: a tone, and a BCP 47 tag's shape. */
 bool api_tone_valid(const char *s);
 bool api_language_tag(const char *s);
+/* A document's language for its exports' <html lang> (api/export.c): its `language`
+ * when that is a BCP 47 tag, else NULL (the export's default, EXPORT_DEFAULT_LANG). */
+const char *api_export_lang(const char *language);
 
 /* ---- actions.c (§17) ---- */
 /* POST /documents/{id}/actions: answered like a regenerate. */

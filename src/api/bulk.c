@@ -147,7 +147,7 @@ typedef struct {
     export_task_t task;
     http_req_t *r;
     export_format_t fmt;
-    const char **names, **texts;
+    const char **names, **langs, **texts;
     size_t n;
     arena_t texts_arena; /* the documents, given back once the archive is made */
     buf_t out;
@@ -165,7 +165,7 @@ static void zip_headers(http_req_t *r)
 static void zip_run(export_task_t *t)
 {
     zip_job_t *j = t->arg;
-    j->rc = export_zip(j->fmt, j->names, j->texts, j->n, &j->out);
+    j->rc = export_zip(j->fmt, j->names, j->langs, j->texts, j->n, &j->out);
 }
 
 static void zip_done(export_task_t *t)
@@ -226,6 +226,7 @@ static void bulk_export(app_t *app, http_req_t *r, store_conn_t *c, const int64_
     j->fmt = fmt;
     j->n = n;
     j->names = arena_alloc(http_arena(r), n * sizeof(*j->names));
+    j->langs = arena_alloc(http_arena(r), n * sizeof(*j->langs));
     j->texts = arena_alloc(http_arena(r), n * sizeof(*j->texts));
     for (size_t i = 0; i < n; i++) {
         record_t rec;
@@ -244,6 +245,7 @@ static void bulk_export(app_t *app, http_req_t *r, store_conn_t *c, const int64_
             return;
         }
         j->names[i] = arena_strdup(http_arena(r), rec.name ? rec.name : "");
+        j->langs[i] = api_export_lang(rec.language); /* in texts_arena, as the text */
         j->texts[i] = rec.result ? rec.result : "";
     }
     buf_init(&j->out);

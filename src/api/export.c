@@ -27,7 +27,7 @@ typedef struct {
     export_task_t task;
     http_req_t *r;
     export_format_t fmt;
-    const char *name, *text;
+    const char *name, *lang, *text;
     const char *key; /* in the cache */
     const char *etag;
     buf_t out;
@@ -76,7 +76,7 @@ static void job_run(export_task_t *t)
 {
     export_job_t *j = t->arg;
     test_hook_hold("INKWELL_TEST_EXPORT_HOLD");
-    j->rc = export_render(j->fmt, j->name, j->text, strlen(j->text), &j->out);
+    j->rc = export_render(j->fmt, j->name, j->lang, j->text, strlen(j->text), &j->out);
 }
 
 static void job_done(export_task_t *t)
@@ -98,7 +98,7 @@ static void job_resumed(void *appv, http_req_t *r)
     export_job_t *j = http_wait(r);
     rec_arena_free(j->rec_arena);
     j->rec_arena = NULL;
-    j->text = NULL;
+    j->text = j->lang = NULL;
     if (j->task.cancelled) { /* the server is stopping */
         buf_free(&j->out);
         http_add_header(r, "Retry-After", "1");
@@ -115,6 +115,11 @@ static void job_resumed(void *appv, http_req_t *r)
     *http_resp(r) = j->out; /* the rendered file is the answer, not copied */
     file_headers(r, j->name, j->fmt, j->etag);
     http_respond(r, 200);
+}
+
+const char *api_export_lang(const char *language)
+{
+    return language && api_language_tag(language) ? language : NULL;
 }
 
 void api_export(app_t *app, http_req_t *r, int64_t id)
@@ -157,6 +162,7 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
      * transaction) need not stay open while the file is made */
     store_read_end(c);
     const char *text = rec.result ? rec.result : "";
+    const char *lang = api_export_lang(rec.language);
     char etag[96], key[128];
     snprintf(etag, sizeof(etag), "\"%lld-%lld-%s\"", (long long)id, (long long)rec.updated_us,
              export_format_name(fmt));
@@ -171,7 +177,7 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
     }
     bool heavy = fmt == EXPORT_HTML || fmt == EXPORT_DOCX || fmt == EXPORT_PDF;
     if (!heavy || !app->exports) {
-        if (export_render(fmt, rec.name, text, strlen(text), http_resp(r)) != 0) {
+        if (export_render(fmt, rec.name, lang, text, strlen(text), http_resp(r)) != 0) {
             render_failed(r);
             goto out;
         }
@@ -200,6 +206,7 @@ void api_export(app_t *app, http_req_t *r, int64_t id)
     j->r = r;
     j->fmt = fmt;
     j->name = rec.name;
+    j->lang = lang; /* in rec_arena, as the text */
     j->text = text;
     j->rec_arena = ra; /* job_resumed frees it */
     j->key = arena_strdup(http_arena(r), key);

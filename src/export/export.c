@@ -73,8 +73,8 @@ static void clean(buf_t *out, const char *s, size_t n, bool xml)
 void export_xml_escape(buf_t *out, const char *s, size_t n) { clean(out, s, n, true); }
 void export_plain(buf_t *out, const char *s, size_t n) { clean(out, s, n, false); }
 
-int export_render(export_format_t f, const char *name, const char *text, size_t text_len,
-                  buf_t *out)
+int export_render(export_format_t f, const char *name, const char *lang, const char *text,
+                  size_t text_len, buf_t *out)
 {
     switch (f) {
     case EXPORT_MD:
@@ -90,7 +90,7 @@ int export_render(export_format_t f, const char *name, const char *text, size_t 
     }
     md_doc_t d;
     md_parse(&d, text, text_len);
-    int rc = f == EXPORT_HTML ? export_html(name, &d, out)
+    int rc = f == EXPORT_HTML ? export_html(name, lang ? lang : EXPORT_DEFAULT_LANG, &d, out)
              : f == EXPORT_DOCX ? export_docx(name, &d, out)
                                 : export_pdf(name, &d, out);
     md_free(&d);

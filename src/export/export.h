@@ -23,10 +23,15 @@ bool export_format_parse(const char *s, export_format_t *out);
 const char *export_format_name(export_format_t f);   /* "md" */
 const char *export_content_type(export_format_t f);  /* "text/markdown; charset=utf-8" */
 
-/* Writes the file into out (appended). Returns 0, or -1 when a library failed (then
- * out holds nothing useful and the failure is logged). */
-int export_render(export_format_t f, const char *name, const char *text, size_t text_len,
-                  buf_t *out);
+/* Writes the file into out (appended). lang: the document's language, a BCP 47 tag
+ * the caller has checked (API.md §17 `language`), or NULL for EXPORT_DEFAULT_LANG; the
+ * HTML page's <html lang>. Returns 0, or -1 when a library failed (then out holds
+ * nothing useful and the failure is logged). */
+int export_render(export_format_t f, const char *name, const char *lang, const char *text,
+                  size_t text_len, buf_t *out);
+
+/* The language of a document whose own is missing or not a BCP 47 tag: §17's default. */
+#define EXPORT_DEFAULT_LANG "en"
 
 /* The Content-Disposition value for a document called name (UTF-8) exported as f:
  * attachment; filename="<ASCII fallback>.<ext>"; filename*=UTF-8''<name>.<ext>
@@ -41,9 +46,10 @@ void export_file_name(buf_t *out, const char *name, export_format_t f, int copy)
 
 /* A ZIP archive (API.md §23: POST /documents/bulk action=export) of n documents, each
  * rendered as f and named by export_file_name in the order given (a second of the same
- * name "name (2).ext", and so on), UTF-8 names. 0, or -1 (logged). */
-int export_zip(export_format_t f, const char *const *names, const char *const *texts, size_t n,
-               buf_t *out);
+ * name "name (2).ext", and so on), UTF-8 names; langs[i] as export_render's lang (langs
+ * may be NULL). 0, or -1 (logged). */
+int export_zip(export_format_t f, const char *const *names, const char *const *langs,
+               const char *const *texts, size_t n, buf_t *out);
 
 /* Releases the process-wide font and library caches of the PDF writer (at exit,
  * after the last export; exports must not run meanwhile). */

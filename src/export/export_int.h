@@ -22,7 +22,7 @@ void export_xml_escape(buf_t *out, const char *s, size_t n);
  * format (the document's name). */
 void export_plain(buf_t *out, const char *s, size_t n);
 
-int export_html(const char *name, const md_doc_t *d, buf_t *out);
+int export_html(const char *name, const char *lang, const md_doc_t *d, buf_t *out);
 int export_docx(const char *name, const md_doc_t *d, buf_t *out);
 int export_pdf(const char *name, const md_doc_t *d, buf_t *out);
 void export_pdf_shutdown(void);

@@ -1,5 +1,5 @@
-/* html.c — the HTML export: a standalone HTML5 page (UTF-8, a small inline style
- * sheet, no script, nothing fetched) with the name as <title> and <h1>, the blocks as
+/* html.c — the HTML export: a standalone HTML5 page (UTF-8, the document's language as
+ * <html lang>, a small inline style sheet, no script, nothing fetched) with the name as <title> and <h1>, the blocks as
  * <h2>..<h6>, <p> and nested <ul>/<ol> lists, a line break inside a block as <br>. Every piece of text goes through
  * export_xml_escape, so no character of the name or the text is markup. */
 #include "export/export_int.h"
@@ -72,11 +72,13 @@ static void list_item(buf_t *out, lists_t *l, const md_doc_t *d, const md_block_
     runs(out, d, b);
 }
 
-int export_html(const char *name, const md_doc_t *d, buf_t *out)
+int export_html(const char *name, const char *lang, const md_doc_t *d, buf_t *out)
 {
     buf_reserve(out, d->text_len + d->text_len / 4 + 1024);
     size_t name_len = strlen(name);
-    buf_puts(out, "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
+    buf_puts(out, "<!DOCTYPE html>\n<html lang=\"");
+    export_xml_escape(out, lang, strlen(lang));
+    buf_puts(out, "\">\n<head>\n<meta charset=\"utf-8\">\n"
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                   "<title>");
     export_xml_escape(out, name, name_len);

@@ -26,8 +26,8 @@ static char *entry_name(char **taken, size_t i, export_format_t f, const char *n
     }
 }
 
-int export_zip(export_format_t f, const char *const *names, const char *const *texts, size_t n,
-               buf_t *out)
+int export_zip(export_format_t f, const char *const *names, const char *const *langs,
+               const char *const *texts, size_t n, buf_t *out)
 {
     int rc = -1;
     buf_t *files = calloc(n ? n : 1, sizeof(*files));
@@ -47,7 +47,7 @@ int export_zip(export_format_t f, const char *const *names, const char *const *t
     for (size_t i = 0; i < n; i++) {
         buf_init(&files[i]);
         const char *t = texts[i] ? texts[i] : "";
-        if (export_render(f, names[i], t, strlen(t), &files[i]) != 0)
+        if (export_render(f, names[i], langs ? langs[i] : NULL, t, strlen(t), &files[i]) != 0)
             goto out;
         taken[i] = entry_name(taken, i, f, names[i]);
         /* the bytes stay valid until zip_close */

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     name[n] = '\0';
     buf_t out;
     buf_init(&out);
-    FUZZ_CHECK(export_render(EXPORT_HTML, name, s, size, &out) == 0);
+    FUZZ_CHECK(export_render(EXPORT_HTML, name, NULL, s, size, &out) == 0);
     const char *body = strstr(out.data, "<article>");
     FUZZ_CHECK(body != NULL);
     for (const char *p = body; (p = strchr(p, '<')) != NULL; p++) {

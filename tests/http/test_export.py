@@ -3,12 +3,14 @@ and bytes, checked where possible by third-party readers (pandoc, python's zipfi
 qpdf, pdftotext, pdffonts); errors 422/409/404/401/405; awkward file names."""
 import email.message
 import html.parser
+import io
 import json
 import os
 import re
 import subprocess
 import tempfile
 import urllib.parse
+import zipfile
 
 from harness import SLOW, ServerTest
 
@@ -146,6 +148,26 @@ class Export(ServerTest):
         self.assertIn("<li>Ελληνικά: τσάι<ul>\n<li>nested leaf</li></ul>", body)
         self.assertIn("<p>An introduction with <strong>bold</strong> and <em>italic</em> words.</p>",
                       body)
+
+    def test_html_lang_is_the_documents_language(self):
+        # <html lang> is the record's `language` (§17), so screen readers and
+        # hyphenation read the text in its language; a document created without one has
+        # §17's default, `en` (a stored tag that is not BCP 47 also gets `en`: the store
+        # checks every tag it takes, so only a hand-edited database has one)
+        self.assertIn('<html lang="en">', self.export(self.doc(), "html").body.decode())
+        d = self.make_doc(name="Colour", language="en-GB")
+        self.assertEqual(d["language"], "en-GB")
+        self.req("PUT", f"/api/v1/documents/{d['id']}", key="alice", form={"result": "Colour."})
+        body = self.export(d["id"], "html").body.decode()
+        self.assertTrue(body.startswith('<!DOCTYPE html>\n<html lang="en-GB">\n'), body[:60])
+        # and in a ZIP of HTML exports (§23), each file its document's language
+        other = self.doc(name="Plain")
+        r = self.req("POST", "/api/v1/documents/bulk", key="alice",
+                     form={"action": "export", "format": "html", "ids": f"{d['id']},{other}"})
+        self.assertEqual(r.status, 200, r)
+        z = zipfile.ZipFile(io.BytesIO(r.body))
+        self.assertIn('<html lang="en-GB">', z.read("Colour.html").decode())
+        self.assertIn('<html lang="en">', z.read("Plain.html").decode())
 
     def test_docx_read_by_pandoc_and_zipfile(self):
         r = self.export(self.doc(), "docx")

@@ -156,16 +156,17 @@ static void test_formats(void)
 
     buf_t o;
     buf_init(&o);
-    CHECK_INT(export_render(EXPORT_MD, "N", "a\r\nb", 4, &o), 0);
+    CHECK_INT(export_render(EXPORT_MD, "N", NULL, "a\r\nb", 4, &o), 0);
     CHECK_STR(buf_cstr(&o), "# N\n\na\r\nb");
     buf_reset(&o);
-    CHECK_INT(export_render(EXPORT_TXT, "N", "a\r\nb", 4, &o), 0);
+    CHECK_INT(export_render(EXPORT_TXT, "N", NULL, "a\r\nb", 4, &o), 0);
     CHECK_STR(buf_cstr(&o), "a\r\nb");
     buf_reset(&o);
     const char *text = "# H\n\n1. a\n2. b\n   - c\n- d\n\n<p> & 'q' \"z\"\x01";
-    CHECK_INT(export_render(EXPORT_HTML, "<T>", text, strlen(text), &o), 0);
+    CHECK_INT(export_render(EXPORT_HTML, "<T>", NULL, text, strlen(text), &o), 0);
     const char *body = strstr(o.data, "<article>");
     CHECK(strstr(o.data, "<title>&lt;T&gt;</title>") != NULL);
+    CHECK(strncmp(o.data, "<!DOCTYPE html>\n<html lang=\"en\">\n", 31) == 0); /* the default */
     CHECK_STR(body, "<article>\n<h1>&lt;T&gt;</h1>\n<h2>H</h2>\n"
                     "<ol>\n<li>a</li>\n<li>b<ul>\n<li>c</li></ul>\n</li></ol>\n"
                     "<ul>\n<li>d</li></ul>\n"
@@ -173,14 +174,21 @@ static void test_formats(void)
                     "</article>\n</body>\n</html>\n");
     buf_reset(&o);
     text = "3. three\n4. four";
-    CHECK_INT(export_render(EXPORT_HTML, "N", text, strlen(text), &o), 0);
+    CHECK_INT(export_render(EXPORT_HTML, "N", NULL, text, strlen(text), &o), 0);
     CHECK(strstr(o.data, "<ol start=\"3\">\n<li>three</li>\n<li>four</li></ol>") != NULL);
     /* a single line break inside a paragraph or an item stays a line break */
     buf_reset(&o);
     text = "Overview\nCreated for <you>\n\n- item\n  more";
-    CHECK_INT(export_render(EXPORT_HTML, "N", text, strlen(text), &o), 0);
+    CHECK_INT(export_render(EXPORT_HTML, "N", NULL, text, strlen(text), &o), 0);
     CHECK(strstr(o.data, "<p>Overview<br>\nCreated for &lt;you&gt;</p>\n") != NULL);
     CHECK(strstr(o.data, "<li>item<br>\nmore</li>") != NULL);
+    /* the document's language as <html lang>, escaped as any attribute */
+    buf_reset(&o);
+    CHECK_INT(export_render(EXPORT_HTML, "N", "zh-Hans", "x", 1, &o), 0);
+    CHECK(strstr(o.data, "<html lang=\"zh-Hans\">") != NULL);
+    buf_reset(&o);
+    CHECK_INT(export_render(EXPORT_HTML, "N", "a\"<", "x", 1, &o), 0);
+    CHECK(strstr(o.data, "<html lang=\"a&quot;&lt;\">") != NULL);
     buf_free(&o);
 }
 
