@@ -468,7 +468,7 @@ static void key_make(app_t *app, http_req_t *r, store_conn_t *c, int64_t user_id
         rc = store_user_update(c, user_id, &rp, http_arena(r), &u);
     }
     if (rc == STORE_OK)
-        rc = keys_issue(c, user_id, scope, expires, key, &kid);
+        rc = keys_issue(c, user_id, scope, expires, NULL, key, &kid);
     if (rc == STORE_OK)
         rc = store_key_get(c, kid, http_arena(r), &k);
     if (rc != STORE_OK) { /* a user that went meanwhile: its foreign key */

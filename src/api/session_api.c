@@ -732,9 +732,7 @@ void api_keys_own(app_t *app, http_req_t *r)
         char key[KEY_LEN + 1];
         int64_t kid;
         key_info_t k;
-        int rc = keys_issue(c, user, scope, expires, key, &kid);
-        if (rc == STORE_OK && name && *name)
-            rc = store_key_name(c, kid, name);
+        int rc = keys_issue(c, user, scope, expires, name, key, &kid);
         if (rc == STORE_OK)
             rc = store_key_get(c, kid, http_arena(r), &k);
         if (rc != STORE_OK) {

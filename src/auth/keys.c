@@ -14,14 +14,14 @@
 #include <time.h>
 
 int keys_issue(store_conn_t *c, int64_t user_id, key_scope_t scope, int64_t expires_us,
-               char key[KEY_LEN + 1], int64_t *key_id)
+               const char *name, char key[KEY_LEN + 1], int64_t *key_id)
 {
     memcpy(key, KEY_PREFIX, 4);
     random_hex(key + 4, 32);
     char hash[65], prefix[16];
     sha256_hex(key, KEY_LEN, hash);
     snprintf(prefix, sizeof(prefix), "%.*s", KEY_SHOWN_PREFIX, key);
-    return store_key_insert(c, user_id, hash, prefix, scope, expires_us, key_id);
+    return store_key_insert(c, user_id, hash, prefix, scope, expires_us, name, key_id);
 }
 
 int keys_create(store_conn_t *c, const char *user, int64_t quota_words, int64_t quota_images,
@@ -41,7 +41,7 @@ int keys_create(store_conn_t *c, const char *user, int64_t quota_words, int64_t 
         rc = store_user_update(c, u.id, &p, &a, &u);
     }
     if (rc == STORE_OK)
-        rc = keys_issue(c, u.id, scope, expires_us, key, key_id);
+        rc = keys_issue(c, u.id, scope, expires_us, NULL, key, key_id);
     arena_free(&a);
     return rc;
 }

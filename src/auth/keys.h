@@ -14,9 +14,10 @@
 #define KEY_LEN (4 + 64)
 #define KEY_SHOWN_PREFIX 10 /* characters of a key kept and shown: "ink_3fa9c2" */
 
-/* Makes a key for user_id. key gets KEY_LEN chars + NUL. expires_us 0 = never. */
+/* Makes a key for user_id. key gets KEY_LEN chars + NUL. expires_us 0 = never; name
+ * NULL or empty for none. */
 int keys_issue(store_conn_t *c, int64_t user_id, key_scope_t scope, int64_t expires_us,
-               char key[KEY_LEN + 1], int64_t *key_id);
+               const char *name, char key[KEY_LEN + 1], int64_t *key_id);
 
 /* Makes a key for the user named (created if new, with the quotas given: -1 = none). */
 int keys_create(store_conn_t *c, const char *user, int64_t quota_words, int64_t quota_images,

@@ -23,7 +23,6 @@ enum {
     U_KEY_LIST,
     U_KEY_GET,
     U_KEY_REVOKE,
-    U_KEY_NAME,
     U_USAGE_ADD,
     U_USAGE_LIST,
     U_IDEM_HELD,
@@ -101,9 +100,9 @@ static const pg_stmt_t stmts[U_COUNT] = {
                        " UNION ALL SELECT 'u', id, NULL FROM u UNION ALL SELECT 'k', 0, m.key"
                        "  FROM (SELECT media_key FROM i UNION SELECT media_key FROM ir) m (key)"
                        "  WHERE m.key IS NOT NULL"},
-    [U_KEY_INSERT] = {"ink_u_key_insert", 6,
-                      "INSERT INTO api_keys (user_id, hash, prefix, created_us, scope, expires_us)"
-                      " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"},
+    [U_KEY_INSERT] = {"ink_u_key_insert", 7,
+                      "INSERT INTO api_keys (user_id, hash, prefix, created_us, scope, expires_us,"
+                      " name) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id"},
     /* $1 hash, $2 period: the key, its user's quotas and usage in one lookup */
     [U_KEY_AUTH] = {"ink_u_key_auth", 2,
                     "SELECT k.user_id, k.id, k.hash, k.scope, COALESCE(k.expires_us, 0),"
@@ -124,7 +123,6 @@ static const pg_stmt_t stmts[U_COUNT] = {
                    " WHERE k.id = $1"},
     [U_KEY_REVOKE] = {"ink_u_key_revoke", 2,
                       "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1"},
-    [U_KEY_NAME] = {"ink_u_key_name", 2, "UPDATE api_keys SET name = $2 WHERE id = $1"},
     [U_USAGE_ADD] = {"ink_u_usage_add", 6,
                      "INSERT INTO usage_months AS g (user_id, period, words, images, prompt_tokens,"
                      " completion_tokens) VALUES ($1, $2, $3, $4, $5, $6)"
@@ -416,7 +414,7 @@ int pg_user_delete(store_conn_t *sc, int64_t id, arena_t *a, user_removed_t *out
 /* ---- keys ---- */
 
 int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex, const char *prefix,
-                  key_scope_t scope, int64_t expires_us, int64_t *key_id)
+                  key_scope_t scope, int64_t expires_us, const char *name, int64_t *key_id)
 {
     pg_conn_t *c = pg_cast(sc);
     int rc = pg_ready(c);
@@ -424,7 +422,8 @@ int pg_key_insert(store_conn_t *sc, int64_t user_id, const char *hash_hex, const
         return rc;
     pg_num_t uid = pg_num_i64(user_id), now = pg_num_i64(now_us()), exp;
     const char *p[] = {uid.s, hash_hex, prefix, now.s, key_scope_name(scope),
-                       opt_param(&exp, expires_us > 0 ? expires_us : -1)};
+                       opt_param(&exp, expires_us > 0 ? expires_us : -1),
+                       name && *name ? name : NULL};
     return find_id(c, U_KEY_INSERT, p, key_id);
 }
 
@@ -512,22 +511,6 @@ int pg_key_revoke(store_conn_t *sc, int64_t key_id)
     const char *p[] = {id.s, now.s};
     PGresult *r;
     if ((rc = run(c, U_KEY_REVOKE, p, &r)) != STORE_OK)
-        return rc;
-    rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
-    PQclear(r);
-    return rc;
-}
-
-int pg_key_name(store_conn_t *sc, int64_t key_id, const char *name)
-{
-    pg_conn_t *c = pg_cast(sc);
-    int rc = pg_ready(c);
-    if (rc != STORE_OK)
-        return rc;
-    pg_num_t id = pg_num_i64(key_id);
-    const char *p[] = {id.s, name};
-    PGresult *r;
-    if ((rc = run(c, U_KEY_NAME, p, &r)) != STORE_OK)
         return rc;
     rc = pg_affected(r) > 0 ? STORE_OK : STORE_NOTFOUND;
     PQclear(r);

@@ -246,13 +246,13 @@ int sq_user_update(store_conn_t *conn, int64_t id, const user_patch_t *p, arena_
                    user_info_t *out);
 int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, user_removed_t *out);
 int sq_key_insert(store_conn_t *conn, int64_t user_id, const char *hash_hex, const char *prefix,
-                  key_scope_t scope, int64_t expires_us, int64_t *key_id);
+                  key_scope_t scope, int64_t expires_us, const char *name,
+                  int64_t *key_id);
 int sq_key_auth(store_conn_t *conn, const char *hash_hex, const char *period, key_auth_t *out);
 int sq_key_list(store_conn_t *conn, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
                 key_info_t **out, size_t *n, int64_t *total);
 int sq_key_get(store_conn_t *conn, int64_t key_id, arena_t *a, key_info_t *out);
 int sq_key_revoke(store_conn_t *conn, int64_t key_id);
-int sq_key_name(store_conn_t *conn, int64_t key_id, const char *name);
 int sq_usage_add(store_conn_t *conn, int64_t user_id, const char *period,
                  const usage_counts_t *add);
 int sq_idem_held(store_conn_t *conn, int64_t user_id, const char *key, int64_t now_us,

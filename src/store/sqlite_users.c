@@ -24,7 +24,6 @@ enum {
     U_KEY_COUNT,
     U_KEY_GET,
     U_KEY_REVOKE,
-    U_KEY_NAME,
     U_USAGE_ADD,
     U_USAGE_LIST,
     U_IDEM_HELD,
@@ -66,8 +65,8 @@ static const char *const sql[U_COUNT] = {
                       "quota_words = CASE WHEN ?3 THEN ?4 ELSE quota_words END, "
                       "quota_images = CASE WHEN ?5 THEN ?6 ELSE quota_images END "
                       "WHERE id = ?1 RETURNING " USER_COLS,
-    [U_KEY_INSERT] = "INSERT INTO api_keys(user_id, hash, prefix, created_us, scope, expires_us) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [U_KEY_INSERT] = "INSERT INTO api_keys(user_id, hash, prefix, created_us, scope, expires_us, "
+                     "name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     /* ?1 hash, ?2 period: the key, its user's quotas and usage in one lookup. The
      * usage only matters against a quota: a user without one does not read it (CASE
      * runs its subquery only when asked; with every create changing the database,
@@ -91,7 +90,6 @@ static const char *const sql[U_COUNT] = {
     [U_KEY_GET] = "SELECT " KEY_COLS " FROM api_keys k JOIN users u ON u.id = k.user_id "
                   "WHERE k.id = ?1",
     [U_KEY_REVOKE] = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, ?2) WHERE id = ?1",
-    [U_KEY_NAME] = "UPDATE api_keys SET name = ?2 WHERE id = ?1",
     [U_USAGE_ADD] = "INSERT INTO usage_months(user_id, period, words, images, prompt_tokens, "
                     "completion_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
                     "ON CONFLICT(user_id, period) DO UPDATE SET words = words + excluded.words, "
@@ -495,7 +493,7 @@ int sq_user_delete(store_conn_t *conn, int64_t id, arena_t *a, user_removed_t *o
 /* ---- keys ---- */
 
 int sq_key_insert(store_conn_t *conn, int64_t user_id, const char *hash_hex, const char *prefix,
-                  key_scope_t scope, int64_t expires_us, int64_t *key_id)
+                  key_scope_t scope, int64_t expires_us, const char *name, int64_t *key_id)
 {
     sq_conn_t *c = sq(conn);
     int rc = sq_tx_begin(c);
@@ -509,6 +507,7 @@ int sq_key_insert(store_conn_t *conn, int64_t user_id, const char *hash_hex, con
         sqlite3_bind_int64(st, 4, now_us());
         sq_bind_text(st, 5, key_scope_name(scope));
         bind_opt(st, 6, expires_us > 0 ? expires_us : -1);
+        sq_bind_text(st, 7, name && *name ? name : NULL);
         rc = sq_run(c, st, "key_insert");
     }
     int64_t id = sqlite3_last_insert_rowid(c->db);
@@ -603,22 +602,6 @@ int sq_key_revoke(store_conn_t *conn, int64_t key_id)
             rc = STORE_NOTFOUND;
     }
     return sq_tx_end(c, rc);
-}
-
-int sq_key_name(store_conn_t *conn, int64_t key_id, const char *name)
-{
-    sq_conn_t *c = sq(conn);
-    sqlite3_stmt *st;
-    int rc = stmt(c, U_KEY_NAME, &st);
-    if (rc != STORE_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, key_id);
-    if (name)
-        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-    rc = sq_run(c, st, "key_name");
-    if (rc == STORE_OK && sqlite3_changes(c->db) == 0)
-        rc = STORE_NOTFOUND;
-    return rc;
 }
 
 /* ---- usage ---- */

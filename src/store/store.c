@@ -307,9 +307,9 @@ int store_key_get(store_conn_t *c, int64_t key_id, arena_t *a, key_info_t *out)
 }
 
 int store_key_insert(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
-                     key_scope_t scope, int64_t expires_us, int64_t *key_id)
+                     key_scope_t scope, int64_t expires_us, const char *name, int64_t *key_id)
 {
-    return c->ops->key_insert(c, user_id, hash_hex, prefix, scope, expires_us, key_id);
+    return c->ops->key_insert(c, user_id, hash_hex, prefix, scope, expires_us, name, key_id);
 }
 
 int store_key_list(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
@@ -321,11 +321,6 @@ int store_key_list(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offs
 int store_key_revoke(store_conn_t *c, int64_t key_id)
 {
     return c->ops->key_revoke(c, key_id);
-}
-
-int store_key_name(store_conn_t *c, int64_t key_id, const char *name)
-{
-    return c->ops->key_name(c, key_id, name);
 }
 
 int store_media_keys(store_conn_t *c, arena_t *a, const char ***keys, size_t *n)

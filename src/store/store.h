@@ -488,11 +488,10 @@ int store_job_fail(store_conn_t *c, const job_t *job, const char *error);
 int store_key_auth(store_conn_t *c, const char *hash_hex, const char *period, key_auth_t *out);
 int store_key_get(store_conn_t *c, int64_t key_id, arena_t *a, key_info_t *out);
 int store_key_insert(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
-                     key_scope_t scope, int64_t expires_us, int64_t *key_id);
+                     key_scope_t scope, int64_t expires_us, const char *name, int64_t *key_id);
 int store_key_list(store_conn_t *c, int64_t user_id, int64_t limit, int64_t offset, arena_t *a,
                    key_info_t **out, size_t *n, int64_t *total);
 int store_key_revoke(store_conn_t *c, int64_t key_id);
-int store_key_name(store_conn_t *c, int64_t key_id, const char *name);
 int store_media_keys(store_conn_t *c, arena_t *a, const char ***keys, size_t *n);
 int store_migrate(store_conn_t *c);
 int store_ping(store_conn_t *c);

@@ -53,8 +53,9 @@ typedef struct store_ops {
      * every media key of them and their revisions (the caller removes the files and
      * tells of the deletions after: records_delete_user). */
     int (*user_delete)(store_conn_t *c, int64_t id, arena_t *a, user_removed_t *out);
+    /* name: NULL or empty for none (stored in the key's own row: one statement) */
     int (*key_insert)(store_conn_t *c, int64_t user_id, const char *hash_hex, const char *prefix,
-                      key_scope_t scope, int64_t expires_us, int64_t *key_id);
+                      key_scope_t scope, int64_t expires_us, const char *name, int64_t *key_id);
     /* By SHA-256 hex of the key; NOTFOUND when unknown or revoked (expiry is the
      * caller's to check); with the user's quotas and its usage of period, or, period
      * NULL, without them (quotas -1, usage 0: one index lookup, for requests that do
@@ -65,8 +66,6 @@ typedef struct store_ops {
                     key_info_t **out, size_t *n, int64_t *total);
     int (*key_get)(store_conn_t *c, int64_t key_id, arena_t *a, key_info_t *out);
     int (*key_revoke)(store_conn_t *c, int64_t key_id); /* NOTFOUND when no such key */
-    /* Sets a key's name (NULL: none); NOTFOUND when no such key. */
-    int (*key_name)(store_conn_t *c, int64_t key_id, const char *name);
     /* Adds to user's usage of period: one atomic upsert (exact across processes), in
      * the caller's transaction when one is open. */
     int (*usage_add)(store_conn_t *c, int64_t user_id, const char *period,
@@ -466,7 +465,6 @@ store_pages_t *store_pages(store_t *s);
     .connect = p##_connect, .disconnect = p##_disconnect, .migrate = p##_migrate,         \
     .ping = p##_ping, .user_ensure = p##_user_ensure, .key_insert = p##_key_insert,       \
     .key_auth = p##_key_auth, .key_list = p##_key_list, .key_revoke = p##_key_revoke,     \
-    .key_name = p##_key_name,                                                              \
     .user_create = p##_user_create, .user_get = p##_user_get, .user_list = p##_user_list,  \
     .user_update = p##_user_update, .user_delete = p##_user_delete,                      \
     .key_get = p##_key_get, .usage_add = p##_usage_add, .usage_list = p##_usage_list,      \

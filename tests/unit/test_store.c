@@ -188,13 +188,24 @@ static void test_keys(ctx_t *t)
     sha256_hex("ink_key_unknown", 15, h3);
     int64_t k1 = 0, k2 = 0, k3 = 0;
     key_auth_t ka;
-    CHECK_INT(t->ops->key_insert(t->c, t->alice, h1, "ink_aaaaaa", SCOPE_WRITE, 0, &k1), STORE_OK);
+    CHECK_INT(t->ops->key_insert(t->c, t->alice, h1, "ink_aaaaaa", SCOPE_WRITE, 0, NULL, &k1),
+              STORE_OK);
     CHECK_INT(t->ops->key_insert(t->c, t->bob, h2, "ink_bbbbbb", SCOPE_READ, 4000000000000000LL,
-                                 &k2),
+                                 "laptop", &k2),
               STORE_OK);
     CHECK(k1 > 0 && k2 > k1);
-    CHECK_INT(t->ops->key_insert(t->c, t->bob, h1, "ink_aaaaaa", SCOPE_WRITE, 0, &k3),
+    CHECK_INT(t->ops->key_insert(t->c, t->bob, h1, "ink_aaaaaa", SCOPE_WRITE, 0, "x", &k3),
               STORE_CONFLICT);
+    {   /* the name is stored by the insert itself; none given: NULL */
+        arena_t ka_a;
+        arena_init(&ka_a);
+        key_info_t ki;
+        CHECK_INT(t->ops->key_get(t->c, k2, &ka_a, &ki), STORE_OK);
+        CHECK(ki.name && strcmp(ki.name, "laptop") == 0);
+        CHECK_INT(t->ops->key_get(t->c, k1, &ka_a, &ki), STORE_OK);
+        CHECK(ki.name == NULL);
+        arena_free(&ka_a);
+    }
 
     CHECK_INT(t->ops->key_auth(t->c, h1, "2026-11", &ka), STORE_OK);
     CHECK_INT(ka.user_id, t->alice);
@@ -285,7 +296,7 @@ static void test_users_usage(ctx_t *t)
     sha256_hex("ink_key_carol", 13, h);
     int64_t kid;
     key_auth_t ka;
-    CHECK_INT(t->ops->key_insert(t->c, u.id, h, "ink_cccccc", SCOPE_ADMIN, 0, &kid), STORE_OK);
+    CHECK_INT(t->ops->key_insert(t->c, u.id, h, "ink_cccccc", SCOPE_ADMIN, 0, NULL, &kid), STORE_OK);
     CHECK_INT(t->ops->key_auth(t->c, h, "2026-12", &ka), STORE_OK);
     CHECK_INT(ka.scope, SCOPE_ADMIN);
     CHECK_INT(ka.used.words, 7);
