@@ -544,6 +544,33 @@ static int64_t last_event_id(http_req_t *r)
     return h && parse_uint(h, &n) ? n : 0;
 }
 
+/* A resume (Last-Event-ID: n) of a document completed by an action, as read (now): the
+ * client was following the action's stream, whose ids count bytes within the part
+ * rewritten (§17) — a stream of the action while it ran, cut by a drain or the network,
+ * or ended by `done` and reconnected —, so the deltas are the rest of that part (the
+ * part kept with the revision: records_latest_part) and `done` the whole record. An n
+ * beyond the part is no offset within it: the whole text's (§10). (A stream that learnt
+ * the end from the action's own event knows the part already.) */
+static void resume_part(sse_t *x, store_conn_t *c, const record_t *now, int64_t n)
+{
+    pthread_mutex_lock(&x->mu);
+    bool whole = n > 0 && x->end == END_DONE && !x->part && x->final_text;
+    pthread_mutex_unlock(&x->mu);
+    int64_t b_start, b_after;
+    if (!whole || !records_latest_part(x->app->records, c, now, &b_start, &b_after) ||
+        n > (int64_t)strlen(now->result) - b_start - b_after)
+        return;
+    pthread_mutex_lock(&x->mu);
+    text_unshare(x->final_text); /* the deltas come from the part (x->text) */
+    x->final_text = NULL;
+    buf_reset(&x->text);
+    x->part = true;
+    x->part_start = b_start;
+    x->part_after = b_after;
+    learn_final(x, now);
+    pthread_mutex_unlock(&x->mu);
+}
+
 void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
 {
     store_conn_t *c = api_conn(app, r);
@@ -563,6 +590,8 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
             api_store_error(r, rc);
         return;
     }
+    int64_t n = last_event_id(r);
+    resume_part(x, c, &now, n);
     record_t bare = now;
     bare.result = NULL;
     pthread_mutex_lock(&x->mu); /* (x->arena: the subscription may be learning the end) */
@@ -574,7 +603,6 @@ void api_stream_show(app_t *app, http_req_t *r, rec_kind_t kind, int64_t id)
     pthread_mutex_unlock(&x->mu);
     arena_free(&a);
     /* resume: the client has the first N bytes (a character split by N is sent whole) */
-    int64_t n = last_event_id(r);
     pthread_mutex_lock(&x->mu);
     if (n > 0) {
         /* (an action's deltas are its part, which x->text holds) */

@@ -67,3 +67,28 @@ char *records_action_splice(const char *text, size_t b0, size_t b1, const char *
     buf_free(&b);
     return s;
 }
+
+void records_part_cps(const char *text, int64_t b_start, int64_t b_after, int64_t *cp_start,
+                      int64_t *cp_end)
+{
+    int64_t n = text ? (int64_t)strlen(text) : 0;
+    if (b_start > n)
+        b_start = n;
+    if (b_after > n - b_start)
+        b_after = n - b_start;
+    *cp_start = (int64_t)utf8_chars(text, (size_t)b_start);
+    *cp_end = *cp_start + (int64_t)utf8_chars(text + b_start, (size_t)(n - b_start - b_after));
+}
+
+bool records_part_bytes(const char *text, int64_t cp_start, int64_t cp_end, int64_t *b_start,
+                        int64_t *b_after)
+{
+    size_t n = text ? strlen(text) : 0;
+    if (cp_start < 0 || cp_end < cp_start || cp_end > (int64_t)utf8_chars(text, n))
+        return false;
+    size_t b0 = cp_offset(text, n, cp_start);
+    size_t b1 = b0 + cp_offset(text + b0, n - b0, cp_end - cp_start);
+    *b_start = (int64_t)b0;
+    *b_after = (int64_t)(n - b1);
+    return true;
+}

@@ -55,6 +55,10 @@ int records_store_outcome(records_t *s, store_conn_t *c, const job_t *claimed,
 {
     job_t counted = *claimed; /* with the pieces published, which the store counts */
     counted.pieces = o->pieces;
+    counted.part = o->ok && o->part && o->text; /* an action's part, kept with its revision */
+    if (counted.part)
+        records_part_cps(o->text, o->part_start, o->part_after, &counted.part_start,
+                         &counted.part_end);
     const job_t *job = &counted;
     const record_t *rec = &job->rec;
     arena_t a;

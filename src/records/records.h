@@ -436,6 +436,19 @@ bool records_action_valid(const char *name);
  * its end, where the new text goes. */
 void records_action_range(const char *text, const char *action, int64_t sel_start,
                           int64_t sel_end, size_t *b0, size_t *b1);
+/* An action's part (the bytes text[b_start .. strlen - b_after)) in code points, as
+ * its revision keeps it (job_t.part_start, part_end), and back: false when the code
+ * points do not fit text. */
+void records_part_cps(const char *text, int64_t b_start, int64_t b_after, int64_t *cp_start,
+                      int64_t *cp_end);
+bool records_part_bytes(const char *text, int64_t cp_start, int64_t cp_end, int64_t *b_start,
+                        int64_t *b_after);
+/* When the latest revision of rec (a completed document, read with its result) was made
+ * by an action (API.md §17): true and the part it rewrote, rec->result[*b_start ..
+ * strlen - *b_after). False for any other revision, one made before the part was kept
+ * (SQLite migration 31, PostgreSQL 24), or when the store cannot say. */
+bool records_latest_part(records_t *s, store_conn_t *c, const record_t *rec, int64_t *b_start,
+                         int64_t *b_after);
 /* What a continuation at b0 starts with, so that it begins a paragraph of its own:
  * "", "\n" or "\n\n" ("" for the other actions). */
 const char *records_action_sep(const char *text, const char *action, size_t b0);

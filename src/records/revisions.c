@@ -25,6 +25,23 @@ int records_revision(records_t *s, store_conn_t *c, rec_kind_t kind, int64_t use
     return store_revision_get(c, kind, user_id, id, number, a, out);
 }
 
+bool records_latest_part(records_t *s, store_conn_t *c, const record_t *rec, int64_t *b_start,
+                         int64_t *b_after)
+{
+    (void)s;
+    if (rec->kind != KIND_DOC || rec->state != REC_COMPLETED || !rec->result || rec->revision < 1)
+        return false;
+    arena_t a;
+    arena_init(&a);
+    revision_t rv;
+    bool part = store_revision_get(c, KIND_DOC, rec->user_id, rec->id, rec->revision, &a, &rv) ==
+                    STORE_OK &&
+                rv.part && rv.source && strcmp(rv.source, "action") == 0 &&
+                records_part_bytes(rec->result, rv.part_start, rv.part_end, b_start, b_after);
+    arena_free(&a);
+    return part;
+}
+
 /* A copy of the picture of key as a new media file: 0 with out set, or -1. */
 static int copy_picture(media_t *m, const char *key, char out[MEDIA_KEY_LEN + 1])
 {

@@ -155,7 +155,8 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
     pg_num_t id = pg_num_i64(job->id), w = pg_num_i64(words), now = pg_num_i64(now_us()),
           pt = pg_num_i64(in->prompt_tokens), ct = pg_num_i64(in->completion_tokens),
           cr = pg_num_f64(in->creativity), tpl = pg_num_i64(in->template_id),
-          pieces = pg_num_i64(job->pieces);
+          pieces = pg_num_i64(job->pieces), ps = pg_num_i64(job->part_start),
+          pe = pg_num_i64(job->part_end);
     const char *regen = job->regen ? "t" : "f";
     const char *source = rev_source_name(store_job_source(job));
     bool is_img = in->kind == KIND_IMG;
@@ -164,7 +165,8 @@ int pg_job_complete(store_conn_t *sc, const job_t *job, const char *result, int6
                          in->prompt_tokens < 0 ? NULL : pt.s,
                          in->completion_tokens < 0 ? NULL : ct.s, in->truncated ? "t" : "f",
                          regen, in->prompt, cr.s, tpl.s, in->tone, in->language, in->length,
-                         source, rf, job->action, pieces.s};
+                         source, rf, job->action, pieces.s, job->part ? ps.s : NULL,
+                         job->part ? pe.s : NULL};
     const char *img[] = {id.s, job->token, media_key, revised_prompt, now.s, regen,
                          in->description, in->resolution, in->style, source, pieces.s};
     /* the record as stored, or no row: the job (with this token) is gone; with its

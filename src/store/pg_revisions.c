@@ -207,6 +207,12 @@ int pg_revision_get(store_conn_t *sc, rec_kind_t kind, int64_t user_id, int64_t 
         rc = STORE_NOTFOUND;
     else
         row_revision(r, 0, 1, kind, user_id, id, a, out);
+    if (rc == STORE_OK && kind == KIND_DOC && !PQgetisnull(r, 0, 16) &&
+        !PQgetisnull(r, 0, 17)) { /* an action's part (after REVDOC_COLS) */
+        out->part = true;
+        out->part_start = pg_col_i64(r, 0, 16);
+        out->part_end = pg_col_i64(r, 0, 17);
+    }
     PQclear(r);
     return rc;
 }

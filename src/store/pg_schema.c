@@ -532,6 +532,9 @@ static const char *const migrations[] = {
     "  created_us BIGINT NOT NULL,"
     "  expires_us BIGINT NOT NULL);"
     "CREATE INDEX oidc_flows_expiry ON oidc_flows (expires_us);",
+    /* 24 (streams, API.md §10 and §17; SQLite 31): an action's revision keeps the part
+     * it rewrote, in code points of its result (NULL for every other revision) */
+    "ALTER TABLE document_revisions ADD COLUMN part_start BIGINT, ADD COLUMN part_end BIGINT;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

@@ -24,6 +24,12 @@
     " prompt,"                                                                                   \
     " creativity, template_id, tone, language, length, NULL, words, prompt_tokens,"              \
     " completion_tokens, truncated FROM " from
+/* an action's revision (job_complete): with the part it rewrote */
+#define DOC_REV_PART_FROM(source, action, created, part, from)                                   \
+    "INSERT INTO document_revisions SELECT id, revision, " source ", " action ", " created ","     \
+    " prompt,"                                                                                   \
+    " creativity, template_id, tone, language, length, NULL, words, prompt_tokens,"              \
+    " completion_tokens, truncated, " part " FROM " from
 #define IMG_REV_FROM(source, created, from)                                                       \
     "INSERT INTO image_revisions SELECT id, revision, " source ", NULL, " created ","             \
     " description, resolution, style, media_key, revised_prompt FROM " from
@@ -153,10 +159,10 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
     /* $1 job, $2 token, $3 result, $4 words, $5 now, $6 prompt tokens, $7 completion
      * tokens, $8 truncated, $9 a regeneration (its inputs $10-$15 become the record's),
      * $16 the revision's source, $17 the result folded (pg_fold, API.md §15), $18 the
-     * action (§17) or NULL: the next
+     * action (§17) or NULL, $20 $21 the part it rewrote (code points) or NULL: the next
      * revision is made of the row, which comes back (no row: the job, with this token,
      * is gone) */
-    [S_JOB_COMPLETE] = {"ink_job_complete", 19,
+    [S_JOB_COMPLETE] = {"ink_job_complete", 21,
                         "WITH j AS (DELETE FROM jobs WHERE id = $1 AND token = $2"
                         " RETURNING kind, record_id),"
                         " d AS (UPDATE documents t SET state = 'completed', error = NULL,"
@@ -172,7 +178,8 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
                         " length = CASE WHEN $9::boolean THEN $15::text ELSE t.length END, "
                         SEQ("1 + $19::bigint") ", " BUMP("$5") " FROM j WHERE j.kind = 0 AND t.id = j.record_id"
                         " RETURNING t.*),"
-                        " dr AS (" DOC_REV_FROM("$16::text", "$18::text", "$5::bigint", "d") ")"
+                        " dr AS (" DOC_REV_PART_FROM("$16::text", "$18::text", "$5::bigint",
+                                                     "$20::bigint, $21::bigint", "d") ")"
                         " SELECT " DOC_COLS " FROM d"},
     /* an action's job (API.md §24), $1 job, $2 token: the document is still at the
      * revision the action was asked on, and its text is $3 (the action changes nothing);
@@ -291,6 +298,7 @@ const pg_stmt_t pg_stmts[S_COUNT] = {
      * columns NULL when there is no such revision) */
     [S_REV_GET_DOC] = {"ink_rev_get_doc", 3,
                        "SELECT 0, v.* FROM documents d LEFT JOIN LATERAL (SELECT " REVDOC_COLS
+                       ", part_start, part_end"
                        " FROM document_revisions WHERE document_id = d.id AND number = $3) v"
                        " ON true WHERE d.user_id = $1 AND d.id = $2"},
     [S_REV_GET_IMG] = {"ink_rev_get_img", 3,

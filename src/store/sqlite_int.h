@@ -196,6 +196,8 @@ int sq_draft_delete(store_conn_t *conn, int64_t user_id, int64_t id);
 /* Inside a write transaction: the record's content as its revision `revision`. */
 int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source,
                     const char *action, int64_t now);
+/* The same for job_complete: an action's part (job_t's) kept with the revision. */
+int sq_rev_snapshot_job(sq_conn_t *c, rec_kind_t kind, int64_t id, const job_t *job, int64_t now);
 /* Runs st (bound) and appends the non-NULL text of its first column of every row to
  * *keys and *n (each once). */
 int sq_collect_keys(sq_conn_t *c, sqlite3_stmt *st, arena_t *a, const char ***keys, size_t *n,

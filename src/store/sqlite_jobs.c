@@ -242,7 +242,7 @@ int sq_job_complete(store_conn_t *conn, const job_t *job, const char *result,
     rc = out ? sq_read_record(st, kind, a, &r) : STORE_OK;
     sq_stmt_done(st);
     if (rc == STORE_OK)
-        rc = sq_rev_snapshot(c, kind, record_id, store_job_source(job), job->action, now);
+        rc = sq_rev_snapshot_job(c, kind, record_id, job, now);
     if (rc == STORE_OK) /* usage (§19), in the same transaction */
         rc = store_usage_add_job(conn, job, words, media_key);
 out:

@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source,
-                    const char *action, int64_t now)
+static int snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source,
+                    const char *action, const job_t *part, int64_t now)
 {
     sqlite3_stmt *st;
     int rc = sq_stmt(c, ST_REV_SNAP_DOC + (kind == KIND_IMG), &st);
@@ -17,7 +17,22 @@ int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t sour
     sq_bind_text(st, 2, rev_source_name(source));
     sqlite3_bind_int64(st, 3, now);
     sq_bind_text(st, 4, action);
+    if (part && kind == KIND_DOC) { /* (unbound: NULL) */
+        sqlite3_bind_int64(st, 5, part->part_start);
+        sqlite3_bind_int64(st, 6, part->part_end);
+    }
     return sq_run(c, st, "revision");
+}
+
+int sq_rev_snapshot(sq_conn_t *c, rec_kind_t kind, int64_t id, rev_source_t source,
+                    const char *action, int64_t now)
+{
+    return snapshot(c, kind, id, source, action, NULL, now);
+}
+
+int sq_rev_snapshot_job(sq_conn_t *c, rec_kind_t kind, int64_t id, const job_t *job, int64_t now)
+{
+    return snapshot(c, kind, id, store_job_source(job), job->action, job->part ? job : NULL, now);
 }
 
 int sq_collect_keys(sq_conn_t *c, sqlite3_stmt *st, arena_t *a, const char ***keys, size_t *n,
@@ -266,6 +281,12 @@ int sq_revision_get(store_conn_t *conn, rec_kind_t kind, int64_t user_id, int64_
     sqlite3_bind_int64(st, 2, number);
     if ((rc = sq_step_row(c, st, "revision_get")) == STORE_OK) {
         rc = read_revision(st, kind, user_id, id, a, out);
+        if (kind == KIND_DOC && sqlite3_column_type(st, 15) != SQLITE_NULL &&
+            sqlite3_column_type(st, 16) != SQLITE_NULL) { /* an action's part */
+            out->part = true;
+            out->part_start = sqlite3_column_int64(st, 15);
+            out->part_end = sqlite3_column_int64(st, 16);
+        }
         sq_stmt_done(st);
     }
     return sq_tx_end(c, rc);

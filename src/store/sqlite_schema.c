@@ -717,6 +717,12 @@ static const char *const migrations[] = {
     "  expires_us INTEGER NOT NULL"
     ") STRICT, WITHOUT ROWID;"
     "CREATE INDEX oidc_flows_expiry ON oidc_flows(expires_us);",
+    /* 31 (streams, API.md §10 and §17): an action's revision keeps the part it rewrote,
+     * in code points of its result ([part_start, part_end); NULL for every other
+     * revision), so a stream of the action resumed after it completed gets the rest of
+     * the part (api/stream.c) */
+    "ALTER TABLE document_revisions ADD COLUMN part_start INTEGER;"
+    "ALTER TABLE document_revisions ADD COLUMN part_end INTEGER;",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */
@@ -871,10 +877,11 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                       "SELECT media_key FROM image_revisions WHERE media_key IS NOT NULL "
                       "ORDER BY 1 COLLATE BINARY",
     /* ---- revisions (sqlite_revisions.c) ---- */
-    /* ?1 record, ?2 source, ?3 now: the record's content as its revision `revision` */
+    /* ?1 record, ?2 source, ?3 now, ?4 action, ?5 ?6 an action's part (NULL unbound):
+     * the record's content as its revision `revision` */
     [ST_REV_SNAP_DOC] = "INSERT INTO document_revisions SELECT id, revision, ?2, ?4, ?3, prompt, "
                         "creativity, template_id, tone, language, length, NULL, words, "
-                        "prompt_tokens, completion_tokens, truncated FROM documents WHERE id = ?1",
+                        "prompt_tokens, completion_tokens, truncated, ?5, ?6 FROM documents WHERE id = ?1",
     [ST_REV_SNAP_IMG] = "INSERT INTO image_revisions SELECT id, revision, ?2, ?4, ?3, "
                         "description, resolution, style, media_key, revised_prompt "
                         "FROM images WHERE id = ?1",
@@ -891,7 +898,7 @@ const char *const sq_stmt_sql[ST_COUNT] = {
                         "ORDER BY number DESC LIMIT ?2 OFFSET ?3",
     [ST_REV_COUNT_DOC] = "SELECT count(*) FROM document_revisions WHERE document_id = ?1",
     [ST_REV_COUNT_IMG] = "SELECT count(*) FROM image_revisions WHERE image_id = ?1",
-    [ST_REV_GET_DOC] = "SELECT " REVDOC_COLS " FROM document_revisions "
+    [ST_REV_GET_DOC] = "SELECT " REVDOC_COLS ", part_start, part_end FROM document_revisions "
                        "WHERE document_id = ?1 AND number = ?2",
     [ST_REV_GET_IMG] = "SELECT " REVIMG_COLS " FROM image_revisions "
                        "WHERE image_id = ?1 AND number = ?2",

@@ -277,6 +277,11 @@ typedef struct {
     /* Set by the worker before job_complete / job_fail: the text pieces its generation
      * published (each one an event of the record's sequence, records.h). */
     int64_t pieces;
+    /* Set before job_complete of an action (API.md §17): the part of the new text it
+     * rewrote, [part_start, part_end) in code points, kept with its revision (a stream
+     * of the action resumed after it completed starts from them: api/stream.c). */
+    bool part;
+    int64_t part_start, part_end;
 } job_t;
 
 /* What a regeneration's job carries for an action (API.md §17), or NULL for none. */
@@ -299,6 +304,9 @@ typedef struct {
     const char *action;
     int64_t created_us;
     record_t rec;
+    /* revision_get of a document's action: the part it rewrote (job_t's) */
+    bool part;
+    int64_t part_start, part_end;
 } revision_t;
 
 /* A user's own template (API.md §18). Ids are 1001 and up (one sequence for every

@@ -253,6 +253,45 @@ class Actions(ServerTest):
         self.assertTrue(part.startswith("\n\n"), part)
         self.assertEqual(evs[-1][2]["result"], final["result"] + part)
 
+    def resumed(self, rid, last_id, key=None):
+        return Stream(self.srv.port, "GET", f"{API}/documents/{rid}", key or self.alice,
+                      headers={"Last-Event-ID": str(last_id)}).events()
+
+    def test_streamed_action_resumed_after_it_completed(self):
+        """The action's stream (ids within the part, §17) resumed with Last-Event-ID once
+        the action has completed: the rest of the part, nothing repeated or missing, then
+        `done` with the whole text (docs/design.md "Streams"); a reconnect after `done`
+        gets no delta; an id beyond the part is one within the whole text (§10)."""
+        d = self.doc_with(UNI)
+        s0, s1 = UNI.index("tea"), UNI.index(" 🙂 end")
+        evs = Stream(self.srv.port, "POST", f"{API}/documents/{d['id']}/actions", self.alice,
+                     form={"action": "fix_grammar", "selection_start": s0,
+                           "selection_end": s1}).events()
+        final = evs[-1][2]["result"]
+        part = check_deltas(self, evs).encode()
+        self.assertEqual(part, b"Tea is good.")
+        for cut in (1, 5, len(part) - 1, len(part)):
+            with self.subTest(cut=cut):
+                got = self.resumed(d["id"], cut)
+                self.assertEqual([e[0] for e in (got[0], got[-1])], ["record", "done"])
+                rest = check_deltas(self, got, start=cut).encode()
+                self.assertEqual(part[:cut] + rest, part)
+                self.assertEqual(got[-1][2]["result"], final)
+                self.assertEqual(got[-1][2]["revision"], 3)
+        # beyond the part: the whole text's offset
+        n = len(final.encode()) - 3  # (in " end")
+        self.assertGreater(n, len(part))
+        got = self.resumed(d["id"], n)
+        self.assertEqual(check_deltas(self, got, start=n).encode(), final.encode()[n:])
+        # a show without Last-Event-ID: the whole text (§10)
+        got = Stream(self.srv.port, "GET", f"{API}/documents/{d['id']}", self.alice).events()
+        self.assertEqual(check_deltas(self, got), final)
+        # another revision since (an edit): no part any more, ids within the whole text
+        r = self.req("PATCH", f"{API}/documents/{d['id']}", form={"result": final + " More."})
+        self.assertEqual(r.status, 200, r)
+        got = self.resumed(d["id"], 5)
+        self.assertEqual(check_deltas(self, got, start=5).encode(), (final + " More.").encode()[5:])
+
     def test_idempotent_action(self):
         d = self.doc_with(TEXT)
         h = {"Idempotency-Key": "act-1"}
@@ -315,6 +354,50 @@ class WhileGenerating(ServerTest):
         sep = "\n" if first["result"].endswith("\n") else "\n\n"
         self.assertTrue(part.startswith(sep) and len(part) > 40, part)
         self.assertEqual(final["result"], first["result"] + part)
+
+
+class ResumedAfterRestart(unittest.TestCase):
+    """A streamed action resumed with Last-Event-ID on a restarted server (no event of the
+    action held in memory): the part comes from its revision (SQLite migration 31,
+    PostgreSQL 24), the rest of it exactly."""
+
+    def test_resume_from_the_stored_part(self):
+        srv = Server().start()
+        try:
+            key = srv.key("resume")
+            r = srv.request("POST", f"{API}/documents", key=key,
+                            form={"name": "d", "prompt": "tea ceremonies"})
+            self.assertEqual(r.status, 201, r)
+            rid = r.json["data"]["id"]
+            r = srv.request("PATCH", f"{API}/documents/{rid}", key=key, form={"result": UNI})
+            self.assertEqual(r.status, 200, r)
+            s0, s1 = UNI.index("café"), UNI.index(" end")
+            evs = Stream(srv.port, "POST", f"{API}/documents/{rid}/actions", key,
+                         form={"action": "fix_grammar", "selection_start": s0,
+                               "selection_end": s1}).events()
+            self.assertEqual(evs[-1][0], "done")
+            final = evs[-1][2]["result"]
+            part = check_deltas(self, evs).encode()
+            self.assertGreater(len(part), 4)
+            self.assertEqual(srv.stop(), 0)
+            srv.start()
+            # cut inside a character (🙂 is 4 bytes): it is sent whole, from its start
+            cuts = [1, len(part) // 2, len(part)]
+            if "🙂".encode() in part:
+                cuts.append(part.index("🙂".encode()) + 2)
+            for cut in cuts:
+                with self.subTest(cut=cut):
+                    got = Stream(srv.port, "GET", f"{API}/documents/{rid}", key,
+                                 headers={"Last-Event-ID": str(cut)}).events()
+                    self.assertEqual([got[0][0], got[-1][0]], ["record", "done"])
+                    at = cut
+                    while at < len(part) and (part[at] & 0xC0) == 0x80:
+                        at -= 1
+                    rest = check_deltas(self, got, start=at).encode()
+                    self.assertEqual(part[:at] + rest, part)
+                    self.assertEqual(got[-1][2]["result"], final)
+        finally:
+            srv.stop()
 
 
 class Quota(unittest.TestCase):

@@ -86,6 +86,15 @@ class Drain(unittest.TestCase):
         """A streamed selection action (§17) ends with `retry:` at A's drain; resumed on B
         with Last-Event-ID (its ids: bytes within the part) while A finishes it, B sends
         the rest of the part, nothing missing or repeated, then the whole new text."""
+        self.action_stream_resumed(completed=False)
+
+    def test_action_stream_resumed_after_it_completed(self):
+        """The same, resumed on B only once A has completed the action (and stopped): B
+        takes the part from the action's revision (SQLite 31, PostgreSQL 24 keep it) and
+        sends exactly its rest, then the whole new text."""
+        self.action_stream_resumed(completed=True)
+
+    def action_stream_resumed(self, completed):
         a = self.start("--builtin-delay-ms", "12000", "--drain-delay", str(DRAIN))
         b = self.start("--builtin-delay-ms", "12000")
         key = a.key("drain3")
@@ -112,6 +121,10 @@ class Drain(unittest.TestCase):
         s.close()
         self.assertIn(b"retry: ", b"".join(s.raw))
         had = check_deltas(self, got).encode()
+        if completed:  # A finishes the action it runs, then exits
+            self.assertEqual(a.stop(), 0)
+            now = poll_state(b, key, f"/api/v1/documents/{rid}", until=("completed",))
+            self.assertEqual(now["revision"], 3)
         evs = Stream(b.port, "GET", f"/api/v1/documents/{rid}", key,
                      headers={"Last-Event-ID": str(len(had))}).events()
         self.assertEqual(evs[0][0], "record")
@@ -121,7 +134,8 @@ class Drain(unittest.TestCase):
         part = (had + rest).decode()
         self.assertEqual(done["result"], text[:s0] + part + text[s1:])
         self.assertEqual(done["revision"], 3)
-        self.assertEqual(a.stop(), 0)
+        if not completed:
+            self.assertEqual(a.stop(), 0)
 
     def test_waiting_creates_answer_202_and_finish_as_jobs(self):
         # one worker in A: the first create is A's job, the second waits in the queue
