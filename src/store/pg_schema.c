@@ -535,6 +535,14 @@ static const char *const migrations[] = {
     /* 24 (streams, API.md §10 and §17; SQLite 31): an action's revision keeps the part
      * it rewrote, in code points of its result (NULL for every other revision) */
     "ALTER TABLE document_revisions ADD COLUMN part_start BIGINT, ADD COLUMN part_end BIGINT;",
+    /* 25 (webhooks, speed: issue 36; SQLite 32): fewer indexes written per event. The
+     * deliveries' by user, event and time and the events' by user go (a user's deletion
+     * finds the deliveries by its endpoints and scans the events; the sweep goes by id:
+     * pg_webhooks.c). */
+    "DROP INDEX webhook_deliveries_user;"
+    "DROP INDEX webhook_deliveries_event;"
+    "DROP INDEX webhook_deliveries_created;"
+    "DROP INDEX webhook_events_user;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

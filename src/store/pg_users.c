@@ -76,7 +76,8 @@ static const pg_stmt_t stmts[U_COUNT] = {
      * removed ('d', 'i'), every picture of the images and their revisions, each once
      * ('k'), and the user ('u': none when there is no such user). */
     [U_USER_DELETE] = {"ink_u_user_delete", 1,
-                       "WITH wd AS (DELETE FROM webhook_deliveries WHERE user_id = $1),"
+                       "WITH wd AS (DELETE FROM webhook_deliveries WHERE webhook_id IN"
+                       "  (SELECT id FROM webhooks WHERE user_id = $1)),"
                        " we AS (DELETE FROM webhook_events WHERE user_id = $1),"
                        " w AS (DELETE FROM webhooks WHERE user_id = $1),"
                        " d AS (DELETE FROM documents WHERE user_id = $1 RETURNING id),"

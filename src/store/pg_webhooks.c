@@ -111,10 +111,16 @@ static const pg_stmt_t stmts[W_STMT_COUNT] = {
                 " WHERE id IN (SELECT webhook_id FROM u WHERE dis))"
                 " SELECT count(*) FROM u"},
     [W_SWEEP] = {"ink_w_sweep", 2,
-                 "WITH d AS (DELETE FROM webhook_deliveries WHERE created_us < $1::bigint)"
+                 /* by id (no index by time or event: migration 25): the deliveries
+                  * before the first young one (ids and times rise together); the
+                  * events none of the rest names (one anti-join) */
+                 "WITH b AS (SELECT COALESCE((SELECT id FROM webhook_deliveries WHERE"
+                 " created_us >= $1::bigint ORDER BY id LIMIT 1), 9223372036854775807) AS id),"
+                 " d AS (DELETE FROM webhook_deliveries x USING b WHERE x.created_us < $1::bigint"
+                 " AND x.id < b.id)"
                  " DELETE FROM webhook_events e WHERE created_us < $2::bigint AND NOT EXISTS"
-                 " (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id"
-                 " AND d.created_us >= $1::bigint)"},
+                 " (SELECT 1 FROM webhook_deliveries d, b WHERE d.event_id = e.id"
+                 " AND NOT (d.created_us < $1::bigint AND d.id < b.id))"},
     [W_STATS] = {"ink_w_stats", 0,
                  "SELECT count(*), COALESCE(min(created_us), 0) FROM webhook_deliveries"
                  " WHERE state = 0"},

@@ -379,8 +379,9 @@ static const char media_sql[] =
  * the user's row (none removed: NOTFOUND). */
 static const char *const delete_sql[] = {
     /* webhooks first (API.md §22): a user's deletion sends no event (docs/design.md) */
-    "DELETE FROM webhook_deliveries WHERE user_id = ?1",
-    "DELETE FROM webhook_events WHERE user_id = ?1",
+    "DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE"
+    " user_id = ?1)",
+    "DELETE FROM webhook_events WHERE user_id = ?1", /* (no index: migration 32) */
     "DELETE FROM webhooks WHERE user_id = ?1",
     "DELETE FROM jobs WHERE (kind = 0 AND record_id IN (" USER_DOCS ")) OR (kind = 1 AND"
     " record_id IN (" USER_IMGS "))",

@@ -79,9 +79,16 @@ static const char *const sql[W_STMT_COUNT] = {
     [W_RELEASE] = "UPDATE webhook_deliveries SET lease_us = 0 WHERE id = ?1 AND lease_us = ?6 "
                   "AND state = 0",
     [W_DISABLE] = "UPDATE webhooks SET enabled = 0, updated_us = ?2 WHERE id = ?1",
-    [W_SWEEP_DELIV] = "DELETE FROM webhook_deliveries WHERE created_us < ?1",
-    [W_SWEEP_EVENTS] = "DELETE FROM webhook_events WHERE created_us < ?1 AND NOT EXISTS "
-                       "(SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)",
+    /* The sweeps go by id (no index by time or event: migration 32): the deliveries
+     * before the first young one (ids and times rise together), then the events before
+     * the first delivery's (a delivery is written with its event, in id order: one
+     * writer), so none that a delivery left names. */
+    [W_SWEEP_DELIV] = "DELETE FROM webhook_deliveries WHERE created_us < ?1 AND id < "
+                      "coalesce((SELECT id FROM webhook_deliveries WHERE created_us >= ?1 "
+                      "ORDER BY id LIMIT 1), 9223372036854775807)",
+    [W_SWEEP_EVENTS] = "DELETE FROM webhook_events WHERE created_us < ?1 AND id < "
+                       "coalesce((SELECT event_id FROM webhook_deliveries ORDER BY id LIMIT 1), "
+                       "9223372036854775807)",
     [W_STATS] = "SELECT count(*), coalesce(min(created_us), 0) FROM webhook_deliveries "
                 "WHERE state = 0",
 };

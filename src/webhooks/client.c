@@ -3,7 +3,8 @@
  * address (CURLOPT_RESOLVE); the open-socket callback checks the address curl really
  * connects to as well. No proxy (none from the environment either), no redirect,
  * certificates verified, one timeout for the whole attempt, at most WH_READ_MAX bytes
- * of the answer read. */
+ * of the answer read. Each thread keeps its handle, so its connections are used again
+ * (keep-alive): a connection is only ever opened to a checked address. */
 #include "webhooks/webhooks.h"
 
 #include <arpa/inet.h>
@@ -15,6 +16,8 @@
 #include <sys/socket.h>
 
 #define WH_READ_MAX 4096
+
+static _Thread_local CURL *kept; /* the thread's handle: wh_send, wh_send_end */
 
 typedef struct {
     size_t got;
@@ -68,11 +71,16 @@ void wh_send(const char *url, const char *const *headers, const char *body, size
         snprintf(out->error, sizeof(out->error), "%s", wh_url_reason(urc));
         return;
     }
-    CURL *h = curl_easy_init();
-    if (!h) {
+    /* the thread's handle, reset: its connections (and TLS sessions) are kept, so
+     * the next delivery to the same host and port goes over the same connection; each
+     * was opened to an address checked here and in on_open */
+    if (kept)
+        curl_easy_reset(kept);
+    else if (!(kept = curl_easy_init())) {
         snprintf(out->error, sizeof(out->error), "out of memory");
         return;
     }
+    CURL *h = kept;
     call_t c = {.allow_private = allow_private};
     struct curl_slist *hl = NULL, *pin = NULL;
     for (const char *const *p = headers; p && *p; p++)
@@ -119,5 +127,11 @@ void wh_send(const char *url, const char *const *headers, const char *body, size
         out->status = status > 0 ? (int)status : 0;
     curl_slist_free_all(hl);
     curl_slist_free_all(pin);
-    curl_easy_cleanup(h);
+}
+
+void wh_send_end(void)
+{
+    if (kept)
+        curl_easy_cleanup(kept);
+    kept = NULL;
 }

@@ -76,6 +76,9 @@ typedef struct {
  * timeout_s in all, at most a few KB of the answer read. */
 void wh_send(const char *url, const char *const *headers, const char *body, size_t len,
              bool allow_private, double timeout_s, wh_send_result_t *out);
+/* The calling thread's kept connections closed (wh_send keeps one libcurl handle per
+ * thread, so a receiver's connection is used again: HTTP keep-alive). */
+void wh_send_end(void);
 
 /* ---- worker.c ---- */
 

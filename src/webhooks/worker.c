@@ -294,6 +294,7 @@ static void *run(void *p)
         if (rc != STORE_OK)
             idle(s, rc == STORE_NOTFOUND ? WH_IDLE_S : 1);
     }
+    wh_send_end();
     return NULL;
 }
 
