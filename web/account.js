@@ -34,23 +34,30 @@ function meter(label, u, period) {
   return row;
 }
 
+// The page is drawn top down, each part once its data is in: the usage (the box), then the
+// password, sessions and keys together, appended below it only when the usage and both
+// lists are loaded — so nothing on screen is pushed down by a part filling in above it
+// (Lighthouse's layout shift: the page moved by 0.40 on a phone when the usage came in
+// above the sessions and keys).
 export function accountView(root) {
   const box = h('div', {'aria-busy': 'true'});
   const who = h('p', {}, 'Signed in', h('span', {class: 'me'}));
   root.append(h('h1', {text: 'Account'}), h('section', {class: 'panel block', 'aria-label': 'Signed in'}, who), box);
   const more = h('div');
+  let usageIn;
   keyRole().then((me) => {
     who.querySelector('.me').textContent = me?.name ? ` as ${me.name}` : '';
     if (me?.prefix) who.append(' with the API key ', h('code', {text: me.prefix + '…'}),
       ' (its first characters, as ', h('code', {text: 'inkwell key list'}), ' shows them).');
     else who.append('.');
-    if (me && me.role !== 'admin') root.append(more);
     if (me && me.role !== 'admin') {
       const sessions = sessionsPanel();
-      fill(more, passwordPanel(() => sessions.reload()), sessions, keysPanel(me));
+      const keys = keysPanel(me);
+      fill(more, passwordPanel(() => sessions.reload()), sessions, keys);
+      Promise.allSettled([usageIn, sessions.loaded, keys.loaded]).then(() => { if (box.isConnected) root.append(more); });
     }
   }).catch(() => {});
-  refreshMeter().then((u) => {
+  usageIn = refreshMeter().then((u) => {
     if (!u) return fill(box, h('div', {class: 'alert', role: 'alert', text: 'The usage could not be loaded. Try again later.'}));
     fill(box, h('section', {class: 'panel block', 'aria-label': 'Usage'},
       h('p', {class: 'muted', text: `This month (${u.period}, UTC): what you generated counts against your quotas.`}),
@@ -101,7 +108,7 @@ function sessionsPanel() {
       load();
     } catch (err) { toast(err.message); }
   });
-  load();
+  sec.loaded = load();
   sec.reload = load;
   return sec;
 }
@@ -148,6 +155,6 @@ function keysPanel(me) {
       load();
     } catch (err) { showErrors(form, err); } finally { btn.disabled = false; }
   });
-  load();
+  sec.loaded = load();
   return sec;
 }

@@ -112,6 +112,7 @@ async function render() {
   shown = location.hash;
   entryOpened();
   document.getElementById('nav').hidden = name === 'signin';
+  document.getElementById('nav').removeAttribute('data-pending'); // index.html: laid out, not shown
   // who is signed in: the user (GET /me), and the key's first characters for a session
   // made from a key
   document.getElementById('who').textContent = !me ? '' : me.prefix ? `${me.name} · ${me.prefix}…` : me.name;

@@ -11,7 +11,10 @@ export const backLink = (kind) => h('p', {class: 'small'}, h('a', {href: `#/${ki
 
 // The page's box; load() fetches /kind/id and calls show(record).
 export function recordPage(root, kind, id, show) {
-  const box = h('div', {'aria-busy': 'true'}, h('h1', {text: TITLE[kind]}));
+  // drawn as the record's top will be (the link back, the title beside the star's room),
+  // so that nothing moves when it comes (layout shift)
+  const box = h('div', {'aria-busy': 'true'}, backLink(kind),
+    h('div', {class: 'head'}, h('h1', {text: TITLE[kind]}), h('span', {class: 'star-room', 'aria-hidden': 'true'})));
   root.append(box);
   async function load() {
     try {
