@@ -9,6 +9,7 @@
 #   make SANITIZE=address,undefined check   the unit and HTTP suites under ASan + UBSan
 #   make SANITIZE=thread check      the unit tests and the threaded HTTP files under TSan
 #   make fuzz       libFuzzer targets, each for FUZZ_SECONDS
+#   make lazystubs  rewrite the stubs of the libraries loaded at first use (core/lazylib.h)
 #   make deb        the Debian package, into build/deb/ (debian/, dpkg-buildpackage)
 #   make soak       crash-consistency soak (kill -9 cycles; SOAK_CYCLES, SOAK_PG_CYCLES)
 
@@ -35,7 +36,11 @@ HOOK_FLAGS :=
 endif
 RELEASE  := build/release
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Loaded at their first use, not linked (core/lazylib.h: an idle server maps only what
+# it uses; docs/benchmarks.md "Idle memory"): their headers are used, their functions
+# are the stubs `make lazystubs` writes. debian/control names their packages.
+LAZY_PKGS := libpq libcurl openssl libzip cairo pangocairo fontconfig cjose icu-uc icu-i18n
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
 LIBS     := -lpthread -lm
 
 ifneq ($(findstring thread,$(SANITIZE)),)
@@ -65,7 +70,7 @@ HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 ALL_CFLAGS = $(WARN) $(CPPFLAGS) $(HOOK_FLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all release run check editor-bundle bench fuzz print-pkgs install clean unit deps valgrind soak deb cluster-test FORCE
+.PHONY: lazystubs print-link-pkgs all release run check editor-bundle bench fuzz print-pkgs install clean unit deps valgrind soak deb cluster-test FORCE
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/bench_%.c=$(BUILD)/bench-%)
 
@@ -172,10 +177,46 @@ fuzz:
 	@scripts/deps.sh test
 	@tests/fuzz/run.sh
 
+# The stubs of the libraries loaded at first use (tools/lazystubs.py; committed, so a
+# build needs no Python). A new function of one of them: add it here, `make lazystubs`.
+LAZY_CURL   := curl_easy_cleanup,curl_easy_escape,+curl_easy_getinfo,curl_easy_init,curl_easy_perform,curl_easy_reset,+curl_easy_setopt,curl_easy_strerror,curl_escape,curl_free,curl_getdate,curl_global_cleanup,curl_global_init,curl_share_cleanup,curl_share_init,+curl_share_setopt,curl_slist_append,curl_slist_free_all,curl_url,curl_url_cleanup,curl_url_get,curl_url_set
+LAZY_PQ     := PQbackendPID,PQclear,PQcmdTuples,PQconnectdb,PQconnectdbParams,PQconninfoFree,PQconninfoParse,PQconsumeInput,PQerrorMessage,PQescapeIdentifier,PQexec,PQexecParams,PQexecPrepared,PQfinish,PQfreemem,PQgetResult,PQgetisnull,PQgetlength,PQgetvalue,PQnotifies,PQntuples,PQprepare,PQputCopyData,PQputCopyEnd,PQreset,PQresultErrorField,PQresultStatus,PQsendQuery,PQsetNoticeProcessor,PQsetSingleRowMode,PQsocket,PQstatus,PQtransactionStatus
+LAZY_CRYPTO := CRYPTO_memcmp,EVP_DecodeBlock,EVP_DecodeFinal,EVP_DecodeInit,EVP_DecodeUpdate,EVP_DigestFinal_ex,EVP_DigestInit_ex,EVP_DigestUpdate,EVP_ENCODE_CTX_free,EVP_ENCODE_CTX_new,EVP_EncodeBlock,EVP_MD_CTX_free,EVP_MD_CTX_new,EVP_MD_fetch,EVP_sha256,HMAC,OPENSSL_cleanse,RAND_bytes,SHA256
+LAZY_ZIP    := zip_close,zip_discard,zip_error_fini,zip_error_init,zip_error_strerror,zip_file_add,zip_open_from_source,zip_source_buffer,zip_source_buffer_create,zip_source_close,zip_source_free,zip_source_keep,zip_source_open,zip_source_read,zip_source_stat,zip_strerror
+LAZY_CAIRO  := cairo_create,cairo_destroy,cairo_move_to,cairo_pdf_surface_create_for_stream,cairo_pdf_surface_set_metadata,cairo_set_source_rgb,cairo_show_page,cairo_status_to_string,cairo_surface_destroy,cairo_surface_finish,cairo_surface_status
+LAZY_PANGO  := pango_attr_list_insert,pango_attr_list_new,pango_attr_list_unref,pango_attr_style_new,pango_attr_weight_new,pango_font_description_free,pango_font_description_from_string,pango_font_description_get_size,pango_font_description_set_absolute_size,pango_font_description_set_weight,pango_font_map_create_context,pango_layout_get_iter,pango_layout_get_line_count,pango_layout_get_line_readonly,pango_layout_get_pixel_size,pango_layout_iter_free,pango_layout_iter_get_baseline,pango_layout_iter_get_line_extents,pango_layout_iter_get_line_readonly,pango_layout_iter_next_line,pango_layout_new,pango_layout_set_alignment,pango_layout_set_attributes,pango_layout_set_font_description,pango_layout_set_text,pango_layout_set_width,pango_layout_set_wrap
+LAZY_PANGOCAIRO := pango_cairo_font_map_new,pango_cairo_show_layout,pango_cairo_show_layout_line,pango_cairo_update_context
+LAZY_GOBJECT := g_object_unref
+LAZY_FC     := FcConfigBuildFonts,FcConfigDestroy,FcConfigParseAndLoadFromMemory,FcConfigSetCurrent,FcInitLoadConfig
+LAZY_ICUUC  := u_getVersion,u_hasBinaryProperty,u_strFoldCase,u_strFromUTF8WithSub,u_strFromUTF8,u_strToUTF8,u_versionToString,ubrk_close,ubrk_first,ubrk_getRuleStatus,ubrk_next,ubrk_open,ubrk_setText,ubrk_setUText,unorm2_getNFCInstance,unorm2_normalize,utext_close,utext_openUTF8
+LAZY_ICUI18N := ucol_close,ucol_getSortKey,ucol_open
+LAZY_CJOSE  := cjose_header_get,cjose_jwk_import_json,cjose_jwk_release,cjose_jws_get_plaintext,cjose_jws_get_protected,cjose_jws_import,cjose_jws_release,cjose_jws_verify
+lazystubs:
+	tools/lazystubs.py src/core/curl_lazy.c libcurl curl/curl.h libcurl \
+	  libcurl.so.4@curl_lazy_init:$(LAZY_CURL)
+	tools/lazystubs.py src/store/pg_lazy.c libpq libpq-fe.h libpq libpq.so.5:$(LAZY_PQ)
+	tools/lazystubs.py src/core/crypto_lazy.c "OpenSSL's libcrypto" \
+	  'openssl/crypto.h openssl/evp.h openssl/hmac.h openssl/rand.h openssl/sha.h' openssl \
+	  libcrypto.so.3:$(LAZY_CRYPTO)
+	tools/lazystubs.py src/export/export_lazy.c "the exports' libraries" \
+	  'zip.h cairo.h cairo-pdf.h pango/pangocairo.h fontconfig/fontconfig.h' \
+	  'libzip cairo pangocairo fontconfig' libzip.so.4:$(LAZY_ZIP) libcairo.so.2:$(LAZY_CAIRO) \
+	  libpango-1.0.so.0:$(LAZY_PANGO) libpangocairo-1.0.so.0:$(LAZY_PANGOCAIRO) \
+	  libgobject-2.0.so.0:$(LAZY_GOBJECT) libfontconfig.so.1:$(LAZY_FC)
+	tools/lazystubs.py src/auth/cjose_lazy.c cjose cjose/cjose.h cjose libcjose.so.0:$(LAZY_CJOSE)
+	tools/lazystubs.py src/core/icu_lazy.c ICU \
+	  'unicode/ubrk.h unicode/ucol.h unicode/uchar.h unicode/unorm2.h unicode/ustring.h unicode/utext.h unicode/uversion.h' \
+	  'icu-uc icu-i18n' '"libicuuc.so." U_ICU_VERSION_SHORT:$(LAZY_ICUUC)' \
+	  '"libicui18n.so." U_ICU_VERSION_SHORT:$(LAZY_ICUI18N)'
+
 # The pkg-config packages the program links (for tests/fuzz/run.sh, which builds with
 # clang on its own): one list, here.
 print-pkgs:
 	@echo $(PKGS)
+
+# ... of which these are linked (the others are loaded at first use: LAZY_PKGS)
+print-link-pkgs:
+	@echo $(filter-out $(LAZY_PKGS),$(PKGS))
 
 # Crash-consistency soak (tests/soak/soak.py): SOAK_CYCLES kill -9 cycles on SQLite
 # (default 100), SOAK_PG_CYCLES on PostgreSQL (default 20, every fourth killing the

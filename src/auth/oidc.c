@@ -383,8 +383,10 @@ static int check_token(oidc_t *o, const char *token, const char *nonce, json_t *
         return -1;
     }
     cjose_header_t *hdr = cjose_jws_get_protected(jws);
-    const char *alg = hdr ? cjose_header_get(hdr, CJOSE_HDR_ALG, &err) : NULL;
-    const char *kid = hdr ? cjose_header_get(hdr, CJOSE_HDR_KID, &err) : NULL;
+    /* the header names as strings, not cjose's CJOSE_HDR_ALG and CJOSE_HDR_KID: those are
+     * variables of libcjose, which is loaded at its first call (auth/cjose_lazy.c) */
+    const char *alg = hdr ? cjose_header_get(hdr, "alg", &err) : NULL;
+    const char *kid = hdr ? cjose_header_get(hdr, "kid", &err) : NULL;
     int rc = -1;
     pthread_mutex_lock(&o->lock);
     if (!alg || !alg_allowed(o, alg)) {

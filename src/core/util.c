@@ -1,10 +1,8 @@
 /* util.c — see util.h. */
 #include "core/util.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,12 +308,15 @@ void fmt_timestamp(int64_t us, char out[32])
     *o = '\0';
 }
 
+/* Randomness, SHA-256 and the constant-time comparison come from libsodium, not
+ * OpenSSL: every authenticated request hashes its key, and OpenSSL's first use maps and
+ * initialises ~3 MB of libcrypto that an idle server on SQLite otherwise never needs
+ * (libcrypto is loaded at its first use: core/lazylib.h; docs/benchmarks.md "Idle
+ * memory"). libsodium is started (sodium_init) before any thread, by password_init and
+ * the commands that need it; randombytes_buf is the getrandom system call. */
 void random_bytes(void *p, size_t n)
 {
-    if (RAND_bytes(p, (int)n) != 1) {
-        fputs("inkwell: no secure randomness available\n", stderr);
-        abort();
-    }
+    randombytes_buf(p, n);
 }
 
 void random_hex(char *out, size_t nbytes)
@@ -342,47 +343,11 @@ uint64_t random_u64(void)
     return v;
 }
 
-/* SHA-256 is fetched from the provider once (OpenSSL 3 would otherwise look it up on
- * every call, under a lock), and each thread reuses one digest context. */
-static EVP_MD *sha256_md;
-static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
-static _Thread_local EVP_MD_CTX *sha256_ctx;
-
-static void sha256_fetch(void)
-{
-    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
-}
-
-static pthread_key_t sha256_key;
-static pthread_once_t sha256_key_once = PTHREAD_ONCE_INIT;
-
-static void sha256_ctx_free(void *ctx)
-{
-    EVP_MD_CTX_free(ctx);
-}
-
-static void sha256_key_make(void)
-{
-    pthread_key_create(&sha256_key, sha256_ctx_free);
-}
-
 void sha256_hex(const void *data, size_t n, char out[65])
 {
     static const char hex[] = "0123456789abcdef";
-    pthread_once(&sha256_once, sha256_fetch);
-    if (!sha256_ctx) {
-        pthread_once(&sha256_key_once, sha256_key_make);
-        sha256_ctx = EVP_MD_CTX_new();
-        pthread_setspecific(sha256_key, sha256_ctx); /* freed when the thread exits */
-    }
-    unsigned char md[32];
-    unsigned int mdlen = 0;
-    if (!sha256_md || !sha256_ctx || EVP_DigestInit_ex(sha256_ctx, sha256_md, NULL) != 1 ||
-        EVP_DigestUpdate(sha256_ctx, data, n) != 1 ||
-        EVP_DigestFinal_ex(sha256_ctx, md, &mdlen) != 1 || mdlen != 32) {
-        fputs("inkwell: SHA-256 failed\n", stderr);
-        abort();
-    }
+    unsigned char md[crypto_hash_sha256_BYTES];
+    crypto_hash_sha256(md, data, n);
     for (int i = 0; i < 32; i++) {
         out[2 * i] = hex[md[i] >> 4];
         out[2 * i + 1] = hex[md[i] & 15];
@@ -392,5 +357,5 @@ void sha256_hex(const void *data, size_t n, char out[65])
 
 bool ct_equal(const void *a, const void *b, size_t n)
 {
-    return CRYPTO_memcmp(a, b, n) == 0;
+    return sodium_memcmp(a, b, n) == 0;
 }

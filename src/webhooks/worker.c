@@ -300,10 +300,9 @@ static void *run(void *p)
 
 wh_service_t *wh_start(const wh_opts_t *o)
 {
-    /* libcurl's global state, made here in the starting thread before any worker runs
-     * (curl_easy_init would otherwise make it in whichever worker comes first) */
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-        return NULL;
+    /* libcurl is loaded, and its global state made, at the first delivery's first call
+     * (core/curl_lazy_va.c: once, in whichever worker comes first, the others waiting):
+     * an idle server with no webhook never maps it. */
     wh_service_t *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;

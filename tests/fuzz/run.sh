@@ -29,7 +29,8 @@ command -v "$cc" >/dev/null 2>&1 || { echo "run.sh: $cc not found (apt-get insta
 
 pkgs=$(make -s --no-print-directory print-pkgs) || exit 2 # the Makefile's PKGS
 pkg_cflags=$(pkg-config --cflags $pkgs) || exit 2
-pkg_libs=$(pkg-config --libs $pkgs) || exit 2
+# linked: the Makefile's PKGS but those loaded at first use (src/core/lazylib.h)
+pkg_libs=$(pkg-config --libs $(make -s --no-print-directory print-link-pkgs)) || exit 2
 srcs=${FUZZ_SRCS:-$(find src -name '*.c' ! -path src/main.c | sort)}
 if [ -z "${FUZZ_SRCS:-}" ]; then
     # the compiled-in static files (core/assets.h) are a generated source: make it
