@@ -114,23 +114,26 @@ static int serve(int argc, char **argv)
     }
     log_level = log_level_parse(cfg.log_level);
     /* single sign-on (API.md §21): the client of --oidc-issuer, when one is set; a wrong
-     * setting stops here, before the database is touched */
-    /* the address is bound first: a port in use stops the start before the database
-     * is touched, and port 0's choice is known to the links the server makes */
-    uint16_t port = 0;
-    if ((listen_fd = http_bind(cfg.listen, &port, err, sizeof(err))) < 0) {
+     * setting stops here, before anything is bound or touched */
+    app.oidc = oidc_new(&cfg, err, sizeof(err));
+    if (!app.oidc && err[0]) {
         fprintf(stderr, "inkwell: %s\n", err);
         cfg_free(&cfg);
         return 2;
     }
-    char *pub = cfg_public_url(&cfg, port);
-    app.oidc = oidc_new(&cfg, pub, err, sizeof(err));
-    free(pub);
-    if (!app.oidc && err[0]) {
+    /* the address is bound next: a port in use stops the start before the database is
+     * touched, and port 0's choice is known to the links the server makes */
+    uint16_t port = 0;
+    if ((listen_fd = http_bind(cfg.listen, &port, err, sizeof(err))) < 0) {
         fprintf(stderr, "inkwell: %s\n", err);
-        close(listen_fd);
+        oidc_free(app.oidc);
         cfg_free(&cfg);
         return 2;
+    }
+    if (app.oidc) {
+        char *pub = cfg_public_url(&cfg, port);
+        oidc_set_public_url(app.oidc, pub);
+        free(pub);
     }
 
     /* Signals are taken by sigwait below; every thread started from here on has

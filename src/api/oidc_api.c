@@ -9,10 +9,14 @@
  *                            started (session_api.c) and 302 to /. Any failure: no session,
  *                            a short HTML page (400, no referrer) saying why.
  *
- * The issuer is called from the request's thread (discovery and keys once, then one
- * token request per sign-in, 10 s at most each). */
+ * The issuer is called on the sign-in pool (app->hashes, --signin-threads, the pool
+ * that checks passwords) while the request is suspended: discovery and keys once, then
+ * one token request per sign-in, 10 s at most each; a slow issuer holds no HTTP thread.
+ * The store is used on the HTTP thread before and after. A full pool: 503 with
+ * Retry-After at once. */
 #include "api/api_int.h"
 
+#include "api/export_pool.h"
 #include "auth/oidc.h"
 #include "core/log.h"
 
@@ -90,6 +94,107 @@ static store_conn_t *oidc_conn(app_t *app, http_req_t *r)
     return api_conn(app, r);
 }
 
+/* ---- the issuer's calls on the pool ---- */
+
+typedef struct {
+    export_task_t task;
+    http_req_t *r;
+    bool login;          /* the start (discovery), else the callback (the exchange) */
+    oidc_t *oidc;
+    oidc_pending_t pending;
+    arena_t *arena;      /* the request's: the identity's strings */
+    oidc_identity_t id;
+    int rc;              /* 0: done */
+    char why[1024];
+} issuer_job_t;
+
+static void ij_run(export_task_t *t)
+{
+    issuer_job_t *j = t->arg;
+    j->rc = j->login ? oidc_discover(j->oidc, j->why, sizeof(j->why))
+                     : oidc_finish_exchange(j->oidc, &j->pending, j->arena, &j->id, j->why,
+                                            sizeof(j->why));
+}
+
+static void ij_done(export_task_t *t)
+{
+    issuer_job_t *j = t->arg;
+    http_resume(j->r);
+}
+
+static void ij_suspended(http_req_t *r)
+{
+    app_t *app = http_app(r);
+    issuer_job_t *j = http_wait(r);
+    export_pool_submit(app->hashes, &j->task);
+}
+
+static void login_finish(app_t *app, http_req_t *r, issuer_job_t *j);
+static void callback_finish(app_t *app, http_req_t *r, issuer_job_t *j);
+
+static void ij_resumed(void *appv, http_req_t *r)
+{
+    app_t *app = appv;
+    issuer_job_t *j = http_wait(r);
+    if (j->task.cancelled) {
+        http_add_header(r, "Retry-After", "1");
+        failed(app, r, 503, "The server is shutting down; please try again.");
+        return;
+    }
+    if (j->login)
+        login_finish(app, r, j);
+    else
+        callback_finish(app, r, j);
+}
+
+/* Takes a place on the pool for a call to the issuer; false after answering 503 when
+ * it is full (before anything is read or used up). */
+static bool ij_reserve(app_t *app, http_req_t *r)
+{
+    if (!app->hashes || export_pool_reserve(app->hashes, 0) == 0)
+        return true;
+    http_add_header(r, "Retry-After", "1");
+    failed(app, r, 503, "Too many sign-ins at once. Please try again in a moment.");
+    return false;
+}
+
+static void ij_unreserve(app_t *app)
+{
+    if (app->hashes)
+        export_pool_unreserve(app->hashes, 0);
+}
+
+/* Runs j's call to the issuer, whose place ij_reserve took, on the pool (the request
+ * suspended), or here when there is no pool; then login_finish or callback_finish. */
+static void ij_start(app_t *app, http_req_t *r, issuer_job_t *j)
+{
+    j->r = r;
+    j->oidc = app->oidc;
+    j->arena = http_arena(r);
+    j->task.run = ij_run;
+    j->task.done = ij_done;
+    j->task.arg = j;
+    if (app->hashes) {
+        http_suspend(r, ij_suspended, ij_resumed, j);
+        return;
+    }
+    ij_run(&j->task);
+    if (j->login)
+        login_finish(app, r, j);
+    else
+        callback_finish(app, r, j);
+}
+
+static issuer_job_t *ij_new(http_req_t *r, bool login)
+{
+    issuer_job_t *j = arena_alloc(http_arena(r), sizeof(*j));
+    memset(j, 0, sizeof(*j));
+    j->login = login;
+    return j;
+}
+
+/* ---- the start ---- */
+
 void api_oidc_login(app_t *app, http_req_t *r)
 {
     store_conn_t *c = oidc_conn(app, r);
@@ -101,6 +206,19 @@ void api_oidc_login(app_t *app, http_req_t *r)
         failed(app, r, 429, "Too many sign-ins from this address at once. Wait a minute, then try again.");
         return;
     }
+    if (ij_reserve(app, r))
+        ij_start(app, r, ij_new(r, true)); /* the discovery document, then login_finish */
+}
+
+static void login_finish(app_t *app, http_req_t *r, issuer_job_t *j)
+{
+    if (j->rc != 0) {
+        failed(app, r, 502, j->why);
+        return;
+    }
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
     char *url, browser[OIDC_BROWSER_LEN + 1], why[512];
     if (oidc_begin(app->oidc, c, &url, browser, why, sizeof(why)) != 0) {
         failed(app, r, 502, why);
@@ -180,15 +298,31 @@ void api_oidc_callback(app_t *app, http_req_t *r)
         return;
     kvlist_t q;
     api_query(r, &q);
-    char why[1024];
-    oidc_identity_t id;
-    if (oidc_finish(app->oidc, c, qval(&q, "state"), qval(&q, "code"), qval(&q, "error"),
-                    qval(&q, "error_description"), api_cookie_get(r, flow_cookie(app)),
-                    http_arena(r), &id, why, sizeof(why)) != 0) {
-        log_info("oidc: a sign-in failed: %s", why);
-        failed(app, r, 400, why);
+    if (!ij_reserve(app, r))
+        return;
+    issuer_job_t *j = ij_new(r, false);
+    if (oidc_finish_take(app->oidc, c, qval(&q, "state"), qval(&q, "code"), qval(&q, "error"),
+                         qval(&q, "error_description"), api_cookie_get(r, flow_cookie(app)),
+                         http_arena(r), &j->pending, j->why, sizeof(j->why)) != 0) {
+        log_info("oidc: a sign-in failed: %s", j->why);
+        ij_unreserve(app);
+        failed(app, r, 400, j->why);
         return;
     }
+    ij_start(app, r, j); /* the code exchanged, then callback_finish */
+}
+
+static void callback_finish(app_t *app, http_req_t *r, issuer_job_t *j)
+{
+    if (j->rc != 0) {
+        log_info("oidc: a sign-in failed: %s", j->why);
+        failed(app, r, 400, j->why);
+        return;
+    }
+    store_conn_t *c = api_conn(app, r);
+    if (!c)
+        return;
+    const oidc_identity_t id = j->id;
     int64_t user_id = 0;
     int rc = store_user_oidc_find(c, id.iss, id.sub, &user_id);
     if (rc == STORE_NOTFOUND && cfg_switch_value(app->cfg->oidc_create_users) == 1)

@@ -40,7 +40,7 @@ static bool loopback_http(const char *url)
     return false;
 }
 
-oidc_t *oidc_new(const cfg_t *cfg, const char *public_url, char *err, size_t errlen)
+oidc_t *oidc_new(const cfg_t *cfg, char *err, size_t errlen)
 {
     err[0] = 0;
     if (!cfg->oidc_issuer[0])
@@ -59,9 +59,6 @@ oidc_t *oidc_new(const cfg_t *cfg, const char *public_url, char *err, size_t err
     o->client_id = strdup(cfg->oidc_client_id);
     o->secret = strdup(cfg->oidc_client_secret);
     o->name_claim = strdup(cfg->oidc_name_claim[0] ? cfg->oidc_name_claim : "preferred_username");
-    size_t n = strlen(public_url) + 32;
-    o->redirect_uri = malloc(n);
-    snprintf(o->redirect_uri, n, "%s/auth/oidc/callback", public_url);
     const char *h = strstr(iss, "://") + 3;
     size_t hl = strcspn(h, "/:");
     if (*h == '[')
@@ -69,6 +66,14 @@ oidc_t *oidc_new(const cfg_t *cfg, const char *public_url, char *err, size_t err
     o->host = strndup(h, hl);
     pthread_mutex_init(&o->lock, NULL);
     return o;
+}
+
+void oidc_set_public_url(oidc_t *o, const char *public_url)
+{
+    size_t n = strlen(public_url) + 32;
+    free(o->redirect_uri);
+    o->redirect_uri = malloc(n);
+    snprintf(o->redirect_uri, n, "%s/auth/oidc/callback", public_url);
 }
 
 void oidc_free(oidc_t *o)
@@ -256,6 +261,14 @@ static void random_token(char out[OIDC_BROWSER_LEN + 1])
     random_bytes(b, sizeof(b));
     b64url(b, sizeof(b), out, OIDC_BROWSER_LEN + 1);
     sodium_memzero(b, sizeof(b));
+}
+
+int oidc_discover(oidc_t *o, char *why, size_t whylen)
+{
+    pthread_mutex_lock(&o->lock);
+    int rc = discover(o, why, whylen);
+    pthread_mutex_unlock(&o->lock);
+    return rc;
 }
 
 int oidc_begin(oidc_t *o, store_conn_t *c, char **url, char browser[OIDC_BROWSER_LEN + 1],
@@ -450,9 +463,9 @@ static int check_token(oidc_t *o, const char *token, const char *nonce, json_t *
 
 /* ---- the callback ---- */
 
-int oidc_finish(oidc_t *o, store_conn_t *c, const char *state, const char *code,
-                const char *error, const char *error_description, const char *browser,
-                arena_t *a, oidc_identity_t *id, char *why, size_t whylen)
+int oidc_finish_take(oidc_t *o, store_conn_t *c, const char *state, const char *code,
+                     const char *error, const char *error_description, const char *browser,
+                     arena_t *a, oidc_pending_t *p, char *why, size_t whylen)
 {
     oidc_flow_t f;
     int rc = STORE_NOTFOUND;
@@ -488,13 +501,23 @@ int oidc_finish(oidc_t *o, store_conn_t *c, const char *state, const char *code,
         snprintf(why, whylen, "The identity provider sent no code.");
         return -1;
     }
+    p->code = arena_strdup(a, code);
+    p->verifier = f.verifier;
+    p->nonce = f.nonce;
+    return 0;
+}
+
+int oidc_finish_exchange(oidc_t *o, const oidc_pending_t *p, arena_t *a, oidc_identity_t *id,
+                         char *why, size_t whylen)
+{
+    int rc;
     pthread_mutex_lock(&o->lock);
     rc = discover(o, why, whylen);
     char *ep = rc == 0 ? strdup(o->token_ep) : NULL;
     pthread_mutex_unlock(&o->lock);
     if (rc != 0)
         return -1;
-    char *ec = curl_escape(code, 0), *ev = curl_escape(f.verifier, 0),
+    char *ec = curl_escape(p->code, 0), *ev = curl_escape(p->verifier, 0),
          *er = curl_escape(o->redirect_uri, 0), *ei = curl_escape(o->client_id, 0);
     buf_t form;
     buf_init(&form);
@@ -524,7 +547,7 @@ int oidc_finish(oidc_t *o, store_conn_t *c, const char *state, const char *code,
         return -1;
     }
     json_t *cl;
-    rc = check_token(o, idt, f.nonce, &cl, why, whylen);
+    rc = check_token(o, idt, p->nonce, &cl, why, whylen);
     json_decref(ans);
     if (rc != 0)
         return -1;

@@ -10,8 +10,10 @@ provider changes ID tokens on request (tests/oidc/provider.mjs: re-signed with i
 key, so only the claim tested is wrong). No secret (client secret, codes, sessions) in
 any log. One provider and two servers for the whole file."""
 import os
+import socket
 import subprocess
 import sys
+import threading
 import unittest
 import urllib.parse
 
@@ -300,6 +302,55 @@ class TestConfig(unittest.TestCase):
             key = srv.key("erin")
             self.assertEqual(srv.request("GET", API + "/documents", key=key).status, 200)
         finally:
+            self.assertEqual(srv.stop(), 0)
+
+    def test_slow_issuer_holds_no_http_thread(self):
+        # an issuer that accepts and answers nothing until the test lets it go: with one
+        # HTTP thread, /healthz is answered while a sign-in's start waits for it (the call
+        # runs on the sign-in pool), and past --signin-max a start is refused at once
+        lsock = socket.socket()
+        lsock.bind(("127.0.0.1", 0))
+        lsock.listen(8)
+        accepted, release, conns = threading.Event(), threading.Event(), []
+
+        def issuer():
+            while not release.is_set():
+                try:
+                    c, _ = lsock.accept()
+                except OSError:
+                    return
+                conns.append(c)
+                accepted.set()
+        threading.Thread(target=issuer, daemon=True).start()
+        srv = Server("--oidc-issuer", f"http://127.0.0.1:{lsock.getsockname()[1]}",
+                     "--oidc-client-id", "x", "--threads", "1", "--signin-threads", "1",
+                     "--signin-max", "1").start()
+        try:
+            got = {}
+            t = threading.Thread(target=lambda: got.update(r=srv.request("GET", "/auth/oidc/login",
+                                                                        timeout=60)))
+            t.start()
+            self.assertTrue(accepted.wait(30), "the issuer was never called")
+            self.assertEqual(srv.request("GET", "/healthz").status, 200)
+            self.assertTrue(t.is_alive(), "the start answered before /healthz: it held the HTTP thread")
+            busy = srv.request("GET", "/auth/oidc/login")
+            self.assertEqual(busy.status, 503, busy)
+            self.assertGreaterEqual(int(busy.header("Retry-After")), 1)
+            self.assertIn("Too many sign-ins", busy.body.decode())
+            cb = srv.request("GET", "/auth/oidc/callback?state=x&code=y")  # refused before any use
+            self.assertEqual(cb.status, 503, cb)
+            self.assertTrue((cb.header("Content-Type") or "").startswith("text/html"), cb.headers)
+            release.set()
+            for c in conns:
+                c.close()
+            t.join(60)
+            self.assertEqual(got["r"].status, 502, got.get("r"))
+            self.assertIn("could not be reached", got["r"].body.decode())
+        finally:
+            release.set()
+            lsock.close()
+            for c in conns:
+                c.close()
             self.assertEqual(srv.stop(), 0)
 
     def test_issuer_must_be_https(self):
