@@ -3,19 +3,19 @@
 // copy, download, delete) and "write a new document" (with tone, language and length)
 // with the text appearing as it streams.
 import {api, ApiError, apiFile, CREATIVITY, EXPORT_FORMATS, LENGTHS, stream, templates, TONES} from './api.js';
-import {add, clear, clearErrors, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
+import {add, clearErrors, field, fill, formAlert, h, nextId, select, setTitle, showErrors, starButton,
   stateBadge, timeEl, toast} from './ui.js';
 import {revisionsPanel} from './revisions.js';
 import {actionsForm} from './actions.js';
 import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
-import {renderMarkdownMapped} from './markdown.js';
-import {backLink, recordPage, removeRecord} from './record.js';
+import {renderMarkdown, renderMarkdownMapped} from './markdown.js';
+import {backLink, focusHeading, recordPage, removeRecord} from './record.js';
 import {editScreen, loadEditor} from './edit.js';
 import {countWords} from './words.js';
-import {tagChips, tagFilter} from './tags.js';
-import {hideEmptyGroups, languageInput, templateGroups} from './pickers.js';
+import {tagChips, tagFilter, tagsEditor} from './tags.js';
+import {languageInput, templatePicker} from './pickers.js';
 
 const favorite = (id, fav) => api('PATCH', `/documents/${id}`, {body: {favorite: fav ? '1' : '0'}});
 // the start of a text for the list, without Markdown's marks (headings, bullets, emphasis)
@@ -100,7 +100,7 @@ export function docView(root, route) {
     const acts = h('div', {class: 'regen acts', hidden: true});
     fill(box, 
       backLink('documents'),
-      h('div', {class: 'head'}, h('h1', {text: d.name}), starButton(d, (fav) => favorite(d.id, fav))),
+      h('div', {class: 'head'}, h('h1', {text: d.name, tabindex: '-1'}), starButton(d, (fav) => favorite(d.id, fav))),
       d.state === 'failed' ? h('div', {class: 'alert', role: 'alert', text: `Generation failed: ${d.error || 'no reason given.'}`}) : null,
       d.state !== 'failed' && d.error ? h('div', {class: 'alert', role: 'alert', text: `The last regeneration failed: ${d.error} The text below is the latest revision.`}) : null,
       regen, acts,
@@ -109,9 +109,11 @@ export function docView(root, route) {
         h('section', {class: 'panel', 'aria-label': 'Text'}, watching, text,
           d.state === 'failed' && !d.result ? h('p', {class: 'muted', text: 'No text was written.'}) : null),
         h('aside', {class: 'panel', 'aria-label': 'Details'}, facts,
-          h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions)),
+          h('details', {}, h('summary', {text: 'Prompt'}), h('p', {class: 'doc-text small', text: d.prompt})), actions,
+          // the tags (tags.js): editable on a finished text, as chips on a failed one
+          d.state === 'completed' ? tagsEditor(d, 'documents', (r) => { d.tags = r.tags; }) : tagChips(d.tags, 'documents'))),
       d.revision ? revisionsPanel('documents', d, {current: d.result || '', restored: (r) => show(r)}) : null);
-    root.querySelector('h1').tabIndex = -1;
+    focusHeading(box);
     const again = (label) => h('button', {type: 'button', class: 'btn', text: label, 'data-write': '',
       'aria-expanded': 'false', onclick: (e) => regenerate(d, e.currentTarget, regen, text, words, state, watching)});
 
@@ -174,12 +176,24 @@ export function docView(root, route) {
     const failed = d.state === 'failed';
     const prompt = h('textarea', {name: 'prompt', value: d.prompt, required: true});
     const submit = h('button', {type: 'submit', class: 'btn primary', text: failed ? 'Try again' : 'Regenerate'});
+    // the template: folded away under "choose another" while it exists; shown open, with
+    // none chosen, when it was deleted (§18: regenerating without another one is a 422)
+    const tplBox = h('div', {class: 'tpl-box'});
+    let tp = null, tplGone = false;
+    templates().then((all) => {
+      tp = templatePicker();
+      tplGone = !all.some((t) => t.id === d.template_id);
+      tp.set(all, tplGone ? null : d.template_id);
+      fill(tplBox, tplGone
+        ? [h('p', {class: 'alert warn', role: 'note', text: `The template “${d.template}” of this document was deleted: choose another to write it again.`}), tp.picker]
+        : h('details', {class: 'tpl-change'}, h('summary', {text: `Template: ${d.template} — choose another`}), tp.picker));
+    }).catch(() => {});
     const titleId = nextId('h');
     const form = h('form', {class: 'panel', novalidate: true, 'aria-labelledby': titleId},
       h('h2', {id: titleId, text: failed ? 'Try again' : 'Regenerate the text'}),
       h('p', {class: 'muted small', text: failed ? 'Change the prompt or the options if you like, then try again.'
         : 'Change the prompt or the options if you like. The current text is kept as a revision: you can restore it.'}),
-      formAlert(), field('Prompt', prompt), writingOptions(d),
+      formAlert(), field('Prompt', prompt), tplBox, writingOptions(d),
       h('div', {class: 'actions'}, submit, h('button', {type: 'button', class: 'btn', text: 'Cancel', onclick: close})));
     form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.preventDefault(); close(); } });
     fill(regen, form);
@@ -189,10 +203,13 @@ export function docView(root, route) {
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       clearErrors(form);
+      const tplOpen = () => { const det = tplBox.querySelector('details'); if (det) det.open = true; };
+      const tid = tp?.value();
+      if (tplGone && !tid) { showErrors(form, {fields: {template_id: ['Choose a template: this document’s own was deleted.']}}); return; }
       submit.disabled = true;
-      rewrite(d.id, 'regenerate', {prompt: prompt.value, ...optionValues(form)}, {regen, text, words, state, watching,
+      rewrite(d.id, 'regenerate', {prompt: prompt.value, ...optionValues(form), ...(tid ? {template_id: tid} : {})}, {regen, text, words, state, watching,
         label: 'Being written again… the new text appears as it comes.', done: (r) => `Written again: revision ${r.revision}.`,
-        fail: (err) => { submit.disabled = false; showErrors(form, err); }});
+        fail: (err) => { submit.disabled = false; if (err.fields?.template_id) tplOpen(); showErrors(form, err); }});
     });
   }
 
@@ -249,9 +266,69 @@ export function docView(root, route) {
   return {unmount: () => { stop(); editing?.unmount(); setGuard(null); }};
 }
 
-async function copy(text) {
+// Copy: the text as the page shows it, rich (text/html, from the same Markdown
+// rendering) and plain (text/plain, without Markdown's marks), so "#" and "**" do not
+// land in an email; a browser without ClipboardItem gets the plain text only.
+export function plainText(node) {
+  const out = [];
+  const walk = (n, prefix) => {
+    for (const c of n.childNodes) {
+      if (c.nodeType === 3) {
+        // the line breaks between the HTML's elements are not text; inside a paragraph a
+        // source line break (without <br>) is a space, as the page shows it
+        if (!/^\s*\n\s*$/.test(c.data)) out.push(c.data.replace(/\s*\n\s*/g, ' '));
+        continue;
+      }
+      if (c.nodeType !== 1) continue;
+      const tag = c.tagName.toLowerCase();
+      if (tag === 'br') { out.push('\n'); continue; }
+      if (tag === 'hr') { out.push('\n\n'); continue; }
+      if (tag === 'pre') { out.push(c.textContent.replace(/\n$/, ''), '\n\n'); continue; }
+      if (tag === 'li') {
+        const ol = c.parentElement?.tagName === 'OL';
+        const i = [...c.parentElement.children].indexOf(c) + Number(c.parentElement.getAttribute('start') || 1);
+        out.push(prefix + (ol ? `${i}. ` : '• '));
+        walk(c, prefix + '  ');
+        out.push('\n');
+        continue;
+      }
+      walk(c, prefix);
+      if (/^(p|h[1-6]|blockquote|table)$/.test(tag)) out.push('\n\n');
+      else if (/^(ul|ol)$/.test(tag) && c.parentElement?.tagName !== 'LI') out.push('\n');
+      else if (tag === 'tr') out.push('\n');
+      else if (tag === 'td' || tag === 'th') out.push('\t');
+    }
+  };
+  walk(node, '');
+  return out.join('').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+}
+
+// the rendered (sanitised) elements as HTML text, written out here (the app parses no
+// HTML and reads none back from the DOM)
+const escHtml = (x) => x.replace(/[&<>"]/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'})[c]);
+function toHtml(node) {
+  let out = '';
+  for (const c of node.childNodes) {
+    if (c.nodeType === 3) out += escHtml(c.data);
+    else if (c.nodeType === 1) {
+      const tag = c.tagName.toLowerCase();
+      out += `<${tag}${[...c.attributes].filter((a) => !a.name.startsWith('data-')).map((a) => ` ${a.name}="${escHtml(a.value)}"`).join('')}>`;
+      if (!/^(br|hr|input)$/.test(tag)) out += `${toHtml(c)}</${tag}>`;
+    }
+  }
+  return out;
+}
+
+async function copy(markdown) {
+  const box = h('div', {}, renderMarkdown(markdown));
+  const html = toHtml(box), plain = plainText(box);
   try {
-    await navigator.clipboard.writeText(text);
+    if (typeof ClipboardItem === 'function' && navigator.clipboard.write) {
+      await navigator.clipboard.write([new ClipboardItem({
+        'text/html': new Blob([html], {type: 'text/html'}), 'text/plain': new Blob([plain], {type: 'text/plain'})})]);
+    } else {
+      await navigator.clipboard.writeText(plain);
+    }
     toast('Text copied.');
   } catch {
     toast('The browser did not allow copying; select the text and copy it by hand.');
@@ -294,13 +371,7 @@ export function docNew(root, route) {
   let ctrl = null;
   const name = h('input', {type: 'text', name: 'name', maxlength: '255', required: true, autocomplete: 'off'});
   const prompt = h('textarea', {name: 'prompt', required: true, placeholder: 'What should the document be about?'});
-  const filter = h('input', {type: 'search', placeholder: 'Filter templates by name or description', autocomplete: 'off'});
-  const list = h('div', {class: 'picker-list', role: 'radiogroup', 'aria-label': 'Templates'}, h('p', {class: 'muted small', text: 'Loading templates…'}));
-  const count = h('p', {class: 'hint', 'aria-live': 'polite'});
-  const pickerId = nextId('tpl');
-  const picker = h('fieldset', {'data-field': 'template_id', 'aria-describedby': pickerId + '-err'},
-    h('legend', {text: 'Template'}), field('Find a template', filter), count, list,
-    h('p', {class: 'err', id: pickerId + '-err', hidden: true}));
+  const {picker, list, set, failed} = templatePicker();
   const levels = h('fieldset', {'data-field': 'creativity'}, h('legend', {text: 'Creativity'}),
     h('div', {class: 'levels'}, CREATIVITY.map(([v, label]) => h('label', {},
       h('input', {type: 'radio', name: 'creativity', value: String(v), checked: v === 0.5}), label))),
@@ -314,24 +385,10 @@ export function docNew(root, route) {
     h('h1', {text: 'New document'}), form, live);
 
   templates().then((all) => {
-    clear(list);
     const want = all.some((t) => t.id === Number(route?.params.get('template_id'))) ? Number(route.params.get('template_id')) : 1;
-    list.append(...templateGroups(all, want));
-    count.textContent = `${all.length} templates`;
+    set(all, want);
     if (want !== 1) list.querySelector('input:checked')?.scrollIntoView({block: 'nearest'});
-  }).catch((err) => { if (err.status !== 401) fill(list, h('p', {class: 'alert', text: err.message})); });
-  filter.addEventListener('input', () => {
-    const q = filter.value.trim().toLowerCase();
-    let n = 0;
-    for (const l of list.querySelectorAll('label')) {
-      const on = !q || l.dataset.search.includes(q);
-      l.hidden = !on;
-      n += on;
-    }
-    hideEmptyGroups(list);
-    count.textContent = q ? `${n} matching template${n === 1 ? '' : 's'}` : `${n} templates`;
-  });
-  filter.addEventListener('keydown', (e) => { if (e.key === 'Enter') e.preventDefault(); });
+  }).catch((err) => { if (err.status !== 401) failed(err.message); });
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();

@@ -9,7 +9,7 @@ import {revisionsPanel} from './revisions.js';
 import {refreshMeter} from './account.js';
 import {FAVS, listView} from './list.js';
 import {navigate, setGuard} from './nav.js';
-import {backLink, recordPage, removeRecord} from './record.js';
+import {backLink, focusHeading, recordPage, removeRecord} from './record.js';
 import {tagChips, tagFilter, tagsEditor} from './tags.js';
 
 const STYLES = [['', 'Any style'], ['vivid', 'Vivid'], ['natural', 'Natural']];
@@ -129,6 +129,7 @@ export function imgView(root, route) {
             img.url ? h('a', {class: 'btn', href: src(img.url), download: `${img.name}.png`, text: 'Download PNG'}) : null,
             h('button', {type: 'button', class: 'btn danger', 'data-write': '', text: 'Delete', onclick: () => remove(img)})))),
       img.revision ? revisionsPanel('images', img, {restored: (r) => show(r), thumb: (rev) => thumbnail({...rev, name: `Revision ${rev.number}: ${rev.description}`})}) : null);
+    focusHeading(box);
     if (img.state === 'queued' || img.state === 'generating') {
       ctrl?.abort();
       ctrl = new AbortController();

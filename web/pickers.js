@@ -2,7 +2,7 @@
 // (the user's own first, then Freestyle, blog, ads, social, web pages, email, other; a
 // search box hides what does not match and the groups left empty), and the languages
 // offered for the Language field (a datalist: common languages, any BCP 47 tag typed).
-import {h, nextId} from './ui.js';
+import {clear, field, fill, h, nextId} from './ui.js';
 
 // the 52 builtins by id (API.md §14's list)
 const GROUPS = [
@@ -36,6 +36,39 @@ export function templateGroups(all, want) {
 // after a search: a group with no visible template is hidden
 export function hideEmptyGroups(list) {
   for (const g of list.querySelectorAll('.tgroup')) g.hidden = !g.querySelector('label:not([hidden])');
+}
+
+// The template picker (the new-document form, and Regenerate): a box that filters by name
+// or description, the count, and the grouped radios (name template_id) in a fieldset
+// whose 422s land under it. set(all, want) fills it (want: the id checked, or none).
+export function templatePicker(legend = 'Template') {
+  const filter = h('input', {type: 'search', placeholder: 'Filter templates by name or description', autocomplete: 'off'});
+  const list = h('div', {class: 'picker-list', role: 'radiogroup', 'aria-label': 'Templates'}, h('p', {class: 'muted small', text: 'Loading templates…'}));
+  const count = h('p', {class: 'hint', 'aria-live': 'polite'});
+  const pickerId = nextId('tpl');
+  const picker = h('fieldset', {'data-field': 'template_id', 'aria-describedby': pickerId + '-err'},
+    h('legend', {text: legend}), field('Find a template', filter), count, list,
+    h('p', {class: 'err', id: pickerId + '-err', hidden: true}));
+  filter.addEventListener('input', () => {
+    const q = filter.value.trim().toLowerCase();
+    let n = 0;
+    for (const l of list.querySelectorAll('label')) {
+      const on = !q || l.dataset.search.includes(q);
+      l.hidden = !on;
+      n += on;
+    }
+    hideEmptyGroups(list);
+    count.textContent = q ? `${n} matching template${n === 1 ? '' : 's'}` : `${n} templates`;
+  });
+  filter.addEventListener('keydown', (e) => { if (e.key === 'Enter') e.preventDefault(); });
+  return {picker, list,
+    set(all, want) {
+      clear(list);
+      list.append(...templateGroups(all, want));
+      count.textContent = `${all.length} templates`;
+    },
+    failed(message) { fill(list, h('p', {class: 'alert', text: message})); },
+    value: () => list.querySelector('input[name=template_id]:checked')?.value ?? null};
 }
 
 const LANGUAGES = [['en', 'English'], ['en-GB', 'English (UK)'], ['en-US', 'English (US)'], ['es', 'Spanish'], ['fr', 'French'],

@@ -20,13 +20,27 @@ export function recordPage(root, kind, id, show) {
     try {
       const {data} = await api('GET', `/${kind}/${id}`);
       show(data);
+      focusHeading(box);
     } catch (err) {
       if (err.status === 401) return;
       fill(box, h('h1', {text: TITLE[kind]}), h('div', {class: 'alert', role: 'alert', text: err.message}),
         h('a', {class: 'btn', href: `#/${kind}`, text: `← All ${kind}`}));
+      focusHeading(box);
     } finally { box.setAttribute('aria-busy', 'false'); }
   }
   return {box, load};
+}
+
+// After a record's page is drawn (again): the focus, if it fell to <body> (the element
+// that had it was replaced, as the placeholder heading focused on opening the page is),
+// goes to the record's heading (tabindex=-1), not lost.
+export function focusHeading(box) {
+  const a = document.activeElement;
+  if (a && a !== document.body && a.isConnected) return;
+  const h1 = box.querySelector('h1');
+  if (!h1) return;
+  h1.tabIndex = -1;
+  h1.focus({preventScroll: true});
 }
 
 // Asks, deletes, says so and goes back to the list.

@@ -36,34 +36,94 @@ export function tagFilter(root, route, kind) {
 
 const splitTags = (s) => s.split(',').map((t) => t.trim()).filter(Boolean);
 
-// A record's tags: the chips and, for a session that may write, "Edit tags" (an input of
-// comma-separated tags, Save with PATCH, Escape or Cancel to leave). saved(record) after.
+// folded as the server compares tags (§15/§23: case and Unicode form), to dedupe here
+const fold = (t) => t.normalize('NFKC').toLowerCase();
+
+// A record's tags on its page: the chips (links to the list of each tag), each with a
+// Remove button (×), an "Add a tag" field (Enter adds; several with commas; Backspace in
+// the empty field goes to the last chip's Remove), and "Edit tags" (all of them in one
+// comma-separated field, where changing a spelling renames that tag on this record;
+// Escape or Cancel leaves). Each change is one PATCH (§23); the server's answer is shown,
+// its 422s under the field. Controls that write are data-write (hidden from a read-only
+// session). saved(record) after each change.
 export function tagsEditor(rec, kind, saved) {
   const box = h('div', {class: 'tags-edit'});
+  const tags = () => rec.tags || [];
+  async function save(list, form) {
+    clearErrors(form);
+    const {data} = await api('PATCH', `/${kind}/${rec.id}`, {body: {tags: list.join(',')}});
+    rec = data;
+    saved?.(data);
+    return data;
+  }
   const view = () => {
-    const edit = h('button', {type: 'button', class: 'btn small', 'data-write': '', text: rec.tags?.length ? 'Edit tags' : 'Add tags',
-      'aria-label': `${rec.tags?.length ? 'Edit' : 'Add'} tags of “${rec.name}”`, onclick: open});
-    fill(box, h('div', {class: 'tags-line'}, tagChips(rec.tags, kind) || h('span', {class: 'muted small', text: 'No tags.'}), edit));
+    const addInput = h('input', {type: 'text', name: 'add_tags', autocomplete: 'off', spellcheck: 'false', enterkeyhint: 'done'});
+    const chips = tags().length ? h('ul', {class: 'chips', 'aria-label': 'Tags'}, tags().map((t, i) =>
+      h('li', {class: 'chip-item'},
+        h('a', {class: 'chip', href: hashFor(`/${kind}`, {tag: t}), text: t, 'aria-label': `Tag: ${t}`}),
+        h('button', {type: 'button', class: 'chip-x', 'data-write': '', 'aria-label': `Remove tag ${t}`, title: `Remove tag ${t}`,
+          onclick: (e) => remove(i, e.currentTarget)}, h('span', {'aria-hidden': 'true', text: '×'})))))
+      : h('span', {class: 'muted small', text: 'No tags.'});
+    const edit = h('button', {type: 'button', class: 'btn small', 'data-write': '', text: 'Edit tags',
+      'aria-label': `Edit tags of “${rec.name}”`, onclick: open, hidden: !tags().length});
+    // the field by hand (not field()): the Add button sits beside the input, the hint under both
+    const fid = addInput.id = nextId('f');
+    addInput.setAttribute('aria-describedby', fid + '-hint');
+    // its alert said when shown, without role=alert: the record's page keeps that role for its own errors
+    const addForm = h('form', {class: 'tags-add', novalidate: true, 'data-write': ''},
+      h('div', {class: 'alert form-alert', 'aria-live': 'assertive', tabindex: '-1', hidden: true}),
+      h('div', {class: 'field', 'data-field': 'tags'}, h('label', {for: fid, text: 'Add a tag'}),
+        h('div', {class: 'tags-add-row'}, addInput, h('button', {type: 'submit', class: 'btn small', text: 'Add', 'aria-label': 'Add the tag'})),
+        h('p', {class: 'hint', id: fid + '-hint', text: 'Enter adds it; commas separate several.'}),
+        h('p', {class: 'err', id: fid + '-err', hidden: true})));
+    addInput.addEventListener('keydown', (e) => {
+      if (e.key === 'Backspace' && !addInput.value && tags().length) { e.preventDefault(); [...box.querySelectorAll('.chip-x')].at(-1)?.focus(); }
+    });
+    addForm.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const more = splitTags(addInput.value);
+      if (!more.length) return showErrors(addForm, {fields: {tags: ['Enter a tag (or several, separated by commas).']}});
+      const seen = new Set(tags().map(fold));
+      const list = [...tags(), ...more.filter((t) => !seen.has(fold(t)) && seen.add(fold(t)))];
+      try {
+        await save(list, addForm);
+        toast(more.length === 1 ? `Tag “${more[0]}” added.` : 'Tags added.');
+        view();
+        box.querySelector('input[name=add_tags]').focus();
+      } catch (err) { if (err.status !== 401) showErrors(addForm, err); }
+    });
+    fill(box, h('div', {class: 'tags-line'}, chips, edit), addForm);
   };
+  async function remove(i, button) {
+    const gone = tags()[i];
+    button.setAttribute('aria-busy', 'true');
+    try {
+      await save(tags().filter((_, j) => j !== i), box);
+      toast(`Tag “${gone}” removed.`);
+      view();
+      // the focus to the Remove of the chip now at this place (or the one before), else the field
+      const xs = box.querySelectorAll('.chip-x');
+      (xs[Math.min(i, xs.length - 1)] || box.querySelector('input[name=add_tags]')).focus();
+    } catch (err) {
+      button.removeAttribute('aria-busy');
+      if (err.status !== 401) toast(err.message);
+    }
+  }
   function open() {
-    const input = h('input', {type: 'text', name: 'tags', value: (rec.tags || []).join(', '), autocomplete: 'off', spellcheck: 'false'});
+    const input = h('input', {type: 'text', name: 'tags', value: tags().join(', '), autocomplete: 'off', spellcheck: 'false'});
     const cancel = h('button', {type: 'button', class: 'btn small', text: 'Cancel'});
     const form = h('form', {class: 'tags-form', novalidate: true}, formAlert(),
       field('Tags', input, {name: 'tags', hint: 'Separated by commas, up to 20. Change a spelling here to rename it.'}),
       h('div', {class: 'actions'}, h('button', {type: 'submit', class: 'btn small primary', text: 'Save tags'}), cancel));
-    const close = () => { view(); box.querySelector('button').focus(); };
+    const close = () => { view(); (box.querySelector('.tags-line button:not([hidden]):not(.chip-x)') || box.querySelector('input[name=add_tags]')).focus(); };
     cancel.addEventListener('click', close);
     form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.preventDefault(); close(); } });
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
-      clearErrors(form);
       try {
-        const {data} = await api('PATCH', `/${kind}/${rec.id}`, {body: {tags: splitTags(input.value).join(',')}});
-        rec = data;
+        await save(splitTags(input.value), form);
         toast('Tags saved.');
-        view();
-        box.querySelector('button').focus();
-        saved?.(data);
+        close();
       } catch (err) { if (err.status !== 401) showErrors(form, err); }
     });
     fill(box, form);

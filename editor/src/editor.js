@@ -1,12 +1,17 @@
 // The web app's in-place editor: CodeMirror 6 on the stored Markdown with a live preview
-// (headings large, emphasis and strong shown as such, links underlined, Markdown's marks
-// dimmed, all by styling the source: no conversion). The document *is* the stored text:
+// (headings large, emphasis and strong shown as such, links underlined, all by styling
+// the source: no conversion). Markdown's inline marks — "#" of a heading, "*"/"_" of
+// emphasis, "~~", "`" of inline code, a link's brackets and address — are hidden except
+// on the lines the cursor or the selection is on (where they are shown, dimmed, to be
+// edited), and everywhere while the editor has no focus: the text reads as it will look.
+// List bullets, quote marks and code fences stay (dimmed). Hiding is a decoration only:
+// the document is never changed by it. The document *is* the stored text:
 // lines are split on "\n" only, so a "\r" stays a character and opening then saving
 // without a change gives back the same bytes (tests/web/editor.test.mjs checks it).
 import {EditorState, Compartment, StateEffect, StateField, Transaction} from '@codemirror/state';
-import {Decoration, EditorView, keymap, drawSelection, highlightSpecialChars, placeholder} from '@codemirror/view';
+import {Decoration, EditorView, ViewPlugin, keymap, drawSelection, highlightSpecialChars, placeholder} from '@codemirror/view';
 import {defaultKeymap, history, historyKeymap, undo, redo} from '@codemirror/commands';
-import {HighlightStyle, Language, defineLanguageFacet, syntaxHighlighting} from '@codemirror/language';
+import {HighlightStyle, Language, defineLanguageFacet, syntaxHighlighting, syntaxTree} from '@codemirror/language';
 import {parser, GFM} from '@lezer/markdown';
 import {tags as t} from '@lezer/highlight';
 
@@ -26,8 +31,47 @@ const preview = HighlightStyle.define([
   {tag: t.url, class: 'md-url'},
   {tag: t.monospace, class: 'md-code'},
   {tag: t.quote, class: 'md-quote'},
-  {tag: [t.processingInstruction, t.contentSeparator, t.list], class: 'md-mark'},
+  {tag: [t.processingInstruction, t.contentSeparator], class: 'md-mark'}, // list marks are processingInstruction: a list's text is not dimmed
 ]);
+
+// The live preview's hidden marks: inline marks (and a link's address) of the visible
+// lines the selection is not on.
+const HIDE = {HeaderMark: /^ATXHeading/, EmphasisMark: /^(Emphasis|StrongEmphasis)$/, StrikethroughMark: /^Strikethrough$/,
+  CodeMark: /^InlineCode$/, LinkMark: /^Link$/, URL: /^Link$/, LinkTitle: /^Link$/};
+const hide = Decoration.replace({});
+function hiddenMarks(view) {
+  const {state} = view, doc = state.doc, out = [];
+  const active = new Set();
+  if (view.hasFocus) {
+    for (const r of state.selection.ranges) {
+      for (let n = doc.lineAt(r.from).number, end = doc.lineAt(r.to).number; n <= end; n++) active.add(n);
+    }
+  }
+  const tree = syntaxTree(state);
+  for (const {from, to} of view.visibleRanges) {
+    tree.iterate({from, to, enter(node) {
+      const parent = HIDE[node.name];
+      if (!parent || !parent.test(node.node.parent?.name || '')) return;
+      let a = node.from, b = node.to;
+      if (active.has(doc.lineAt(a).number) || active.has(doc.lineAt(b).number)) return;
+      // "# " at a heading's start: its space too; " ##" closing one: the space before it
+      if (node.name === 'HeaderMark') {
+        if (a === doc.lineAt(a).from) { if (doc.sliceString(b, b + 1) === ' ') b++; }
+        else if (doc.sliceString(a - 1, a) === ' ') a--;
+      }
+      if (b > a) out.push(hide.range(a, b));
+    }});
+  }
+  return Decoration.set(out, true);
+}
+const livePreview = ViewPlugin.fromClass(class {
+  constructor(view) { this.decorations = hiddenMarks(view); }
+  update(u) {
+    if (u.docChanged || u.selectionSet || u.viewportChanged || u.focusChanged || syntaxTree(u.startState) !== syntaxTree(u.state)) {
+      this.decorations = hiddenMarks(u.view);
+    }
+  }
+}, {decorations: (v) => v.decorations});
 
 // A code-point offset of a UTF-16 index of s, and back.
 export function cpOffset(s, i) { let n = 0; for (let k = 0; k < i; k++) { const c = s.charCodeAt(k); if (c < 0xd800 || c > 0xdbff || k + 1 >= i) n++; else { n++; k++; } } return n; }
@@ -60,6 +104,7 @@ export function createEditor(opts) {
       EditorView.lineWrapping,
       mdLanguage.extension,
       syntaxHighlighting(preview),
+      livePreview,
       keymap.of([...(opts.keys || []), ...defaultKeymap, ...historyKeymap]),
       editable.of(EditorView.editable.of(true)),
       EditorView.contentAttributes.of({'aria-label': opts.label || 'Text', 'aria-multiline': 'true', spellcheck: 'true'}),
