@@ -98,7 +98,7 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute('PRAGMA wal_checkpoint(TRUNCATE)')
 pages = db.execute('PRAGMA page_count').fetchone()[0] * db.execute('PRAGMA page_size').fetchone()[0]
-fts = db.execute(\"SELECT COALESCE(sum(pgsize), 0) FROM dbstat WHERE name LIKE '%_fts_%'\").fetchone()[0]
+fts = db.execute(\"SELECT COALESCE(sum(pgsize), 0) FROM dbstat WHERE name LIKE '%_fts_%' OR name = 'search_filters'\").fetchone()[0]
 print(pages, pages - fts)" "$url")
       sizes_out+=("$backend $size $total")
     fi

@@ -68,6 +68,7 @@ static const struct {
     {"search_changed", "SQLite search index changes: rebuilt"},
     {"documents_name_fts", "SQLite search index: rebuilt"},
     {"documents_result_fts", "SQLite search index: rebuilt"},
+    {"search_filters", "SQLite search index: rebuilt"},
     {"images_fts", "SQLite search index: rebuilt"},
 };
 

@@ -89,6 +89,20 @@ struct sq_index {
 
 /* ---- one batch ------------------------------------------------------------------------- */
 
+/* A document's filter ORed into its block's row of search_filters (sqlite_filter.c,
+ * migration 33), for the documents ?1 < id <= ?2 (a batch) or those of search_changed
+ * up to ?1 (their new texts), in the transaction that adds their trigrams to the
+ * block's row of the trigram table. */
+#define FILTER_UPSERT                                                                      \
+    " ON CONFLICT(block) DO UPDATE SET bits = ink_filter_or(bits, excluded.bits)"
+static const char filter_batch_sql[] =
+    "INSERT INTO search_filters(block, bits) SELECT id >> " SQ_BLOCK_BITS_SQL ","
+    " ink_filter_row(id, result) FROM documents WHERE id > ?1 AND id <= ?2" FILTER_UPSERT;
+static const char filter_changed_sql[] =
+    "INSERT INTO search_filters(block, bits) SELECT d.id >> " SQ_BLOCK_BITS_SQL ","
+    " ink_filter_row(d.id, d.result) FROM search_changed q JOIN documents d ON d.id = q.id"
+    " WHERE q.id <= ?1" FILTER_UPSERT;
+
 static const char *const kind_sql[2][5] = {
     {
         "SELECT upto FROM search_index WHERE kind = 0 AND EXISTS (SELECT 1 FROM documents"
@@ -156,7 +170,8 @@ static int batch_kind(sqlite3 *db, int kind, int max, int *indexed)
         (rc = run(db, sql[1], upto, max, &hi)) == SQLITE_OK && hi > upto &&
         (rc = run(db, sql[2], upto, hi, NULL)) == SQLITE_OK) {
         int n = sqlite3_changes(db);
-        if ((!sql[4] || (rc = run(db, sql[4], upto, hi, NULL)) == SQLITE_OK) &&
+        if ((!sql[4] || ((rc = run(db, sql[4], upto, hi, NULL)) == SQLITE_OK &&
+                         (rc = run(db, filter_batch_sql, upto, hi, NULL)) == SQLITE_OK)) &&
             (rc = run(db, sql[3], hi, 0, NULL)) == SQLITE_OK &&
             (rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) == SQLITE_OK) {
             *indexed += n;
@@ -235,6 +250,7 @@ static int batch_changed(sqlite3 *db, int max, int *indexed)
         return rc;
     if ((rc = run(db, sql[0], max, 0, &hi)) == SQLITE_OK && hi >= 0 &&
         (rc = run(db, sql[1], hi, 0, NULL)) == SQLITE_OK &&
+        (rc = run(db, filter_changed_sql, hi, 0, NULL)) == SQLITE_OK &&
         (rc = run(db, sql[2], hi, 0, NULL)) == SQLITE_OK) {
         int n = sqlite3_changes(db); /* the documents */
         if ((rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) == SQLITE_OK) {

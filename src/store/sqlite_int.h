@@ -99,6 +99,13 @@ extern const char *const sq_stmt_sql[ST_COUNT];
 #define SQ_STR(x) SQ_STR_(x)
 #define SQ_BLOCK_BITS_SQL SQ_STR(SQ_BLOCK_BITS)
 
+/* The second level (migration 33, sqlite_filter.c): search_filters has a row per block,
+ * SQ_FILTER_BYTES a document (a filter of its text's pieces of four letters; 7 rows a
+ * 4 KB page). sq_filter_needle: the bits of the folded search's pieces (false when it
+ * has none: nothing to filter by). */
+#define SQ_FILTER_BYTES 17
+bool sq_filter_needle(const char *fold, uint8_t mask[SQ_FILTER_BYTES]);
+
 /* ---- the connection -------------------------------------------------------------------- */
 
 #define SQ_USER_STMTS 40 /* statements of sqlite_users.c (users, keys, usage) */

@@ -105,7 +105,7 @@ __attribute__((constructor)) static void unicode_register(void)
 /* Parameter numbers used by every list statement. */
 enum {
     LP_USER = 1, LP_PATTERN, LP_FILTER, LP_STYLE, LP_FAVORITE, LP_LIMIT, LP_OFFSET, LP_MATCH,
-    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID, LP_TAIL_IDS, LP_TAIL_HI, LP_TAG
+    LP_WINDOW, LP_SEEK_NAME, LP_SEEK_ID, LP_TAIL_IDS, LP_TAIL_HI, LP_TAG, LP_FILTER_MASK
 };
 
 /* How many rows of the order a name-ordered search looks through before it asks the
@@ -255,12 +255,15 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
             buf_puts(b, key_col);
         if (part)
             buf_printf(b, " FROM %s WHERE %s", table, tail[part - 1]);
-        else if (blocks)
-            buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id BETWEEN %s.rowid << %d AND"
-                          " (%s.rowid << %d) + %d WHERE %s MATCH ?8 AND user_id = ?1"
+        else if (blocks) /* each matching block's filters (sqlite_filter.c) read once, and
+                          * only the documents whose filter may hold the search */
+            buf_printf(b, " FROM %s LEFT JOIN search_filters ON search_filters.block = %s.rowid"
+                          " CROSS JOIN %s ON %s.id BETWEEN %s.rowid << %d AND"
+                          " (%s.rowid << %d) + %d WHERE %s MATCH ?8"
+                          " AND ink_filter_may(search_filters.bits, %s.id, ?15) AND user_id = ?1"
                           " AND id <= ?13 AND id NOT IN (SELECT id FROM search_changed)",
-                       fts, table, table, fts, SQ_BLOCK_BITS, fts, SQ_BLOCK_BITS, rows - 1,
-                       fts);
+                       fts, fts, table, table, fts, SQ_BLOCK_BITS, fts, SQ_BLOCK_BITS, rows - 1,
+                       fts, table);
         else
             buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id = %s.rowid"
                           " WHERE %s MATCH ?8 AND user_id = ?1%s",
@@ -346,6 +349,8 @@ static int list_stmt(sq_conn_t *c, int k, sqlite3_stmt **out)
 typedef struct {
     const char *fold, *match;
     sq_tail_query_t tail; /* LQ_INDEXED: the tail's parts (sqlite_tail.c) */
+    bool masked;          /* mask: the bits of its pieces of four letters (sqlite_filter.c) */
+    uint8_t mask[SQ_FILTER_BYTES];
 } list_search_t;
 
 #define MATCH_TRIGRAMS 32
@@ -395,6 +400,7 @@ static list_search_t list_search(int k, const list_query_t *q, arena_t *a)
     *o++ = ')';
     *o = '\0';
     ls.match = m;
+    ls.masked = sq_filter_needle(ls.fold, ls.mask);
     return ls;
 }
 
@@ -407,6 +413,10 @@ static void list_bind(sqlite3_stmt *st, int k, const list_query_t *q, const list
         sq_bind_text(st, LP_MATCH, ls->match);
         sq_bind_text(st, LP_TAIL_IDS, ls->tail.cands);
         sqlite3_bind_int64(st, LP_TAIL_HI, ls->tail.hi);
+        if (ls->masked && (k & LQ_SEARCH_RESULT) && !(k & LQ_IMG))
+            sqlite3_bind_blob(st, LP_FILTER_MASK, ls->mask, SQ_FILTER_BYTES, SQLITE_TRANSIENT);
+        else /* (never a pointer left from an earlier search) */
+            sqlite3_bind_null(st, LP_FILTER_MASK);
     }
     if (k & LQ_WINDOW)
         sqlite3_bind_int(st, LP_WINDOW, WINDOW_ROWS);

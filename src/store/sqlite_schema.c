@@ -749,6 +749,13 @@ static const char *const migrations[] = {
     "DROP TABLE webhook_snap_imgs;"
     "ALTER TABLE webhook_snap_imgs_new RENAME TO webhook_snap_imgs;"
     WH_SNAP_TRIGGERS,
+    /* 33 (issue 38, sqlite_filter.c): the results' index's second level, a filter of
+     * each document's pieces of four letters in a row per block, filled from every
+     * document's text (the index thread keeps it from then on, with the trigram table) */
+    "CREATE TABLE search_filters (block INTEGER PRIMARY KEY, bits BLOB NOT NULL) STRICT;"
+    "INSERT INTO search_filters(block, bits) SELECT id >> " SQ_BLOCK_BITS_SQL ","
+    "  ink_filter_row(id, result) FROM documents WHERE true"
+    "  ON CONFLICT(block) DO UPDATE SET bits = ink_filter_or(bits, excluded.bits);",
 };
 
 /* ---- fixed statements -------------------------------------------------------------- */

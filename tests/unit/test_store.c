@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/unicode.h"
 #include "store/store_copy.h"
+#include "store/sqlite_int.h" /* the search filters' SQL (sqlite_filter.c) */
 #include "store/store_int.h" /* the suite calls each op of both backends */
 #include "store/writer.h"
 #include "test.h"
@@ -2593,6 +2594,49 @@ static void test_search_changed(const char *dir)
     remove_db(path);
 }
 
+/* Creates n completed documents of user me named <prefix><i>, the i-th with the text
+ * text(i) writes; their ids in ids. */
+static void make_texts(ctx_t *t, int64_t me, int n, const char *prefix,
+                       void (*text)(int i, char *out, size_t size), int64_t *ids)
+{
+    for (int i = 0; i < n; i++) {
+        char name[16], body[64];
+        snprintf(name, sizeof(name), "%s%d", prefix, i);
+        text(i, body, sizeof(body));
+        record_t r = {.kind = KIND_DOC, .user_id = me, .name = name, .prompt = "p",
+                      .creativity = 0.5, .template_id = 1, .result = body, .words = 5};
+        record_t *rs[] = {&r};
+        CHECK_INT(t->ops->docs_create_completed(t->c, rs, NULL, 1), STORE_OK);
+        ids[i] = r.id;
+    }
+}
+
+/* Opens the store at path (ctx_open_held) for user name, and a result search of search
+ * by that user into *q; false when it cannot. */
+static bool open_kestrels(ctx_t *t, const char *path, const char *name, const char *search,
+                          int64_t *me, list_query_t *q)
+{
+    if (!ctx_open_held(t, path))
+        return false;
+    CHECK_INT(store_user_ensure(t->c, name, me), STORE_OK);
+    *q = query(*me);
+    q->search_result = true;
+    q->search = search;
+    return true;
+}
+
+static void heron_text(int i, char *out, size_t size)
+{
+    snprintf(out, size, "note %d on a %s", i, i % 7 == 3 ? "kestrel" : "heron");
+}
+
+/* one in ten holds `kestrel`, the others each of its trigrams but none of its pieces of
+ * four letters */
+static void kestrel_text(int i, char *out, size_t size)
+{
+    snprintf(out, size, i % 10 == 5 ? "a kestrel at dawn %d" : "kes est str tre rel note %d", i);
+}
+
 /* A database whose results' index has a row per document (before migration 19) is
  * converted when a store opens it: the index emptied, searches exact while the thread
  * refills it, then one row per block of ids holding a matching text. */
@@ -2605,24 +2649,12 @@ static void test_block_migration(const char *dir)
     size_t nwant = 0;
     for (int round = 0; round < 2; round++) {
         ctx_t t;
-        if (!ctx_open_held(&t, path))
-            return;
         int64_t me;
-        CHECK_INT(store_user_ensure(t.c, "blocks", &me), STORE_OK);
-        list_query_t q = query(me);
-        q.search_result = true;
-        q.search = "KESTREL";
+        list_query_t q;
+        if (!open_kestrels(&t, path, "blocks", "KESTREL", &me, &q))
+            return;
         if (round == 0) {
-            for (int i = 0; i < N; i++) {
-                char name[16], text[48];
-                snprintf(name, sizeof(name), "d%d", i);
-                snprintf(text, sizeof(text), "note %d on a %s", i, i % 7 == 3 ? "kestrel" : "heron");
-                record_t r = {.kind = KIND_DOC, .user_id = me, .name = name, .prompt = "p",
-                              .creativity = 0.5, .template_id = 1, .result = text, .words = 5};
-                record_t *rs[] = {&r};
-                CHECK_INT(t.ops->docs_create_completed(t.c, rs, NULL, 1), STORE_OK);
-                ids[i] = r.id;
-            }
+            make_texts(&t, me, N, "d", heron_text, ids);
             for (int i = N - 1; i >= 0; i--)
                 if (i % 7 == 3)
                     want[nwant++] = ids[i];
@@ -2669,6 +2701,119 @@ static void test_block_migration(const char *dir)
     remove_db(path);
 }
 
+/* The results' index's second level (migration 33, sqlite_filter.c): how many of the
+ * documents the filters let through for the folded search needle (a document with no
+ * filter row passes, as in a search). */
+static int filter_passes(const char *path, const char *needle)
+{
+    uint8_t mask[SQ_FILTER_BYTES];
+    bool masked = sq_filter_needle(needle, mask);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM documents LEFT JOIN search_filters"
+                               " ON block = id >> " SQ_BLOCK_BITS_SQL
+                               " WHERE ink_filter_may(bits, id, ?1)", -1, &st, NULL) == SQLITE_OK) {
+        if (masked)
+            sqlite3_bind_blob(st, 1, mask, SQ_FILTER_BYTES, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int(st, 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+static int sql_count(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* Every document of a block holds all of `kestrel`'s trigrams between them, one in ten
+ * the word: the filters let through those only (the others have no four letters of it
+ * in a row), a changed text's pieces are added to its filter, a block without its row
+ * is read whole, and migration 33 fills the table of an existing database. The
+ * searches' answers are the same throughout (and in test_search_property). */
+static void test_search_filters(const char *dir)
+{
+    enum { N = 96 };
+    char path[256];
+    snprintf(path, sizeof(path), "%s/filters.db", dir);
+    int64_t ids[N], want[N + 1];
+    size_t nwant = 0;
+    for (int round = 0; round < 2; round++) {
+        ctx_t t;
+        int64_t me;
+        list_query_t q;
+        if (!open_kestrels(&t, path, "filters", "Kestrel", &me, &q))
+            return;
+        if (round == 0) {
+            make_texts(&t, me, N, "f", kestrel_text, ids);
+            while (store_sqlite_index_now(t.c, 1000) > 0)
+                ;
+            for (int i = N - 1; i >= 0; i--)
+                if (i % 10 == 5)
+                    want[nwant++] = ids[i];
+            CHECK_INT(filter_passes(path, "kestrel"), (int)nwant);
+            CHECK_INT(filter_passes(path, "kes est"), N); /* no four letters: not filtered */
+            expect_ids(&t, KIND_DOC, &q, want, nwant, (int64_t)nwant, __LINE__);
+            /* a new text: its pieces join the document's filter when it is indexed */
+            record_patch_t p = {.result = "the kestrel flew", .words = 3, .favorite = -1};
+            record_t u;
+            CHECK_INT(t.ops->record_update(t.c, KIND_DOC, me, ids[0], &p, &t.a, &u), STORE_OK);
+            want[nwant++] = ids[0];
+            expect_ids(&t, KIND_DOC, &q, want, nwant, (int64_t)nwant, __LINE__);
+            while (store_sqlite_index_now(t.c, 1000) > 0)
+                ;
+            CHECK_INT(filter_passes(path, "kestrel"), (int)nwant);
+        } else {
+            /* opened again: migration 33 filled the table from the texts */
+            CHECK_INT(filter_passes(path, "kestrel"), (int)nwant);
+        }
+        CHECK_INT(sql_count(path, "SELECT count(*) FROM search_filters"),
+                  (int)((ids[N - 1] >> SQ_BLOCK_BITS) - (ids[0] >> SQ_BLOCK_BITS) + 1));
+        expect_ids(&t, KIND_DOC, &q, want, nwant, (int64_t)nwant, __LINE__);
+        q.asc = true;
+        q.per_page = 3;
+        q.page = 2;
+        int64_t asc[3] = {want[nwant - 4], want[nwant - 5], want[nwant - 6]};
+        expect_ids(&t, KIND_DOC, &q, asc, 3, (int64_t)nwant, __LINE__);
+        store_sqlite_index_hold(t.s, false);
+        arena_free(&t.a);
+        store_close(t.s);
+        sqlite3 *db = NULL;
+        CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+        if (round == 0) /* the schema of before migration 33 */
+            CHECK_INT(sqlite3_exec(db, "DELETE FROM schema_migrations WHERE version = 33;"
+                                       "DROP TABLE search_filters;", NULL, NULL, NULL),
+                      SQLITE_OK);
+        else /* a block without its row: its documents are all read and checked */
+            CHECK_INT(sqlite3_exec(db, "DELETE FROM search_filters WHERE block = (SELECT"
+                                       " min(block) FROM search_filters)", NULL, NULL, NULL),
+                      SQLITE_OK);
+        sqlite3_close(db);
+    }
+    ctx_t t;
+    int64_t me;
+    list_query_t q;
+    if (open_kestrels(&t, path, "filters", "kestrel", &me, &q)) {
+        expect_ids(&t, KIND_DOC, &q, want, nwant, (int64_t)nwant, __LINE__);
+        CHECK_INT(filter_passes(path, "kestrel") > (int)nwant, 1);
+        arena_free(&t.a);
+        store_close(t.s);
+    }
+    remove_db(path);
+}
+
 static void run_sqlite(void)
 {
     char dir[] = "/tmp/inkwell-store-XXXXXX";
@@ -2681,6 +2826,7 @@ static void run_sqlite(void)
     run_suite(path);
     test_search_changed(dir);
     test_block_migration(dir);
+    test_search_filters(dir);
     test_checkpoints(dir);
     remove_db(path);
     rmdir(dir);
