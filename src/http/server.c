@@ -18,6 +18,7 @@
 #include "core/json.h"
 #include "core/thread.h"
 #include "http/gate.h"
+#include "http/heads.h"
 #include "http/limits.h"
 #include "http/proxies.h"
 #include "core/log.h"
@@ -155,6 +156,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         http_conn_t *hc = xcalloc(1, sizeof(*hc));
         hc->fd = ci ? ci->connect_fd : -1;
+        heads_forget(hc->fd); /* (its first head was the gate's) */
         hc->receiving_since = mono_s();
         const union MHD_ConnectionInfo *ai =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -173,6 +175,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         *socket_context = hc;
     } else if (*socket_context) {
         http_conn_t *hc = *socket_context;
+        heads_forget(hc->fd);
         if (hc->req && !hc->req->seen) /* seen by on_access: MHD completes it itself */
             req_free(s, hc->req);
         if (hc->counted)
@@ -274,6 +277,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     r->hc = ci ? ci->socket_context : NULL;
     if (r->hc) {
+        heads_forget(r->hc->fd); /* (a request read from the library's buffer) */
         pthread_mutex_lock(&s->conns_mu);
         r->hc->req = r;
         r->hc->req_seen = false;
@@ -608,6 +612,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         r->on_resumed(s->o.app, r);
     }
     if (r->hc) { /* a keep-alive connection's next request */
+        if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+            heads_expect(r->hc->fd); /* its request line: heads.h */
         pthread_mutex_lock(&s->conns_mu);
         r->hc->receiving_since = mono_s();
         r->hc->served = true;
@@ -733,6 +739,7 @@ http_server_t *http_start(const http_opts_t *o, int fd, char *err, size_t errlen
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout, MHD_OPTION_END);
     if (s->d)
         s->gate = gate_start(s->d, s->ct, s->lingerer, o->request_timeout);
+    heads_start(s->lingerer);
     /* the watchdog enforces --request-timeout: no server without it */
     bool watchdog = s->d && s->gate && thread_start(&s->watchdog, "ink-watchdog", watchdog_main, s);
     if (!watchdog || !thread_start(&s->acceptor, "ink-acceptor", acceptor_main, s)) {
@@ -744,6 +751,7 @@ http_server_t *http_start(const http_opts_t *o, int fd, char *err, size_t errlen
         snprintf(err, errlen, "cannot serve on %s", o->listen);
         if (s->d)
             MHD_stop_daemon(s->d);
+        heads_stop(s->lingerer);
         close(s->listen_fd);
         pthread_mutex_destroy(&s->conns_mu);
         conn_table_free(s->ct);
@@ -784,6 +792,7 @@ void http_stop(http_server_t *s)
     for (int i = 0; i < 200 && atomic_load(&s->nstreams) > 0; i++)
         sleep_ms(10); /* let them be written out and closed */
     MHD_stop_daemon(s->d);
+    heads_stop(s->lingerer);
     pthread_mutex_destroy(&s->conns_mu);
     conn_table_free(s->ct);
     lingerer_free(s->lingerer);

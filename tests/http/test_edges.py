@@ -77,6 +77,48 @@ class Edges(ServerTest):
         out = raw(self.srv.port, b"GET /healthz HTTP/1.0\r\nHost: x\r\n\r\n")
         self.assertTrue(out.startswith(b"HTTP/1.0 200") or out.startswith(b"HTTP/1.1 200"), out[:100])
 
+    def test_a_later_request_of_another_http_version_gets_a_json_505(self):
+        # a kept-alive connection's second request (issue 33: libmicrohttpd parses it and
+        # answered with its own HTML page; src/http/heads.h)
+        for version in (b"HTTP/0.1", b"HTTP/9.1", b"HTTP/2.0", b"HTTP/0.9"):
+            with self.subTest(version=version):
+                s = socket.create_connection(("127.0.0.1", self.srv.port), timeout=10)
+                try:
+                    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                    first = b""
+                    while b"\r\n\r\n" not in first or not first.endswith(b"}"):
+                        d = s.recv(65536)
+                        self.assertTrue(d, first)
+                        first += d
+                    self.assertTrue(first.startswith(b"HTTP/1.1 200 "), first[:100])
+                    s.sendall(b"GET /healthz " + version + b"\r\nHost: x\r\n\r\n")
+                    out = b""
+                    while True:  # answered, then closed
+                        d = s.recv(65536)
+                        if not d:
+                            break
+                        out += d
+                finally:
+                    s.close()
+                head, _, body = out.partition(b"\r\n\r\n")
+                self.assertTrue(head.startswith(b"HTTP/1.1 505 "), out[:200])
+                self.assertIn(b"Content-Type: application/json", head)
+                self.assertEqual(json.loads(body), {"message": "HTTP version not supported.",
+                                                    "status": 505})
+        # a later request of HTTP/1.0 or 1.1 is answered on the same connection
+        s = socket.create_connection(("127.0.0.1", self.srv.port), timeout=10)
+        try:
+            for version in (b"HTTP/1.1", b"HTTP/1.0", b"HTTP/1.1"):
+                s.sendall(b"GET /healthz " + version + b"\r\nHost: x\r\nConnection: keep-alive\r\n\r\n")
+                got = b""
+                while not got.endswith(b'"status":200}'):
+                    d = s.recv(65536)
+                    self.assertTrue(d, (version, got))
+                    got += d
+                self.assertTrue(got.startswith(b"HTTP/1."), got[:100])
+        finally:
+            s.close()
+
     def test_nul_in_a_json_string_names_the_field(self):
         body = '{"name":"a\\u0000b","prompt":"fine"}'
         r = self.req("POST", "/api/v1/documents", body=body, headers={"Content-Type": "application/json"})
