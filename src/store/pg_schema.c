@@ -543,6 +543,12 @@ static const char *const migrations[] = {
     "DROP INDEX webhook_deliveries_event;"
     "DROP INDEX webhook_deliveries_created;"
     "DROP INDEX webhook_events_user;",
+    /* 26 (webhooks, speed: issue 36; SQLite 27): a claim takes one endpoint's due
+     * deliveries in order by this index (pg_webhooks.c), in place of one order over
+     * every endpoint's (which scanned the whole backlog while the endpoints were busy) */
+    "CREATE INDEX webhook_deliveries_next ON webhook_deliveries (webhook_id, next_us, id)"
+    "  WHERE state = 0;"
+    "DROP INDEX webhook_deliveries_due;",
 };
 
 /* ---- schema and health ----------------------------------------------------------- */

@@ -69,14 +69,22 @@ static const pg_stmt_t stmts[W_STMT_COUNT] = {
     /* $1 now, $2 the lease's end (the claim's name), $3 the most claims at once per
      * endpoint, $4 the most deliveries claimed */
     [W_CLAIM] = {"ink_w_claim", 4,
-                 "WITH c AS (SELECT d.id FROM webhook_deliveries d JOIN webhooks w"
-                 " ON w.id = d.webhook_id WHERE d.state = 0 AND d.next_us <= $1::bigint"
-                 " AND d.lease_us < $1::bigint AND w.enabled AND (d.kind < 0 OR NOT EXISTS"
+                 /* one endpoint with a due delivery and room for one more claim, chosen
+                  * at random, then its due ones in order (migration 26's index): no
+                  * claim scans the backlog, nor any while every endpoint is busy
+                  * (SQLite's W_CLAIM_EP) */
+                 "WITH ep AS (SELECT w.id FROM webhooks w WHERE w.enabled AND EXISTS (SELECT 1"
+                 " FROM webhook_deliveries e WHERE e.webhook_id = w.id AND e.state = 0"
+                 " AND e.next_us <= $1::bigint AND e.lease_us < $1::bigint)"
+                 " AND (SELECT count(DISTINCT q.lease_us) FROM webhook_deliveries q"
+                 " WHERE q.webhook_id = w.id AND q.state = 0"
+                 " AND q.lease_us >= $1::bigint) < $3::bigint ORDER BY random() LIMIT 1),"
+                 " c AS (SELECT d.id FROM webhook_deliveries d JOIN ep ON d.webhook_id = ep.id"
+                 " WHERE d.state = 0 AND d.next_us <= $1::bigint"
+                 " AND d.lease_us < $1::bigint AND (d.kind < 0 OR NOT EXISTS"
                  " (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id"
                  " AND p.kind = d.kind AND p.record_id = d.record_id AND p.state = 0"
-                 " AND p.id < d.id)) AND (SELECT count(DISTINCT q.lease_us) FROM webhook_deliveries q"
-                 " WHERE q.webhook_id = d.webhook_id AND q.state = 0"
-                 " AND q.lease_us >= $1::bigint) < $3::bigint"
+                 " AND p.id < d.id))"
                  " ORDER BY d.next_us, d.id LIMIT $4::bigint FOR UPDATE OF d SKIP LOCKED),"
                  " u AS (UPDATE webhook_deliveries d SET lease_us = $2::bigint FROM c"
                  " WHERE d.id = c.id RETURNING d.id, d.event_id, d.webhook_id, d.user_id,"
