@@ -133,6 +133,16 @@ char *uni_fold(const char *s, size_t n, size_t *out_len)
 /* Texts up to this many bytes are folded for the search on the stack. */
 #define CONTAINS_STACK 4096
 
+#define HIGH_BITS 0x8080808080808080ull
+
+/* Eight ASCII bytes with a-z for A-Z (each byte below 0x80: no carry crosses bytes). */
+static uint64_t ascii_lower8(uint64_t w)
+{
+    uint64_t from_a = w + 0x3F3F3F3F3F3F3F3Full;  /* high bit: the byte is >= 'A' */
+    uint64_t past_z = w + 0x2525252525252525ull;  /* high bit: the byte is > 'Z' */
+    return w | ((from_a & ~past_z & HIGH_BITS) >> 2); /* + 0x20 where A-Z */
+}
+
 bool uni_fold_contains(const char *hay, size_t n, const char *needle_fold)
 {
     size_t m = strlen(needle_fold);
@@ -144,6 +154,15 @@ bool uni_fold_contains(const char *hay, size_t n, const char *needle_fold)
     char *low = n <= sizeof(stack) ? stack : malloc(n);
     bool upper = false;
     for (size_t i = 0; i < n;) {
+        uint64_t w;
+        if (low && n - i >= 8 && (memcpy(&w, hay + i, 8), !(w & HIGH_BITS))) {
+            /* eight ASCII bytes at once (the byte by byte loop was most of the check) */
+            uint64_t l = ascii_lower8(w);
+            upper |= l != w;
+            memcpy(low + i, &l, 8);
+            i += 8;
+            continue;
+        }
         unsigned char ch = (unsigned char)hay[i];
         if (ch < 0x80) {
             bool up = (unsigned)(ch - 'A') < 26u;

@@ -170,6 +170,23 @@ static void test_contains(void)
     CHECK_INT(bad, 0);
     CHECK(uni_fold_contains("Hello WORLD", 11, "o w") && !uni_fold_contains("Hello", 5, "é"));
     CHECK(uni_fold_contains("STRASSE", 7, "ss") && uni_fold_contains("Straße", 7, "ss"));
+    /* every ASCII byte at every place of two words of eight (an ASCII text is folded
+     * eight bytes at once): A-Z found as a-z, no other byte as the one 0x20 above it */
+    int wrong = 0;
+    for (int c = 1; c < 0x80; c++)
+        for (int at = 0; at < 19; at++) {
+            char hay[20];
+            memset(hay, '.', sizeof(hay));
+            hay[at] = (char)c;
+            bool upper = c >= 'A' && c <= 'Z';
+            char low[2] = {(char)(upper ? c + 0x20 : c), 0}, up[2] = {(char)(c + 0x20), 0};
+            wrong += !uni_fold_contains(hay, sizeof(hay), low);
+            if (!upper && c + 0x20 < 0x80 && c + 0x20 != '.')
+                wrong += uni_fold_contains(hay, sizeof(hay), up);
+        }
+    CHECK_INT(wrong, 0);
+    CHECK(uni_fold_contains("The Kettle on THE HOB, é", 25, "the hob, é"));
+    CHECK(!uni_fold_contains("The Kettle on THE HOB, e", 24, "the hob, é"));
 }
 
 /* ---- words (uni_count_words) ------------------------------------------------------- */
