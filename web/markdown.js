@@ -3,7 +3,7 @@
 // the characters it is; DOMPurify then keeps only the elements and attributes of
 // Markdown (no script, style, image, form, event attribute or javascript: link) and
 // hands back a DOM fragment, so the app itself never parses HTML. Headings move down
-// one level (the page's own h1 is the document's name).
+// (the page's own h1 is the document's name): the text's highest is an h2.
 import {Marked} from './vendor/marked.esm.js';
 import DOMPurify from './vendor/purify.es.mjs';
 
@@ -11,7 +11,6 @@ const esc = (s) => s.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>'
 
 const md = new Marked({
   gfm: true, breaks: true, async: false,
-  walkTokens(t) { if (t.type === 'heading') t.depth = Math.min(6, t.depth + 1); },
   renderer: {
     html(t) { return esc(t.text); },
     // pictures are not shown (img-src 'self': another host's would be refused); their
@@ -34,9 +33,19 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 const sanitize = (html) => DOMPurify.sanitize(html, {ALLOWED_TAGS: TAGS, ALLOWED_ATTR: ATTRS,
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#|\/)/i, RETURN_DOM_FRAGMENT: true});
 
+// Headings move down so that the text's highest one is an h2 (under the page's h1): "#"
+// is h2, and a text whose headings start at "##" has them as h2 too, not h3 — a level is
+// never skipped after the page's h1 (axe-core's heading-order).
+function shiftHeadings(tokens) {
+  let top = 7;
+  md.walkTokens(tokens, (t) => { if (t.type === 'heading') top = Math.min(top, t.depth); });
+  if (top < 7) md.walkTokens(tokens, (t) => { if (t.type === 'heading') t.depth = Math.min(6, t.depth - top + 2); });
+  return tokens;
+}
+
 // The Markdown text as a DocumentFragment of safe elements.
 export function renderMarkdown(text) {
-  return sanitize(md.parse(text || ''));
+  return sanitize(md.parser(shiftHeadings(md.lexer(text || ''))));
 }
 
 // The same, each top-level block rendered apart and marked with where its source is in
@@ -47,7 +56,7 @@ export function renderMarkdownMapped(text) {
   text = text || '';
   const tokens = md.lexer(text);
   if (tokens.map((t) => t.raw).join('') !== text) return renderMarkdown(text);
-  md.walkTokens(tokens, (t) => { if (t.type === 'heading') t.depth = Math.min(6, t.depth + 1); });
+  shiftHeadings(tokens);
   const out = document.createDocumentFragment();
   let at = 0;
   for (const t of tokens) {

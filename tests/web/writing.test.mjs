@@ -238,6 +238,25 @@ describe('focus', () => {
   }));
 });
 
+describe('headings', () => {
+  test('a text whose headings start at “##” shows them as h2 under the page’s h1 (no level skipped; axe heading-order)', () => withPage(async (page) => {
+    const key = srv.key('hdg');
+    const d = await doc(key, {name: 'Sections'});
+    await srv.api('PATCH', `/documents/${d.id}`, key, {result: '## First\n\nText.\n\n### Inner\n\nMore.\n\n## Second\n'});
+    await signIn(page, srv, key);
+    await page.goto(srv.base + `/#/documents/${d.id}`);
+    await page.waitForSelector('.doc-text h2');
+    assert.deepEqual(await page.$$eval('.doc-text :is(h2, h3, h4)', (es) => es.map((e) => `${e.tagName}:${e.textContent}`)),
+      ['H2:First', 'H3:Inner', 'H2:Second']);
+    await axe(page, 'a text whose headings start at ##');
+    // "#" stays an h2, and the copied HTML is the same rendering
+    await srv.api('PATCH', `/documents/${d.id}`, key, {result: '# Top\n\n## Under\n'});
+    await page.reload();
+    await page.waitForSelector('.doc-text h2:text-is("Top")');
+    assert.equal(await page.textContent('.doc-text h3'), 'Under');
+  }));
+});
+
 describe('the editor’s live preview', () => {
   test('Markdown’s inline marks are hidden except on the cursor’s line (and all hidden without focus); the text is unchanged', () => withPage(async (page) => {
     const key = srv.key('liv');
