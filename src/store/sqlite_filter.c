@@ -25,6 +25,7 @@
 
 #include "core/unicode.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,23 +150,43 @@ static void fn_filter_or(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_blob(ctx, row, ROW_BYTES, sqlite3_free);
 }
 
-/* ink_filter_may(row, id, mask): whether document id's filter in its block's row holds
- * every bit of the search's mask (sq_filter_needle); 1 when there is no row, no mask,
- * or a row of another length: the document is then read and checked. */
-static void fn_filter_may(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* Whether slot's filter in the block's row argv[0] may hold the mask argv[2]
+ * (sq_filter_needle): true when there is no row, no mask, or a row of another length
+ * (the document is then read and checked). */
+static bool slot_may(sqlite3_value **argv, int64_t slot)
 {
     const uint8_t *row = sqlite3_value_blob(argv[0]), *mask = sqlite3_value_blob(argv[2]);
     if (!row || !mask || sqlite3_value_bytes(argv[0]) != ROW_BYTES ||
-        sqlite3_value_bytes(argv[2]) != SQ_FILTER_BYTES) {
-        sqlite3_result_int(ctx, 1);
-        return;
-    }
-    const uint8_t *f = row + (sqlite3_value_int64(argv[1]) & (SLOTS - 1)) * SQ_FILTER_BYTES;
-    int may = 1;
+        sqlite3_value_bytes(argv[2]) != SQ_FILTER_BYTES)
+        return true;
+    const uint8_t *f = row + (slot & (SLOTS - 1)) * SQ_FILTER_BYTES;
+    bool may = true;
     for (int i = 0; i < SQ_FILTER_BYTES; i++)
-        if ((f[i] & mask[i]) != mask[i])
-            may = 0;
-    sqlite3_result_int(ctx, may);
+        may &= (f[i] & mask[i]) == mask[i];
+    return may;
+}
+
+/* ink_filter_may(row, id, mask): whether document id may hold the search (slot_may;
+ * what tests count with). */
+static void fn_filter_may(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sqlite3_result_int(ctx, slot_may(argv, sqlite3_value_int64(argv[1])));
+}
+
+/* ink_filter_ids(row, block, mask): the JSON array of the ids of block's documents that
+ * may hold the search (slot_may), ascending. A search joins the documents by these ids,
+ * so a document turned down costs no row of SQL (the filters of 74,272 candidates
+ * tested row by row took 12 ms at 1M). */
+static void fn_filter_ids(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    int64_t first = sqlite3_value_int64(argv[1]) * SLOTS;
+    char out[SLOTS * 22 + 3], *o = out;
+    *o++ = '[';
+    for (int slot = 0; slot < SLOTS; slot++)
+        if (slot_may(argv, slot))
+            o += snprintf(o, 22, "%s%lld", o > out + 1 ? "," : "", (long long)(first + slot));
+    *o++ = ']';
+    sqlite3_result_text(ctx, out, (int)(o - out), SQLITE_TRANSIENT);
 }
 
 static int filter_init(sqlite3 *db, char **err, const void *api)
@@ -178,6 +199,9 @@ static int filter_init(sqlite3 *db, char **err, const void *api)
                                         NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_create_function_v2(db, "ink_filter_may", 3, flags, NULL, fn_filter_may,
+                                        NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(db, "ink_filter_ids", 3, flags, NULL, fn_filter_ids,
                                         NULL, NULL, NULL);
     return rc;
 }

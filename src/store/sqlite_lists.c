@@ -230,7 +230,6 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
                       : k & LQ_SEARCH_RESULT ? "documents_result_fts" : "documents_name_fts";
     bool blocks = (k & LQ_SEARCH_RESULT) && !(k & LQ_IMG);
     bool by_block = list_by_block(k);
-    int rows = 1 << SQ_BLOCK_BITS;
     /* the candidates are read by id (+user_id: not from the user's index, which the
      * planner would walk from the watermark on, the whole tail) */
     static const char *const tail[3] = {
@@ -248,7 +247,7 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
             buf_printf(b, " UNION ALL SELECT %s, id%s%s", cols, key_col,
                        by_block ? ", id >> " SQ_BLOCK_BITS_SQL : "");
         else if (by_block)
-            buf_printf(b, "SELECT %s, id, %s.rowid", cols, fts);
+            buf_printf(b, "SELECT %s, id, fts_block", cols);
         else /* the id: the index part's is its FTS rowid, but for the results' blocks */
             buf_printf(b, "SELECT %s, %s%s", cols, blocks ? "id" : fts, blocks ? "" : ".rowid");
         if (!part && !by_block)
@@ -256,14 +255,15 @@ static void list_indexed_sql(int k, const char *table, buf_t *b)
         if (part)
             buf_printf(b, " FROM %s WHERE %s", table, tail[part - 1]);
         else if (blocks) /* each matching block's filters (sqlite_filter.c) read once, and
-                          * only the documents whose filter may hold the search */
-            buf_printf(b, " FROM %s LEFT JOIN search_filters ON search_filters.block = %s.rowid"
-                          " CROSS JOIN %s ON %s.id BETWEEN %s.rowid << %d AND"
-                          " (%s.rowid << %d) + %d WHERE %s MATCH ?8"
-                          " AND ink_filter_may(search_filters.bits, %s.id, ?15) AND user_id = ?1"
-                          " AND id <= ?13 AND id NOT IN (SELECT id FROM search_changed)",
-                       fts, fts, table, table, fts, SQ_BLOCK_BITS, fts, SQ_BLOCK_BITS, rows - 1,
-                       fts, table);
+                          * only the documents whose filter may hold the search, by id (in a
+                          * subquery, which SQLite flattens: json_each has an id column) */
+            buf_printf(b, " FROM (SELECT %s.*, %s.rowid AS fts_block FROM %s LEFT JOIN"
+                          " search_filters ON search_filters.block = %s.rowid CROSS JOIN"
+                          " json_each(ink_filter_ids(search_filters.bits, %s.rowid, ?15))"
+                          " AS block_ids CROSS JOIN %s ON %s.id = block_ids.value WHERE %s"
+                          " MATCH ?8) WHERE user_id = ?1 AND id <= ?13"
+                          " AND id NOT IN (SELECT id FROM search_changed)",
+                       table, fts, fts, fts, fts, table, table, fts);
         else
             buf_printf(b, " FROM %s CROSS JOIN %s ON %s.id = %s.rowid"
                           " WHERE %s MATCH ?8 AND user_id = ?1%s",
