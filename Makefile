@@ -17,7 +17,7 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 PKGS     := libmicrohttpd jansson sqlite3 libpq libcurl libpng zlib libzstd libbrotlienc openssl libzip cairo pangocairo fontconfig \
-            icu-uc icu-i18n libsodium cjose
+            icu-uc icu-i18n libsodium cjose nettle
 SANITIZE ?=
 CFLAGS   ?= -O2 -g
 WARN     := -std=c17 -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wno-unused-parameter

@@ -10,7 +10,7 @@
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev libicu-dev
-      libcurl4-openssl-dev libpng-dev libssl-dev libzstd-dev libbrotli-dev libsodium-dev libcjose-dev
+      libcurl4-openssl-dev libpng-dev libssl-dev libzstd-dev libbrotli-dev libsodium-dev nettle-dev libcjose-dev
       libzip-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-noto-cjk fonts-symbola)
 # (the fonts are needed at run time too: the PDF export embeds them; fonts-symbola
 # draws emoji, monochrome: cairo 1.16 would put a colour emoji font in as 72 dpi bitmaps)
