@@ -202,6 +202,32 @@ def free_port():
     return port
 
 
+def listening_port(pid):
+    """The port process pid listens on (TCP, IPv4 or IPv6), or None while it listens on
+    none: its sockets' inodes (/proc/PID/fd) found in LISTEN state (0A) in its network
+    namespace's tables. Whatever the server's --log-level (a server under valgrind is
+    the same process)."""
+    inodes = set()
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+        for table in ("tcp", "tcp6"):
+            with open(f"/proc/{pid}/net/{table}") as f:
+                next(f)
+                for line in f:
+                    col = line.split()
+                    if col[3] == "0A" and col[9] in inodes:
+                        return int(col[1].rsplit(":", 1)[1], 16)
+    except OSError:  # the process is gone: its exit is seen by the caller
+        return None
+    return None
+
+
 def pg_database():
     """Creates a fresh PostgreSQL database and returns its URL."""
     name = "t_" + uuid.uuid4().hex[:12]
@@ -260,7 +286,7 @@ class Server:
 
     def start(self, port=None):
         # without a port of the test's choosing the server binds port 0 and the port the
-        # kernel gave it is read from its log: a port picked here, closed and bound later
+        # kernel gave it is found in /proc (listening_port): a port picked here, closed and bound later
         # could be taken in between by another suite's process (CI runs valgrind's suite
         # beside the cluster test, whose S3 proxy once answered this /healthz poll)
         self.port = port
@@ -281,11 +307,10 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {self.read_log()[-2000:]}")
             if not self.port:
-                m = re.search(r"inkwell listening on .* \(port (\d+)\)", self.read_log())
-                if not m:
+                self.port = listening_port(self.proc.pid)
+                if not self.port:
                     time.sleep(0.05)
                     continue
-                self.port = int(m.group(1))
             try:
                 if self.request("GET", "/healthz").status == 200:
                     return self
