@@ -14,6 +14,7 @@ static lingerer_t *_Atomic heads_l;
 
 void heads_start(lingerer_t *l)
 {
+    heads_recv_linked();
     atomic_store(&heads_l, l);
 }
 

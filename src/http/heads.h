@@ -39,6 +39,11 @@ void heads_expect(int fd);
  * the connection is new or closed). */
 void heads_forget(int fd);
 
+/* Defined beside recv() in heads_recv.c, called by heads_start: the reference that
+ * brings that file out of the library archive into every program that serves, even
+ * when the link has met a recv already (a sanitizer's runtime, the C library). */
+void heads_recv_linked(void);
+
 /* For heads_recv.c: the bytes buf[0..n) just read from fd (flags 0). True when they
  * were answered here: the caller tells the reader the connection was closed. */
 bool heads_read(int fd, const void *buf, size_t n);
