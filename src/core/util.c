@@ -313,7 +313,7 @@ void fmt_timestamp(int64_t us, char out[32])
  * nettle, not OpenSSL: every authenticated request hashes its key, and OpenSSL's first
  * use maps and initialises ~3 MB of libcrypto that an idle server on SQLite otherwise
  * never needs (libcrypto is loaded at its first use: core/lazylib.h; docs/benchmarks.md
- * "Idle memory"). nettle is mapped anyway (libmicrohttpd's gnutls is built on it) and
+ * "Idle memory"). nettle is mapped anyway (the HTTP library's gnutls is built on it) and
  * uses the CPU's SHA instructions: 0.13 µs for a key, where libsodium's portable code
  * takes 0.4. libsodium is started (sodium_init) before any thread, by password_init
  * and the commands that need it; randombytes_buf is the getrandom system call. */
