@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import path from 'node:path';
 import os from 'node:os';
 import {spawn} from 'node:child_process';
-import {BACKEND, BIN, freePort, launch, newPage, ROOT, Server, shot, meStatus, signIn, stored, useKey, useNoSession, slow as slowMs, SLOW, WEB_DIR, editorText, fillEditor} from './lib.mjs';
+import {BACKEND, BIN, freePort, launch, ROOT, Server, shot, meStatus, signIn, stored, useKey, useNoSession, slow as slowMs, SLOW, WEB_DIR, editorText, fillEditor, pageRunner} from './lib.mjs';
 
 const XSS = '<img src=x onerror=alert(1)>';
 let srv, browser, alice, bob;
@@ -28,15 +28,7 @@ after(async () => {
 });
 
 // each test gets a page; it must end without an unexpected console error
-async function withPage(fn) {
-  const page = await newPage(browser.ctx);
-  try {
-    await fn(page);
-    assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
-  } finally {
-    await page.close();
-  }
-}
+const withPage = pageRunner(() => browser);
 
 // a text as rendered from Markdown holds the same words as its source: compared with
 // white space and Markdown's marks left out

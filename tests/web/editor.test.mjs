@@ -12,7 +12,7 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
-import {editorText, fillEditor, launch, newPage, Server, shot, signIn, useKey, useNoSession} from './lib.mjs';
+import {editorText, fillEditor, launch, newPage, Server, shot, signIn, useKey, useNoSession, pageRunner} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -28,15 +28,7 @@ after(async () => {
   await srv?.stop();
 });
 
-async function withPage(fn) {
-  const page = await newPage(browser.ctx);
-  try {
-    await fn(page);
-    assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
-  } finally {
-    await page.close();
-  }
-}
+const withPage = pageRunner(() => browser);
 
 const create = async (fields) => (await srv.api('POST', '/documents', key, {prompt: 'green tea', template_id: '9', ...fields})).json.data;
 const get = async (id) => (await srv.api('GET', `/documents/${id}`, key)).json.data;

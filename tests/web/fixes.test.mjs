@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {createRequire} from 'node:module';
-import {launch, newPage, ROOT, Server, shot, meStatus, signIn, stored, useKey, useNoSession, slow as slowMs, SLOW, WEB_DIR, editorText, fillEditor} from './lib.mjs';
+import {launch, newPage, ROOT, Server, shot, meStatus, signIn, stored, useKey, useNoSession, slow as slowMs, SLOW, WEB_DIR, editorText, fillEditor, pageRunner} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -31,15 +31,7 @@ after(async () => {
   await slow?.stop();
 });
 
-async function withPage(fn) {
-  const page = await newPage(browser.ctx);
-  try {
-    await fn(page);
-    assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
-  } finally {
-    await page.close();
-  }
-}
+const withPage = pageRunner(() => browser);
 
 const doc = async (s, key, fields) => (await s.api('POST', '/documents', key, {prompt: 'tea and focus', ...fields})).json.data;
 const image = async (s, key, fields) => (await s.api('POST', '/images', key, {description: 'hills at dawn', resolution: '1024x1024', ...fields})).json.data;

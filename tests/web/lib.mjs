@@ -2,6 +2,7 @@
 // loopback port with a temporary data directory (and, on the PostgreSQL run, a fresh
 // database), API calls to it, and Debian's Chromium driven by playwright-core (never a
 // downloaded browser), with every console error and page error of a page collected.
+import assert from 'node:assert/strict';
 import {spawn, execFileSync} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
@@ -180,6 +181,21 @@ export async function launch() {
 // A new page whose console errors, page errors and dialogs are collected. allow(re)
 // lets through the errors a test provokes on purpose (a refused key's 401 is logged
 // by Chromium as "Failed to load resource ... 401"); check() fails on any other.
+// withPage for a test file whose browser is getBrowser()'s (set in its before()): runs
+// fn(page) on a new page, then requires that no console error was logged; the page is
+// closed either way.
+export function pageRunner(getBrowser) {
+  return async (fn) => {
+    const page = await newPage(getBrowser().ctx);
+    try {
+      await fn(page);
+      assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
+    } finally {
+      await page.close();
+    }
+  };
+}
+
 export async function newPage(ctx) {
   await ctx.clearCookies(); // each test starts signed out (a session is the context's: every tab shares it)
   const page = await ctx.newPage();

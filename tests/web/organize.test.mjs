@@ -9,7 +9,7 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
-import {launch, newPage, Server, shot, signIn, slow, useKey} from './lib.mjs';
+import {launch, Server, shot, signIn, slow, useKey, pageRunner} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -24,15 +24,7 @@ after(async () => {
   await srv?.stop();
 });
 
-async function withPage(fn) {
-  const page = await newPage(browser.ctx);
-  try {
-    await fn(page);
-    assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
-  } finally {
-    await page.close();
-  }
-}
+const withPage = pageRunner(() => browser);
 
 const doc = async (key, fields) => (await srv.api('POST', '/documents', key, {prompt: 'tea and focus', ...fields})).json.data;
 const image = async (key, fields) => (await srv.api('POST', '/images', key, {description: 'hills at dawn', resolution: '1024x1024', ...fields})).json.data;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
-import {BIN, launch, meStatus, newPage, Server, shot, signIn, stored} from './lib.mjs';
+import {BIN, launch, meStatus, newPage, Server, shot, signIn, stored, pageRunner} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -25,15 +25,7 @@ after(async () => {
   await srv?.stop();
 });
 
-async function withPage(fn) {
-  const page = await newPage(browser.ctx);
-  try {
-    await fn(page);
-    assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
-  } finally {
-    await page.close();
-  }
-}
+const withPage = pageRunner(() => browser);
 
 // a user with a password (the command line, the password on standard input)
 function person(name, password) {

@@ -8,7 +8,7 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
-import {launch, newPage, Server, shot, meStatus, signIn, stored, useKey, useNoSession, SLOW} from './lib.mjs';
+import {launch, Server, shot, meStatus, signIn, stored, useKey, useNoSession, SLOW, pageRunner} from './lib.mjs';
 import {locate} from '../../web/actions.js';
 
 const require = createRequire(import.meta.url);
@@ -27,15 +27,7 @@ after(async () => {
   await slow?.stop();
 });
 
-async function withPage(fn) {
-  const page = await newPage(browser.ctx);
-  try {
-    await fn(page);
-    assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
-  } finally {
-    await page.close();
-  }
-}
+const withPage = pageRunner(() => browser);
 
 const doc = async (s, key, fields) => (await s.api('POST', '/documents', key, {prompt: 'green tea', template_id: '9', ...fields})).json.data;
 const get = async (s, key, p) => (await s.api('GET', p, key)).json.data;

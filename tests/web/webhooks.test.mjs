@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import {createRequire} from 'node:module';
-import {launch, newPage, Server, shot, signIn, stored, useKey} from './lib.mjs';
+import {launch, Server, shot, signIn, stored, useKey, pageRunner} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -55,15 +55,7 @@ async function deliveryState(key, hook, state) {
   }
 }
 
-async function withPage(fn) {
-  const page = await newPage(browser.ctx);
-  try {
-    await fn(page);
-    assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
-  } finally {
-    await page.close();
-  }
-}
+const withPage = pageRunner(() => browser);
 
 async function axe(page, what) {
   if (!await page.evaluate(() => typeof window.axe === 'object')) await page.evaluate(AXE);

@@ -11,7 +11,7 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
-import {editorText, launch, newPage, Server, shot, signIn} from './lib.mjs';
+import {editorText, launch, Server, shot, signIn, pageRunner} from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -26,15 +26,7 @@ after(async () => {
   await srv?.stop();
 });
 
-async function withPage(fn) {
-  const page = await newPage(browser.ctx);
-  try {
-    await fn(page);
-    assert.deepEqual(page.consoleErrors(), [], 'console errors on the page');
-  } finally {
-    await page.close();
-  }
-}
+const withPage = pageRunner(() => browser);
 
 const doc = async (key, fields) => (await srv.api('POST', '/documents', key, {prompt: 'tea and focus', ...fields})).json.data;
 const get = async (key, p) => (await srv.api('GET', p, key)).json.data;
